@@ -1,0 +1,174 @@
+"""Shared fixtures: an isolated home, the fake codex on PATH, temporary git
+repositories, the CLI run in-process, and a check that no test leaves a process behind.
+
+`tests/` is on sys.path (pyproject's `pythonpath`), so tests import `support.…`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from sparring.cli import main
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+FAKE_BIN = TESTS_DIR / "support" / "bin"
+REPO_ROOT = TESTS_DIR.parent
+
+
+@pytest.fixture(autouse=True)
+def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never read or write the real ~/.claude, ~/.codex or git config."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    for name in list(os.environ):
+        if name.startswith(("SPARRING_", "FAKE_CODEX_")):
+            monkeypatch.delenv(name)
+    for key, value in (("NAME", "Sparring Tests"), ("EMAIL", "tests@sparring.invalid")):
+        monkeypatch.setenv(f"GIT_AUTHOR_{key}", value)
+        monkeypatch.setenv(f"GIT_COMMITTER_{key}", value)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # The fake codex comes first on PATH, so no test reaches a real codex by accident.
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("SPARRING_STARTSECS", "0.5")
+
+
+@pytest.fixture(autouse=True)
+def no_orphans(tmp_path: Path) -> Iterator[None]:
+    """Fail a test that leaves any process of its own behind (and clean it up)."""
+    yield
+    # A runner records the turn's end and then exits: give it a moment to go.
+    deadline = time.monotonic() + 3
+    while (leftovers := _processes_under(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for proc in leftovers:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    assert not leftovers, f"processes left behind: {[p.info for p in leftovers]}"
+
+
+def _processes_under(tmp_path: Path) -> list[psutil.Process]:
+    marker = str(tmp_path)
+    found = []
+    for proc in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
+        info = proc.info
+        if info["status"] == psutil.STATUS_ZOMBIE or proc.pid == os.getpid():
+            continue
+        text = " ".join(info["cmdline"] or []) + " " + (info["cwd"] or "")
+        if marker in text:
+            found.append(proc)
+    return found
+
+
+@dataclass
+class FakeCodex:
+    """Controls the fake `codex` on PATH and reads what it was asked."""
+
+    log_dir: Path
+    monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def mode(self, mode: str, **env: str) -> None:
+        self.monkeypatch.setenv("FAKE_CODEX_MODE", mode)
+        for key, value in env.items():
+            self.monkeypatch.setenv(f"FAKE_CODEX_{key.upper()}", str(value))
+
+    def script(self, entries: list[Any]) -> None:
+        path = self.tmp_path / "fake-codex-script.json"
+        path.write_text(json.dumps(entries))
+        self.monkeypatch.setenv("FAKE_CODEX_SCRIPT", str(path))
+
+    def calls(self) -> list[dict[str, Any]]:
+        if not self.log_dir.is_dir():
+            return []
+        return [json.loads(p.read_text()) for p in sorted(self.log_dir.glob("call-*.json"))]
+
+    def stdin_of(self, index: int) -> bytes:
+        return sorted(self.log_dir.glob("call-*.stdin"))[index].read_bytes()
+
+    def turn_calls(self) -> list[dict[str, Any]]:
+        """Calls that ran a turn (not --version / --help)."""
+        return [c for c in self.calls() if "exec" in c["argv"] and "--help" not in c["argv"]]
+
+
+@pytest.fixture
+def fake_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
+    log_dir = tmp_path / "fake-codex-log"
+    monkeypatch.setenv("FAKE_CODEX_LOG_DIR", str(log_dir))
+    return FakeCodex(log_dir, monkeypatch, tmp_path)
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A real git repository with one commit; the test runs inside it."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("# demo project\n")
+    (path / "app.py").write_text("print('hello')\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    monkeypatch.chdir(path)
+    return path
+
+
+@dataclass
+class Run:
+    exit_code: int
+    out: dict[str, Any]
+    raw: str
+
+    @property
+    def error_code(self) -> str | None:
+        error = self.out.get("error") or {}
+        return error.get("code") if not self.out.get("ok") else None
+
+
+class _Stdin(io.TextIOWrapper):
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.fixture
+def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run."""
+
+    def run(*args: str, input: bytes | None = None) -> Run:
+        monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            code = main([str(a) for a in args])
+        raw = buffer.getvalue()
+        out = json.loads(raw) if raw.lstrip().startswith("{") else {}
+        return Run(code, out, raw)
+
+    return run
+
+
+@pytest.fixture
+def session(sparring: Any, repo: Path) -> str:
+    """A fresh think-about session id in `repo`."""
+    result = sparring("init", "--skill", "think-about")
+    assert result.exit_code == 0, result.raw
+    return str(result.out["session"])

@@ -1,0 +1,79 @@
+"""The runner drives the real Codex CLI (pinned npm package) against a loopback
+mock of the Responses API: a turn, a resumed turn, a rate limit, a hang."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.responses_mock import ResponsesMock, Usage, hang, last_user_text, rate_limited, text
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def real_codex(codex_bin: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")
+    return codex_bin
+
+
+def test_a_turn_then_a_resumed_turn_on_the_same_thread(
+        real_codex: Path, responses_mock: ResponsesMock, sparring: Any, session: str) -> None:
+    responses_mock.script(text("first answer", usage=Usage(100, 10)),
+                          text('{"position": "SQLite"}', usage=Usage(250, 20)))
+    assert sparring("start", session, "--effort", "low", input=b"Redis or SQLite?").exit_code == 0
+    one = sparring("wait", session, "--timeout", "60").out
+    assert one["status"] == "completed", one
+    assert one["review"]["text"] == "first answer"
+    assert one["usage"]["round"]["input_tokens"] == 100
+
+    assert sparring("resume", session, input=b"Second round: defend it.").exit_code == 0
+    two = sparring("wait", session, "--timeout", "60").out
+    assert two["status"] == "completed", two
+    assert two["thread_id"] == one["thread_id"]
+    assert two["review"]["data"] == {"position": "SQLite"}
+    # codex reports cumulative usage (350); the round is the difference.
+    assert two["usage"]["round"]["input_tokens"] == 250
+    assert two["usage"]["total"]["input_tokens"] == 350
+
+    first, second = responses_mock.responses_requests()
+    assert last_user_text(first) == "Redis or SQLite?"
+    assert last_user_text(second) == "Second round: defend it."
+    assert "first answer" in str(second.body["input"])  # the thread's history came along
+    assert first.body["reasoning"]["effort"] == "low"
+
+    summary = sparring("finalize", session).out
+    assert summary["codex"]["version"] == "0.169.0"
+    assert summary["applied"]["source"] == "codex rollout"
+    assert summary["applied"]["sandbox"] == "read-only"
+    assert summary["applied"]["approval_policy"] == "never"
+
+
+def test_rate_limit_ends_failed_with_the_servers_reason(
+        real_codex: Path, responses_mock: ResponsesMock, sparring: Any, session: str) -> None:
+    responses_mock.script(rate_limited())
+    result = sparring("start", session, input=b"q")
+    out = result.out if result.exit_code == 0 else sparring("poll", session).out
+    if out.get("status") == "running":
+        out = sparring("wait", session, "--timeout", "60").out
+    assert out["status"] == "failed"
+    assert out["error"]["code"] == "rate_limited"
+    assert "429" in out["error"]["message"]
+
+
+def test_a_server_that_never_answers_is_ended_by_our_timeout(
+        real_codex: Path, responses_mock: ResponsesMock, sparring: Any, session: str) -> None:
+    responses_mock.script(hang())
+    began = time.monotonic()
+    assert sparring("start", session, "--timeout", "3", input=b"q").exit_code == 0
+    out = sparring("wait", session, "--timeout", "60").out
+    assert out["status"] == "timeout"
+    assert out["thread_id"]  # codex had opened the thread before it hung
+    assert time.monotonic() - began < 30
+    # no_orphans (autouse) then checks that neither the Node wrapper nor the
+    # native codex survived.

@@ -1,0 +1,1 @@
+"""Test support: loopback API mocks, binary lookup and bounded process runs."""

@@ -1,0 +1,1789 @@
+#!/usr/bin/env python3
+"""A faithful fake of the OpenAI Codex CLI 0.169.0 non-interactive surface, for tests.
+
+It mimics `codex exec [OPTIONS] [PROMPT]` and `codex exec [OPTIONS] resume [OPTIONS] [SESSION_ID]
+[PROMPT]` as described in /work/shared/reference/codex-cli.md: clap-shaped parsing and usage errors
+(exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event stream, rollout files
+under `$CODEX_HOME/sessions`, cumulative thread usage, `-o`/`--output-schema`, and SIGTERM (143) /
+SIGINT (1). No network, no model. Put `tests/support/bin` on PATH to run it as `codex`.
+
+Behaviour is chosen with the environment variables in ENV_DOC (`FAKE_CODEX_HELP=1` prints them).
+
+FAKE_CODEX_SCRIPT names a JSON list; the N-th invocation that reaches a turn (counted across
+processes in FAKE_CODEX_STATE_DIR) uses entry N, and the last entry repeats. An entry is a string
+(the reply, mode ok) or an object with optional keys `mode`, `reply` (non-strings are sent as
+`json.dumps(reply)`), `reasoning`, `delay`, `usage`, `stderr`, `write_path`, `write_content`,
+`delete_path`, `exit_code`; the environment variables fill in missing keys.
+
+With FAKE_CODEX_LOG_DIR set, every invocation writes `call-NNNN.json` (argv, cwd, pid, pgid,
+tracked env, prompt, stdin size/sha256, mode, thread_id, exit_code, ...) and `call-NNNN.stdin`
+(the raw stdin bytes). Stdlib only; Python 3.10+.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+# Startup time matters (tests spawn the fake a lot): no dataclasses/typing/contextlib at runtime.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, NoReturn
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+DEFAULT_VERSION = "0.169.0"
+DEFAULT_MODEL = "gpt-6.1-sol"
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "granular", "never")
+USAGE_KEYS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+)
+HIGH_DEMAND = "We’re currently experiencing high demand, which may cause temporary errors."
+RATE_LIMITED = "exceeded retry limit, last status: 429 Too Many Requests"
+DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
+DEFAULT_WRITE_PATH = "fake_codex_output.txt"
+DEFAULT_WRITE_CONTENT = "written by fake codex\n"
+SLOW_COMMAND = "/bin/bash -lc 'rg -n TODO'"
+SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
+
+ENV_DOC = """\
+FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
+                          server_error|malformed|partial_then_hang|no_message|writes_file|
+                          spawn_child|ignore_term|usage_error (default ok)
+FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
+FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
+FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0)
+FAKE_CODEX_EVENT_DELAY    seconds to sleep between JSONL lines (default 0)
+FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
+FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
+FAKE_CODEX_EXIT_CODE      exit code override for modes that end normally
+FAKE_CODEX_CRASH_EXIT     crash: exit with this code instead of SIGKILL (e.g. 101)
+FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the effective cwd)
+FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
+FAKE_CODEX_DELETE_PATH    writes_file: file to delete
+FAKE_CODEX_CHILD_PIDFILE  spawn_child: where to write the grandchild's pid
+FAKE_CODEX_SCRIPT         JSON list of per-turn entries (string or object), see module doc
+FAKE_CODEX_STATE_DIR      counter directory for the script (default $CODEX_HOME/fake-state)
+FAKE_CODEX_LOG_DIR        write call-NNNN.json / call-NNNN.stdin per invocation
+FAKE_CODEX_VERSION        version string (default 0.169.0)
+FAKE_CODEX_KNOWN_MODELS   comma list; other -m models get the "Model metadata" warning item
+FAKE_CODEX_TMP_WARNING    1: print the "could not create PATH aliases" warning like a
+                          CODEX_HOME inside the temp dir does
+FAKE_CODEX_SIGTERM        exit143 (default: exit status 143) | signal (die by SIGTERM)
+"""
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+class Exit(Exception):
+    """Unwind to main() and exit with `code`."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else value
+
+
+def env_float(name: str, default: float) -> float:
+    raw = env(name)
+    return default if raw is None else float(raw)
+
+
+def err(text: str) -> None:
+    """Write `text` to stderr immediately (a trailing newline is added)."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def fail(text: str, code: int = 1) -> NoReturn:
+    err(text)
+    raise Exit(code)
+
+
+def version() -> str:
+    return env("FAKE_CODEX_VERSION", DEFAULT_VERSION) or DEFAULT_VERSION
+
+
+def backtrace_suffix(frames: int) -> str:
+    """With RUST_BACKTRACE set, anyhow appends a (symbol-less) backtrace to errors from main."""
+    if os.environ.get("RUST_BACKTRACE", "0") in ("", "0"):
+        return ""
+    lines = "\n".join(f"{n:>4}: <unknown>" for n in range(frames))
+    return f"\n\nStack backtrace:\n{lines}"
+
+
+def fail_anyhow(message: str, frames: int = 10) -> NoReturn:
+    fail(f"Error: {message}{backtrace_suffix(frames)}")
+
+
+def os_error_text(exc: OSError) -> str:
+    """Rust's io::Error Display: `<strerror> (os error N)`."""
+    if exc.errno is None:
+        return str(exc)
+    return f"{os.strerror(exc.errno)} (os error {exc.errno})"
+
+
+def sleep_forever() -> NoReturn:
+    while True:
+        time.sleep(3600)
+
+
+def now_iso() -> str:
+    ns = time.time_ns()
+    secs, frac = divmod(ns, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{frac // 1_000_000:03d}Z"
+
+
+def new_thread_id() -> str:
+    """A UUIDv7: 48-bit unix ms timestamp, version 7, RFC 4122 variant, random bits."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (
+        (ms & ((1 << 48) - 1)) << 80
+        | 0x7 << 76
+        | ((rand >> 68) & 0xFFF) << 64
+        | 0b10 << 62
+        | rand & ((1 << 62) - 1)
+    )
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def parse_uuid(text: str) -> str | None:
+    """Accept the forms Rust's `Uuid::parse_str` accepts; return the hyphenated lowercase form."""
+    s = text.strip()
+    if s.lower().startswith("urn:uuid:"):
+        s = s[9:]
+    if s.startswith("{") and s.endswith("}"):
+        s = s[1:-1]
+    if len(s) == 36 and [len(p) for p in s.split("-")] == [8, 4, 4, 4, 12]:
+        s = s.replace("-", "")
+    if len(s) != 32 or any(c not in "0123456789abcdefABCDEF" for c in s):
+        return None
+    s = s.lower()
+    return f"{s[:8]}-{s[8:12]}-{s[12:16]}-{s[16:20]}-{s[20:]}"
+
+
+def jaro(a: str, b: str) -> float:
+    """strsim::jaro, which clap uses for its 'a similar argument exists' tips."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    window = max(0, max(len(a), len(b)) // 2 - 1)
+    a_flags = [False] * len(a)
+    b_flags = [False] * len(b)
+    matches = 0
+    for i, ch in enumerate(a):
+        for j in range(max(0, i - window), min(len(b), i + window + 1)):
+            if not b_flags[j] and b[j] == ch:
+                a_flags[i] = b_flags[j] = True
+                matches += 1
+                break
+    if matches == 0:
+        return 0.0
+    b_matched = [ch for ch, flag in zip(b, b_flags, strict=True) if flag]
+    a_matched = [ch for ch, flag in zip(a, a_flags, strict=True) if flag]
+    transpositions = sum(x != y for x, y in zip(a_matched, b_matched, strict=True)) // 2
+    return (matches / len(a) + matches / len(b) + (matches - transpositions) / matches) / 3
+
+
+def did_you_mean(value: str, candidates: Iterable[str]) -> str | None:
+    best: tuple[float, str] | None = None
+    for cand in candidates:
+        score = jaro(value, cand)
+        if score > 0.7 and (best is None or score > best[0]):
+            best = (score, cand)
+    return None if best is None else best[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Command-line spec and a clap-shaped parser
+# --------------------------------------------------------------------------------------------
+
+
+class Opt:
+    """One clap argument. `value` is the value name (empty for a flag)."""
+
+    __slots__ = (
+        "action",
+        "aliases",
+        "append",
+        "choices",
+        "delimiter",
+        "greedy",
+        "key",
+        "long",
+        "short",
+        "value",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        long: str,
+        short: str = "",
+        value: str = "",
+        choices: tuple[str, ...] = (),
+        append: bool = False,  # Vec<_>: may repeat
+        greedy: bool = False,  # num_args = 1..
+        delimiter: str = "",
+        aliases: tuple[str, ...] = (),
+        action: str = "",  # "help" | "version"
+    ) -> None:
+        self.key, self.long, self.short, self.value = key, long, short, value
+        self.choices, self.append, self.greedy = choices, append, greedy
+        self.delimiter, self.aliases, self.action = delimiter, aliases, action
+
+    @property
+    def display(self) -> str:
+        return f"--{self.long}" + (f" <{self.value}>" if self.value else "")
+
+
+def _flag(key: str, long: str, short: str = "", **kw: Any) -> Opt:
+    return Opt(key=key, long=long, short=short, **kw)
+
+
+def _opt(key: str, long: str, value: str, short: str = "", **kw: Any) -> Opt:
+    return Opt(key=key, long=long, short=short, value=value, **kw)
+
+
+CONFIG = _opt("config", "config", "key=value", "c", append=True)
+ENABLE = _opt("enable", "enable", "FEATURE", append=True)
+DISABLE = _opt("disable", "disable", "FEATURE", append=True)
+STRICT = _flag("strict_config", "strict-config")
+MODEL = _opt("model", "model", "MODEL", "m")
+BYPASS = _flag("bypass", "dangerously-bypass-approvals-and-sandbox", aliases=("yolo",))
+HOOK_TRUST = _flag("bypass_hook_trust", "dangerously-bypass-hook-trust")
+WORKTREE = _flag("worktree", "worktree")
+THREAD_SOURCE = _opt("thread_source", "thread-source", "SOURCE")
+CYBER_PROGRAMS = ("standard", "daybreak_blue", "daybreak_red")
+CYBER = _opt("cyber", "cyber-access-program", "PROGRAM", choices=CYBER_PROGRAMS)
+SKIP_GIT = _flag("skip_git_repo_check", "skip-git-repo-check")
+TRUST = _flag("trust", "trust")
+EPHEMERAL = _flag("ephemeral", "ephemeral")
+IGNORE_CONFIG = _flag("ignore_user_config", "ignore-user-config")
+IGNORE_RULES = _flag("ignore_rules", "ignore-rules")
+OUTPUT_SCHEMA = _opt("output_schema", "output-schema", "FILE")
+JSON_FLAG = _flag("json", "json", aliases=("experimental-json",))
+OUTPUT_LAST = _opt("output_last_message", "output-last-message", "FILE", "o")
+HELP = _flag("help", "help", "h", action="help")
+VERSION = _flag("version", "version", "V", action="version")
+SANDBOX = _opt("sandbox", "sandbox", "SANDBOX_MODE", "s", choices=SANDBOX_MODES)
+CD = _opt("cd", "cd", "DIR", "C")
+ADD_DIR = _opt("add_dir", "add-dir", "DIR", append=True)
+PROFILE = _opt("profile", "profile", "CONFIG_PROFILE_V2", "p")
+OSS = _flag("oss", "oss")
+LOCAL_PROVIDER = _opt("local_provider", "local-provider", "OSS_PROVIDER")
+APPROVE_FOR_ME = _flag("approve_for_me", "approve-for-me", aliases=("not-so-yolo",))
+IMAGES_EXEC = _opt("image", "image", "FILE", "i", append=True, greedy=True, delimiter=",")
+IMAGES_RESUME = _opt("image", "image", "FILE", "i", append=True, delimiter=",")
+
+
+class CommandSpec:
+    def __init__(
+        self,
+        name: str,
+        options: tuple[Opt, ...],
+        positionals: tuple[str, ...],
+        subcommands: tuple[str, ...],
+        usage: str,
+        smart_usage: bool,  # list the used arguments in usage lines (clap without override_usage)
+    ) -> None:
+        self.name, self.options, self.positionals = name, options, positionals
+        self.subcommands, self.usage, self.smart_usage = subcommands, usage, smart_usage
+
+    def find_long(self, name: str) -> Opt | None:
+        for opt in self.options:
+            if name == opt.long or name in opt.aliases:
+                return opt
+        return None
+
+    def find_short(self, ch: str) -> Opt | None:
+        return next((opt for opt in self.options if opt.short == ch), None)
+
+    def longs(self) -> list[str]:
+        return [name for opt in self.options for name in (opt.long, *opt.aliases)]
+
+
+EXEC_SPEC = CommandSpec(
+    name="codex exec",
+    options=(
+        CONFIG, ENABLE, DISABLE, STRICT, IMAGES_EXEC, MODEL, OSS, LOCAL_PROVIDER, PROFILE, SANDBOX,
+        APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD, WORKTREE, ADD_DIR, THREAD_SOURCE, CYBER, SKIP_GIT,
+        TRUST, EPHEMERAL, IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA,
+        _opt("color", "color", "COLOR", choices=("always", "never", "auto")),
+        JSON_FLAG, OUTPUT_LAST, HELP, VERSION,
+    ),
+    positionals=("PROMPT",),
+    subcommands=("resume", "fork", "review", "help"),
+    usage="codex exec [OPTIONS] [PROMPT]\n       codex exec [OPTIONS] <COMMAND> [ARGS]",
+    smart_usage=False,
+)  # fmt: skip
+
+RESUME_SPEC = CommandSpec(
+    name="codex exec resume",
+    options=(
+        CONFIG, _flag("last", "last"), _flag("all", "all"), ENABLE, DISABLE, IMAGES_RESUME, STRICT,
+        MODEL, BYPASS, HOOK_TRUST, WORKTREE, THREAD_SOURCE, CYBER, SKIP_GIT, TRUST, EPHEMERAL,
+        IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA, JSON_FLAG, OUTPUT_LAST, HELP,
+    ),
+    positionals=("SESSION_ID", "PROMPT"),
+    subcommands=(),
+    usage="codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]",
+    smart_usage=True,
+)  # fmt: skip
+
+ROOT_SPEC = CommandSpec(
+    name="codex",
+    options=(
+        CONFIG, ENABLE, DISABLE, _opt("remote", "remote", "ADDR"),
+        _opt("remote_auth_token_env", "remote-auth-token-env", "ENV_VAR"), STRICT, IMAGES_EXEC,
+        MODEL, OSS, LOCAL_PROVIDER, PROFILE, SANDBOX, APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD,
+        WORKTREE, ADD_DIR, _opt("approval", "ask-for-approval", "APPROVAL_POLICY", "a"),
+        _flag("search", "search"), _flag("no_alt_screen", "no-alt-screen"),
+        _flag("no_daemon", "no-daemon"), HELP, VERSION,
+    ),
+    positionals=("PROMPT",),
+    subcommands=(
+        "agents", "exec", "e", "review", "login", "logout", "mcp", "plugin", "app-server",
+        "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "a",
+        "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive",
+        "fork", "cloud", "exec-server", "features", "help",
+    ),
+    usage="codex [OPTIONS] [PROMPT]\n       codex [OPTIONS] <COMMAND> [ARGS]",
+    smart_usage=False,
+)  # fmt: skip
+
+HELP_FILES = {
+    "codex": "codex-help.txt",
+    "codex exec": "codex-exec-help.txt",
+    "codex exec resume": "codex-resume-help.txt",
+}
+
+
+class UsageError(Exception):
+    """A clap error: printed on stderr, exit 2."""
+
+
+class Display(Exception):
+    """Help or version output: printed on stdout, exit 0."""
+
+
+class Parsed:
+    """What one command level parsed; `sub`/`rest` are the subcommand and its arguments."""
+
+    def __init__(self, spec: CommandSpec) -> None:
+        self.spec = spec
+        self.values: dict[str, Any] = {}
+        self.positionals: list[str] = []
+        self.sub: str | None = None
+        self.rest: list[str] = []
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+
+class _Pending:
+    """An option waiting for its value(s); clap resolves it when the next argument starts."""
+
+    def __init__(self, opt: Opt) -> None:
+        self.opt = opt
+        self.values: list[str] = []
+
+
+def help_text(spec_name: str) -> str:
+    with open(os.path.join(HERE, HELP_FILES[spec_name]), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def version_text(spec_name: str) -> str:
+    program = "codex-cli-exec" if spec_name == "codex exec" else "codex-cli"
+    return f"{program} {version()}\n"
+
+
+class Parser:
+    """Left-to-right parsing with clap 4's error precedence and message shapes."""
+
+    def __init__(self, spec: CommandSpec, args: list[str]) -> None:
+        self.spec = spec
+        self.args = args
+        self.out = Parsed(spec)
+        self.used: list[str] = []  # display forms, in order of first use
+        self.pending: _Pending | None = None
+
+    # -- public ---------------------------------------------------------------------------
+
+    def parse(self) -> Parsed:
+        trailing = False
+        for index, tok in enumerate(self.args):
+            if trailing:
+                self._positional(tok)
+            elif tok == "--":
+                self._resolve_pending()
+                trailing = True
+            elif tok.startswith("--"):
+                self._long(tok)
+            elif tok.startswith("-") and tok != "-":
+                self._short(tok)
+            elif not self._feed_pending(tok):
+                self._resolve_pending()
+                if tok in self.spec.subcommands:
+                    self.out.sub = tok
+                    self.out.rest = self.args[index + 1 :]
+                    return self.out
+                self._positional(tok)
+        self._resolve_pending()
+        return self.out
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def _long(self, tok: str) -> None:
+        name, eq, inline = tok[2:].partition("=")
+        opt = self.spec.find_long(name)
+        if opt is None:
+            self._unknown(f"--{name}", suggestion=did_you_mean(name, self.spec.longs()))
+        self._resolve_pending()
+        if not opt.value:
+            if eq:
+                raise UsageError(
+                    self._with_usage(
+                        f"error: unexpected value '{inline}' for '--{opt.long}' found; "
+                        "no more were expected",
+                        smart=False,
+                    )
+                )
+            self._flag(opt)
+        elif eq:
+            self._use(opt.display)
+            self._store(opt, [inline])
+        else:
+            self.pending = _Pending(opt)
+
+    def _short(self, tok: str) -> None:
+        body = tok[1:]
+        for index, ch in enumerate(body):
+            opt = self.spec.find_short(ch)
+            if opt is None:
+                self._unknown(f"-{ch}", suggestion=None)
+            if index == 0:
+                self._resolve_pending()
+            if not opt.value:
+                self._flag(opt)
+                continue
+            rest = body[index + 1 :]
+            if rest:
+                self._use(opt.display)
+                self._store(opt, [rest[1:] if rest.startswith("=") else rest])
+            else:
+                self.pending = _Pending(opt)
+            return
+
+    def _feed_pending(self, tok: str) -> bool:
+        pending = self.pending
+        if pending is None or (pending.values and not pending.opt.greedy):
+            return False
+        pending.values.append(tok)
+        return True
+
+    def _positional(self, tok: str) -> None:
+        if len(self.out.positionals) >= len(self.spec.positionals):
+            raise UsageError(self._with_usage(f"error: unexpected argument '{tok}' found", False))
+        self.out.positionals.append(tok)
+        self._use(f"<{self.spec.positionals[len(self.out.positionals) - 1]}>")
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _flag(self, opt: Opt) -> None:
+        if opt.action == "help":
+            raise Display(help_text(self.spec.name))
+        if opt.action == "version":
+            raise Display(version_text(self.spec.name))
+        if opt.key in self.out.values:
+            raise self._duplicate(opt)
+        self._use(opt.display)
+        self.out.values[opt.key] = True
+
+    def _resolve_pending(self, swallow: bool = False) -> None:
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return
+        self._use(pending.opt.display)
+        try:
+            self._store(pending.opt, pending.values)
+        except UsageError:
+            if not swallow:
+                raise
+
+    def _store(self, opt: Opt, raw: list[str]) -> None:
+        values = [v for item in raw for v in item.split(opt.delimiter)] if opt.delimiter else raw
+        if not values or (opt.choices and values == [""]):
+            raise UsageError(self._value_required(opt))
+        for value in values:
+            if opt.choices and value not in opt.choices:
+                raise UsageError(self._invalid_value(opt, value))
+        if opt.append:
+            self.out.values.setdefault(opt.key, []).extend(values)
+        elif opt.key in self.out.values:
+            raise self._duplicate(opt)
+        else:
+            self.out.values[opt.key] = values[0]
+
+    # -- errors ---------------------------------------------------------------------------
+
+    def _use(self, display: str) -> None:
+        if display not in self.used:
+            self.used.append(display)
+
+    def _usage(self, smart: bool) -> str:
+        spec = self.spec
+        if not (smart and spec.smart_usage and self.used):
+            return spec.usage
+        options = [u for u in self.used if not u.startswith("<")]
+        positionals = [
+            f"<{name}>" if index < len(self.out.positionals) else f"[{name}]"
+            for index, name in enumerate(spec.positionals)
+        ]
+        return " ".join([spec.name, *options, *positionals])
+
+    def _with_usage(self, first: str, smart: bool, tip: str = "") -> str:
+        tip_block = f"\n  tip: {tip}\n" if tip else ""
+        return (
+            f"{first}\n{tip_block}\nUsage: {self._usage(smart)}\n\n"
+            "For more information, try '--help'.\n"
+        )
+
+    def _unknown(self, arg: str, suggestion: str | None) -> NoReturn:
+        self._resolve_pending(swallow=True)
+        if suggestion is not None:
+            suggested = self.spec.find_long(suggestion)
+            if suggested is not None:
+                self._use(suggested.display)
+            tip = f"a similar argument exists: '--{suggestion}'"
+        else:
+            tip = f"to pass '{arg}' as a value, use '-- {arg}'"
+        raise UsageError(self._with_usage(f"error: unexpected argument '{arg}' found", True, tip))
+
+    def _duplicate(self, opt: Opt) -> UsageError:
+        first = f"error: the argument '{opt.display}' cannot be used multiple times"
+        return UsageError(self._with_usage(first, smart=False))
+
+    @staticmethod
+    def _possible(opt: Opt) -> str:
+        return f"\n  [possible values: {', '.join(opt.choices)}]" if opt.choices else ""
+
+    def _value_required(self, opt: Opt) -> str:
+        return (
+            f"error: a value is required for '{opt.display}' but none was supplied"
+            f"{self._possible(opt)}\n\nFor more information, try '--help'.\n"
+        )
+
+    def _invalid_value(self, opt: Opt, value: str) -> str:
+        similar = did_you_mean(value, opt.choices)
+        tip = f"\n\n  tip: a similar value exists: '{similar}'" if similar else ""
+        return (
+            f"error: invalid value '{value}' for '{opt.display}'{self._possible(opt)}{tip}\n\n"
+            "For more information, try '--help'.\n"
+        )
+
+
+def usage_error_text() -> str:
+    """What `codex exec --approval-policy never hi` prints (mode usage_error)."""
+    try:
+        Parser(EXEC_SPEC, ["--approval-policy", "never", "hi"]).parse()
+    except UsageError as exc:
+        return str(exc)
+    raise AssertionError("--approval-policy must be rejected")  # pragma: no cover
+
+
+# --------------------------------------------------------------------------------------------
+# Invocation: root -> exec -> resume
+# --------------------------------------------------------------------------------------------
+
+
+class Invocation:
+    def __init__(self, root: Parsed, exec_: Parsed, resume: Parsed | None) -> None:
+        self.root, self.exec_, self.resume = root, exec_, resume
+
+    def levels(self) -> list[Parsed]:
+        return [p for p in (self.root, self.exec_, self.resume) if p is not None]
+
+    def flag(self, key: str) -> bool:
+        return any(p.get(key) for p in self.levels())
+
+    def value(self, key: str) -> Any:
+        """Innermost level wins (clap globals / inherit_exec_root_options)."""
+        for level in reversed(self.levels()):
+            if key in level.values:
+                return level.values[key]
+        return None
+
+    def config_overrides(self) -> list[str]:
+        return [item for p in self.levels() for item in p.get("config", [])]
+
+
+def parse_invocation(argv: list[str]) -> Invocation:
+    root = Parser(ROOT_SPEC, argv).parse()
+    if root.sub == "help":
+        raise Display(help_for_path(["codex", *root.rest]))
+    if root.sub is None:
+        if not os.isatty(0):
+            fail_anyhow("stdin is not a terminal", frames=8)
+        fail("fake codex: the interactive TUI is not supported; use `codex exec`")
+    if root.sub not in ("exec", "e"):
+        fail(f"fake codex: `codex {root.sub}` is not supported by the fake", code=2)
+    exec_ = Parser(EXEC_SPEC, root.rest).parse()
+    if exec_.sub == "help":
+        raise Display(help_for_path(["codex", "exec", *exec_.rest]))
+    if exec_.sub in ("fork", "review"):
+        fail(f"fake codex: `codex exec {exec_.sub}` is not supported by the fake", code=2)
+    resume = Parser(RESUME_SPEC, exec_.rest).parse() if exec_.sub == "resume" else None
+    return Invocation(root, exec_, resume)
+
+
+def help_for_path(words: list[str]) -> str:
+    """`codex help [exec [resume]]` and `codex exec help [resume]`."""
+    names = [w for w in words[1:] if not w.startswith("-")]
+    if names and names[0] == "e":
+        names[0] = "exec"
+    if names and names[0] not in ROOT_SPEC.subcommands:
+        raise UsageError(
+            f"error: unrecognized subcommand '{names[0]}'\n\nUsage: {ROOT_SPEC.usage}\n\n"
+            "For more information, try '--help'.\n"
+        )
+    path = "codex"
+    for name in names:
+        if f"{path} {name}" not in HELP_FILES:
+            break
+        path = f"{path} {name}"
+    if names and path == "codex" and names[0] != "help":
+        fail(f"fake codex: no captured help for `codex {' '.join(names)}`", code=2)
+    return help_text(path)
+
+
+# --------------------------------------------------------------------------------------------
+# Call log (FAKE_CODEX_LOG_DIR)
+# --------------------------------------------------------------------------------------------
+
+
+class CallLog:
+    """call-NNNN.json (rewritten atomically as the run progresses) and call-NNNN.stdin."""
+
+    def __init__(self, directory: str, seq: int, data: dict[str, Any]) -> None:
+        self.directory = directory
+        self.seq = seq
+        self.data = data
+        self._writes = 0
+
+    @classmethod
+    def start(cls, argv: list[str]) -> CallLog | None:
+        directory = env("FAKE_CODEX_LOG_DIR")
+        if directory is None:
+            return None
+        os.makedirs(directory, exist_ok=True)
+        tracked = ("CODEX_HOME", "SPARRING_", "FAKE_CODEX_")
+        data: dict[str, Any] = {
+            "argv": argv,
+            "cwd": os.getcwd(),
+            "pid": os.getpid(),
+            "ppid": os.getppid(),
+            "pgid": os.getpgid(0),
+            "sid": os.getsid(0),
+            "started_at": now_iso(),
+            "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(tracked)},
+            "stdin_isatty": os.isatty(0),
+            "stdin_read": False,
+            "stdin_bytes": 0,
+            "stdin_sha256": None,
+            "prompt": None,
+            "mode": None,
+            "thread_id": None,
+            "exit_code": None,
+        }
+        names = os.listdir(directory)
+        seq = 1 + sum(1 for n in names if n.startswith("call-") and n.endswith(".json"))
+        while True:
+            path = os.path.join(directory, f"call-{seq:04d}.json")
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                seq += 1
+                continue
+            break
+        log = cls(directory, seq, data)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(log._dump())
+        return log
+
+    def _dump(self) -> str:
+        return json.dumps(self.data, indent=2, sort_keys=True) + "\n"
+
+    def path(self, suffix: str) -> str:
+        return os.path.join(self.directory, f"call-{self.seq:04d}.{suffix}")
+
+    def update(self, **fields: Any) -> None:
+        self.data.update(fields)
+        self._writes += 1
+        tmp = os.path.join(self.directory, f".call-{self.seq:04d}.{os.getpid()}.{self._writes}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(self._dump())
+        os.replace(tmp, self.path("json"))
+
+    def record_stdin(self, raw: bytes | None) -> None:
+        with open(self.path("stdin"), "wb") as fh:
+            fh.write(raw or b"")
+        if raw is None:
+            return
+        import hashlib
+
+        self.update(
+            stdin_read=True, stdin_bytes=len(raw), stdin_sha256=hashlib.sha256(raw).hexdigest()
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Signals
+# --------------------------------------------------------------------------------------------
+
+_LOG: CallLog | None = None
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    name = signal.Signals(signum).name
+    code = 143 if signum == signal.SIGTERM else 1
+    try:
+        if _LOG is not None:
+            _LOG.update(exit_code=code, terminated_by=name)
+    except OSError:
+        pass  # the log is best effort here; exiting promptly matters more
+    if signum == signal.SIGTERM and env("FAKE_CODEX_SIGTERM") == "signal":
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+    os._exit(code)
+
+
+def install_signal_handlers() -> None:
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+
+
+# --------------------------------------------------------------------------------------------
+# Settings and pre-thread checks
+# --------------------------------------------------------------------------------------------
+
+
+class Settings:
+    """The effective configuration of this run."""
+
+    def __init__(self, inv: Invocation, config: dict[str, Any], cwd: str) -> None:
+        bypass = inv.flag("bypass")
+        model = inv.value("model") or config.get("model")
+        sandbox = "danger-full-access" if bypass else inv.value("sandbox")
+        effort = config.get("model_reasoning_effort")
+        self.json: bool = inv.flag("json")
+        self.model = str(model or DEFAULT_MODEL)
+        self.model_explicit = model is not None
+        self.effort = str(effort or ("low" if not model else "medium"))
+        self.sandbox: str = sandbox or str(config.get("sandbox_mode") or "read-only")
+        self.cwd = cwd
+        self.codex_home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+        self.ephemeral = inv.flag("ephemeral")
+        self.output_last_message: str | None = inv.value("output_last_message")
+        self.output_schema: str | None = inv.value("output_schema")
+        self.skip_git = inv.flag("skip_git_repo_check")
+        self.bypass = bypass
+        self.resume_id: str | None = None
+        self.resume_last = self.resume_all = False
+        if inv.resume is not None:
+            self.resume_last = bool(inv.resume.get("last"))
+            self.resume_all = bool(inv.resume.get("all"))
+            positionals = inv.resume.positionals
+            if positionals and not (self.resume_last and len(positionals) == 1):
+                self.resume_id = positionals[0]
+
+
+def parse_config_value(raw: str) -> Any:
+    raw = raw.strip()
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = None  # type: ignore[assignment]
+    if tomllib is not None:
+        try:
+            return tomllib.loads(f"_x_ = {raw}")["_x_"]
+        except tomllib.TOMLDecodeError:
+            pass
+    elif raw in ("true", "false"):
+        return raw == "true"
+    elif len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1]
+    return raw.strip("\"'")
+
+
+def parse_config_overrides(items: list[str]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq:
+            fail(f"Error parsing -c overrides: Invalid override (missing '='): {item}")
+        if not key.strip():
+            fail(f"Error parsing -c overrides: Empty key in override: {item}")
+        config[key.strip()] = parse_config_value(raw)
+    return config
+
+
+def validate_config(config: dict[str, Any]) -> None:
+    policy = config.get("approval_policy")
+    if policy is not None and policy not in APPROVAL_POLICIES:
+        expected = ", ".join(f"`{p}`" for p in APPROVAL_POLICIES)
+        fail(
+            f"Error loading config.toml: unknown variant `{policy}`, expected one of {expected}\n"
+            "in `approval_policy`\n"
+        )
+
+
+def effective_cwd(cd: str | None) -> str:
+    if cd is None:
+        return os.getcwd()
+    try:
+        os.stat(cd)
+    except OSError as exc:
+        fail_anyhow(os_error_text(exc))
+    return os.path.abspath(cd)
+
+
+def build_settings(inv: Invocation) -> Settings:
+    """In the real order: -c parsing, -C, then config validation."""
+    config = parse_config_overrides(inv.config_overrides())
+    cwd = effective_cwd(inv.value("cd"))
+    validate_config(config)
+    return Settings(inv, config, cwd)
+
+
+def check_output_schema(path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        fail(f"Failed to read output schema file {path}: {os_error_text(exc)}")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        fail(f"Output schema file {path} is not valid JSON: {serde_json_error(exc)}")
+
+
+def serde_json_error(exc: json.JSONDecodeError) -> str:
+    """Approximate serde_json's wording for the common cases."""
+    line, column, doc, pos = exc.lineno, exc.colno, exc.doc, exc.pos
+    if exc.msg == "Extra data":
+        return f"trailing characters at line {line} column {column}"
+    if exc.msg == "Expecting value" and pos >= len(doc.rstrip()):
+        return f"EOF while parsing a value at line {line} column {column - 1}"
+    if exc.msg == "Expecting value" and doc[pos] in "ntf":
+        return f"expected ident at line {line} column {column + 1}"
+    if exc.msg == "Expecting value":
+        return f"expected value at line {line} column {column}"
+    return f"{exc.msg[0].lower()}{exc.msg[1:]} at line {line} column {column}"
+
+
+def inside_git_repo(path: str) -> bool:
+    current = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def check_git(settings: Settings) -> None:
+    if settings.skip_git or settings.bypass or inside_git_repo(settings.cwd):
+        return
+    fail("Not inside a trusted directory and --skip-git-repo-check was not specified.")
+
+
+def check_last_message_file(path: str | None) -> None:
+    if path is None:
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        if not os.path.isdir(parent):
+            os.listdir(parent)  # raises the right errno (ENOENT / ENOTDIR)
+    except OSError as exc:
+        quoted = rust_debug_path(path)
+        fail_anyhow(f"Failed to open last message file {quoted}: {os_error_text(exc)}", frames=14)
+
+
+def rust_debug_path(path: str) -> str:
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# --------------------------------------------------------------------------------------------
+# Prompt and stdin (codex-rs/exec: resolve_prompt / resolve_root_prompt)
+# --------------------------------------------------------------------------------------------
+
+
+def decode_prompt_bytes(raw: bytes) -> str:
+    data = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32LE"), (b"\x00\x00\xfe\xff", "UTF-32BE")):
+        if data.startswith(bom):
+            raise ValueError(f"input appears to be {name}. Convert it to UTF-8 and retry.")
+    utf16 = ((b"\xff\xfe", "UTF-16LE", "utf-16-le"), (b"\xfe\xff", "UTF-16BE", "utf-16-be"))
+    for bom, name, codec in utf16:
+        if data.startswith(bom):
+            try:
+                return data[2:].decode(codec)
+            except UnicodeDecodeError:
+                raise ValueError(
+                    f"input looked like {name} but could not be decoded. "
+                    "Convert it to UTF-8 and retry."
+                ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"input is not valid UTF-8 (invalid byte at offset {exc.start}). Convert it to UTF-8 "
+            "and retry (e.g., `iconv -f <ENC> -t UTF-8 prompt.txt`)."
+        ) from None
+
+
+class StdinRead:
+    def __init__(self) -> None:
+        self.raw: bytes | None = None  # None: stdin was not read
+
+
+def read_stdin(behaviour: str, captured: StdinRead) -> str | None:
+    """behaviour: required | forced | append. Returns the text, or None (append, nothing)."""
+    is_tty = os.isatty(0)
+    if behaviour == "required" and is_tty:
+        fail("No prompt provided. Either specify one as an argument or pipe the prompt into stdin.")
+    if behaviour == "append" and is_tty:
+        return None
+    if behaviour == "required":
+        err("Reading prompt from stdin...")
+    elif behaviour == "append":
+        err("Reading additional input from stdin...")
+    try:
+        captured.raw = sys.stdin.buffer.read()
+    except OSError as exc:
+        fail(f"Failed to read prompt from stdin: {os_error_text(exc)}")
+    try:
+        text = decode_prompt_bytes(captured.raw)
+    except ValueError as exc:
+        fail(f"Failed to read prompt from stdin: {exc}")
+    if text.strip():
+        return text
+    if behaviour == "append":
+        return None
+    fail("No prompt provided via stdin.")
+
+
+def with_stdin_context(prompt: str, stdin_text: str) -> str:
+    newline = "" if stdin_text.endswith("\n") else "\n"
+    return f"{prompt}\n\n<stdin>\n{stdin_text}{newline}</stdin>"
+
+
+def resolve_prompt(inv: Invocation, captured: StdinRead) -> str:
+    root_prompt = inv.exec_.positionals[0] if inv.exec_.positionals else None
+    if inv.resume is not None:
+        positionals = inv.resume.positionals
+        last = bool(inv.resume.get("last"))
+        prompt = positionals[1] if len(positionals) > 1 else None
+        if prompt is None and last and positionals:
+            prompt = positionals[0]
+        prompt = prompt if prompt is not None else root_prompt
+        if prompt is not None and prompt != "-":
+            return prompt
+        return read_stdin("forced" if prompt == "-" else "required", captured) or ""
+    if root_prompt is not None and root_prompt != "-":
+        extra = read_stdin("append", captured)
+        return root_prompt if extra is None else with_stdin_context(root_prompt, extra)
+    return read_stdin("forced" if root_prompt == "-" else "required", captured) or ""
+
+
+# --------------------------------------------------------------------------------------------
+# Threads and rollout files
+# --------------------------------------------------------------------------------------------
+
+
+class Thread:
+    def __init__(
+        self,
+        thread_id: str,
+        path: str | None,  # the rollout file; None when --ephemeral
+        turn_number: int,  # 1-based number of the turn this process runs
+        prior_usage: dict[str, int],
+        recorded_model: str | None,
+        resumed: bool,
+    ) -> None:
+        self.id, self.path, self.turn_number = thread_id, path, turn_number
+        self.prior_usage, self.recorded_model, self.resumed = prior_usage, recorded_model, resumed
+
+
+def zero_usage() -> dict[str, int]:
+    return dict.fromkeys(USAGE_KEYS, 0)
+
+
+def sessions_dir(settings: Settings) -> str:
+    return os.path.join(settings.codex_home, "sessions")
+
+
+def read_rollout(path: str) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                lines.append(obj)
+    return lines
+
+
+def rollout_summary(
+    lines: list[dict[str, Any]],
+) -> tuple[int, dict[str, int], str | None, str | None]:
+    """(turns so far, cumulative usage, last model, last cwd) from a rollout's lines."""
+    turns, usage, model, cwd = 0, zero_usage(), None, None
+    for line in lines:
+        payload = line.get("payload") or {}
+        if line.get("type") == "turn_context":
+            turns += 1
+            model = payload.get("model", model)
+            cwd = payload.get("cwd", cwd)
+        elif line.get("type") == "event_msg" and payload.get("type") == "token_count":
+            last = (payload.get("info") or {}).get("last_token_usage") or {}
+            for key in USAGE_KEYS:
+                usage[key] += int(last.get(key, 0))
+    return turns, usage, model, cwd
+
+
+def find_rollout(settings: Settings, thread_id: str) -> str | None:
+    import glob
+
+    name = f"rollout-*-{thread_id}.jsonl"
+    pattern = os.path.join(glob.escape(sessions_dir(settings)), "**", name)
+    matches = sorted(glob.glob(pattern, recursive=True))
+    return matches[0] if matches else None
+
+
+def find_latest_rollout(settings: Settings) -> str | None:
+    import glob
+
+    pattern = os.path.join(glob.escape(sessions_dir(settings)), "**", "rollout-*.jsonl")
+    paths = sorted(glob.glob(pattern, recursive=True), key=os.path.getmtime, reverse=True)
+    for path in paths:
+        cwd = rollout_summary(read_rollout(path))[3]
+        if settings.resume_all or (cwd and os.path.realpath(cwd) == os.path.realpath(settings.cwd)):
+            return path
+    return None
+
+
+def thread_from_rollout(path: str) -> Thread:
+    lines = read_rollout(path)
+    turns, usage, model, _ = rollout_summary(lines)
+    meta = next((ln.get("payload") or {} for ln in lines if ln.get("type") == "session_meta"), {})
+    thread_id = meta.get("id") or os.path.basename(path)[-42:-6]  # <36-char uuid>.jsonl
+    return Thread(thread_id, path, turns + 1, usage, model, resumed=True)
+
+
+def new_thread(settings: Settings) -> Thread:
+    thread_id = new_thread_id()
+    path = None
+    if not settings.ephemeral:
+        stamp = time.localtime()
+        day_dir = os.path.join(sessions_dir(settings), time.strftime("%Y/%m/%d", stamp))
+        name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', stamp)}-{thread_id}.jsonl"
+        path = os.path.join(day_dir, name)
+    return Thread(thread_id, path, 1, zero_usage(), None, resumed=False)
+
+
+def open_thread(settings: Settings, is_resume: bool) -> Thread:
+    if not is_resume:
+        return new_thread(settings)
+    if settings.resume_last:
+        path = find_latest_rollout(settings)
+        return thread_from_rollout(path) if path else new_thread(settings)
+    if settings.resume_id is None:
+        return new_thread(settings)
+    canonical = parse_uuid(settings.resume_id)
+    if canonical is None:
+        return new_thread(settings)  # a thread name that matches nothing starts a new thread
+    path = find_rollout(settings, canonical)
+    if path is None:
+        fail_anyhow(
+            "thread/resume: thread/resume failed: no rollout found for thread id "
+            f"{settings.resume_id} (code -32600)"
+        )
+    return thread_from_rollout(path)
+
+
+class Rollout:
+    """Appends `{"timestamp","type","payload"}` lines to the thread's rollout file."""
+
+    def __init__(self, thread: Thread, settings: Settings) -> None:
+        self.path = thread.path
+        self.thread = thread
+        self.settings = settings
+
+    def _append(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.path is None:
+            return
+        line = json.dumps({"timestamp": now_iso(), "type": kind, "payload": payload})
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+    def begin_turn(self, prompt: str) -> None:
+        if self.path is None:
+            return
+        settings = self.settings
+        if not self.thread.resumed and not os.path.exists(self.path):
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            self._append(
+                "session_meta",
+                {
+                    "id": self.thread.id,
+                    "timestamp": now_iso(),
+                    "cwd": settings.cwd,
+                    "originator": "codex_exec",
+                    "cli_version": version(),
+                    "source": "exec",
+                    "model_provider": "openai",
+                },
+            )
+        self._append(
+            "turn_context",
+            {
+                "cwd": settings.cwd,
+                "approval_policy": "never",
+                "sandbox_policy": {"type": settings.sandbox},
+                "sandbox": settings.sandbox,
+                "model": settings.model,
+                "effort": settings.effort,
+                "summary": "auto",
+            },
+        )
+        self._append("event_msg", {"type": "task_started"})
+        content = [{"type": "input_text", "text": prompt}]
+        self._append("response_item", {"type": "message", "role": "user", "content": content})
+
+    def item(self, item: dict[str, Any]) -> None:
+        self._append("event_msg", {"type": "item_completed", "item": item})
+
+    def complete(
+        self, turn_usage: dict[str, int], total: dict[str, int], message: str | None
+    ) -> None:
+        def with_total(usage: dict[str, int]) -> dict[str, int]:
+            return {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
+
+        info = {
+            "total_token_usage": with_total(total),
+            "last_token_usage": with_total(turn_usage),
+            "model_context_window": 272000,
+        }
+        self._append("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+        self._append("event_msg", {"type": "task_complete", "last_agent_message": message})
+
+    def failed(self, message: str) -> None:
+        self._append("event_msg", {"type": "error", "message": message})
+
+
+# --------------------------------------------------------------------------------------------
+# Output: JSONL or human
+# --------------------------------------------------------------------------------------------
+
+
+class Emitter:
+    """Writes events as compact JSONL (flushed per line) or renders them for humans."""
+
+    def __init__(self, settings: Settings, prompt: str, thread: Thread) -> None:
+        self.settings = settings
+        self.prompt = prompt
+        self.thread = thread
+        self.delay = env_float("FAKE_CODEX_EVENT_DELAY", 0.0)
+        self._lines = 0
+        self._next_item = 0
+        self.last_message: str | None = None
+
+    def next_item_id(self) -> str:
+        item_id = f"item_{self._next_item}"
+        self._next_item += 1
+        return item_id
+
+    def _pace(self) -> None:
+        if self._lines and self.delay > 0:
+            time.sleep(self.delay)
+        self._lines += 1
+
+    def write_raw(self, text: str) -> None:
+        self._pace()
+        try:
+            sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            os._exit(1)
+
+    def event(self, obj: dict[str, Any]) -> None:
+        if obj.get("type") == "item.completed" and obj["item"].get("type") == "agent_message":
+            self.last_message = obj["item"]["text"]
+        if self.settings.json:
+            self.write_raw(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
+        else:
+            self._pace()
+            self._human(obj)
+
+    # -- human mode (stderr transcript, final message on stdout) -------------------------------
+
+    def _human(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if kind == "thread.started":
+            self._human_header()
+        elif kind == "error":
+            err(f"ERROR: {obj['message']}")
+        elif kind in ("item.started", "item.completed"):
+            self._human_item(kind, obj["item"])
+        elif kind == "turn.completed":
+            usage = obj["usage"]
+            err(f"tokens used\n{usage['input_tokens'] + usage['output_tokens']:,}")
+
+    def _human_header(self) -> None:
+        s = self.settings
+        err(
+            f"OpenAI Codex v{version()}\n--------\nworkdir: {s.cwd}\nmodel: {s.model}\n"
+            f"provider: openai\napproval: never\nsandbox: {s.sandbox}\n"
+            f"reasoning effort: {s.effort}\nreasoning summaries: none\n"
+            f"session id: {self.thread.id}\n--------\nuser\n{self.prompt}"
+        )
+
+    @staticmethod
+    def _human_item(kind: str, item: dict[str, Any]) -> None:
+        item_type = item.get("type")
+        if item_type == "reasoning":
+            err(f"thinking\n{item['text']}")
+        elif item_type == "agent_message":
+            err(f"codex\n{item['text']}")
+        elif item_type == "command_execution":
+            if kind == "item.started":
+                err(f"exec\n{item['command']}")
+            else:
+                err(f"{item['status']} (exit {item['exit_code']}):\n{item['aggregated_output']}")
+        elif item_type == "file_change" and kind == "item.completed":
+            err("file update\n" + "\n".join(f"{c['kind']} {c['path']}" for c in item["changes"]))
+        elif item_type == "error":
+            err(f"warning: {item['message']}")
+
+    def finish_human(self) -> None:
+        if not self.settings.json and self.last_message is not None:
+            self.write_raw(self.last_message + "\n")
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario: env variables and FAKE_CODEX_SCRIPT entries
+# --------------------------------------------------------------------------------------------
+
+
+class Scenario:
+    """What this turn does: a FAKE_CODEX_SCRIPT entry, with env variables as the fallback."""
+
+    def __init__(self, entry: dict[str, Any], script_index: int | None) -> None:
+        def pick(key: str, var: str, default: Any = None) -> Any:
+            return entry[key] if key in entry else env(var, default)
+
+        reply = pick("reply", "FAKE_CODEX_REPLY")
+        usage = entry.get("usage")
+        if usage is None and env("FAKE_CODEX_USAGE"):
+            usage = json.loads(env("FAKE_CODEX_USAGE") or "{}")
+        delay = pick("delay", "FAKE_CODEX_DELAY")
+        exit_code = pick("exit_code", "FAKE_CODEX_EXIT_CODE")
+        self.mode = str(pick("mode", "FAKE_CODEX_MODE", "ok"))
+        self.reply: str | None = (
+            reply if reply is None or isinstance(reply, str) else json.dumps(reply)
+        )
+        self.reasoning: str | None = pick("reasoning", "FAKE_CODEX_REASONING")
+        self.delay = None if delay is None else float(delay)
+        self.usage = {k: int(v) for k, v in (usage or {}).items()}
+        self.stderr: str | None = pick("stderr", "FAKE_CODEX_STDERR")
+        self.write_path: str | None = pick("write_path", "FAKE_CODEX_WRITE_PATH")
+        self.write_content = str(
+            pick("write_content", "FAKE_CODEX_WRITE_CONTENT", DEFAULT_WRITE_CONTENT)
+        )
+        self.delete_path: str | None = pick("delete_path", "FAKE_CODEX_DELETE_PATH")
+        self.exit_code = None if exit_code is None else int(exit_code)
+        self.script_index = script_index
+
+
+def script_entry(state_dir: str) -> tuple[int, dict[str, Any]] | None:
+    path = env("FAKE_CODEX_SCRIPT")
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            entries = json.load(fh)
+    except (OSError, ValueError) as exc:
+        fail(f"fake codex: cannot load FAKE_CODEX_SCRIPT {path}: {exc}", code=99)
+    if not isinstance(entries, list) or not entries:
+        fail(f"fake codex: FAKE_CODEX_SCRIPT {path} must hold a non-empty JSON list", code=99)
+    index = claim_counter(state_dir)
+    entry = entries[min(index, len(entries) - 1)]
+    if isinstance(entry, str):
+        return index, {"mode": "ok", "reply": entry}
+    if not isinstance(entry, dict):
+        fail(f"fake codex: script entry {index} must be a string or an object", code=99)
+    return index, entry
+
+
+def claim_counter(state_dir: str) -> int:
+    """Atomically claim the next 0-based turn index, shared by concurrent fake processes."""
+    os.makedirs(state_dir, exist_ok=True)
+    index = sum(1 for n in os.listdir(state_dir) if n.startswith("turn-"))
+    while True:
+        try:
+            fd = os.open(os.path.join(state_dir, f"turn-{index:06d}"), os.O_CREAT | os.O_EXCL)
+        except FileExistsError:
+            index += 1
+            continue
+        os.close(fd)
+        return index
+
+
+def build_scenario(settings: Settings) -> Scenario:
+    state_dir = env("FAKE_CODEX_STATE_DIR") or os.path.join(settings.codex_home, "fake-state")
+    claimed = script_entry(state_dir)
+    return Scenario({}, None) if claimed is None else Scenario(claimed[1], claimed[0])
+
+
+# --------------------------------------------------------------------------------------------
+# The turn
+# --------------------------------------------------------------------------------------------
+
+
+class Turn:
+    def __init__(
+        self,
+        settings: Settings,
+        thread: Thread,
+        prompt: str,
+        scenario: Scenario,
+        log: CallLog | None,
+    ) -> None:
+        self.settings = settings
+        self.thread = thread
+        self.prompt = prompt
+        self.scenario = scenario
+        self.log = log
+        self.out = Emitter(settings, prompt, thread)
+        self.rollout = Rollout(thread, settings)
+
+    # -- building blocks -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """thread.started, warning items, turn.started; records the turn in the rollout."""
+        self.out.event({"type": "thread.started", "thread_id": self.thread.id})
+        for message in self._warnings():
+            self.item_completed({"type": "error", "message": message})
+        self.rollout.begin_turn(self.prompt)
+        if self.scenario.stderr is not None:
+            err(self.scenario.stderr)
+        self.out.event({"type": "turn.started"})
+
+    def _warnings(self) -> list[str]:
+        s = self.settings
+        warnings = []
+        known = env("FAKE_CODEX_KNOWN_MODELS")
+        if known is not None and s.model not in [m.strip() for m in known.split(",")]:
+            warnings.append(
+                f"Model metadata for `{s.model}` not found. Defaulting to fallback metadata; "
+                "this can degrade performance and cause issues."
+            )
+        recorded = self.thread.recorded_model
+        if self.thread.resumed and s.model_explicit and recorded and recorded != s.model:
+            warnings.append(
+                f"This session was recorded with model `{recorded}` but is resuming with "
+                f"`{s.model}`. Consider switching back to `{recorded}` as it may affect Codex "
+                "performance."
+            )
+        return warnings
+
+    def item_completed(self, details: dict[str, Any], item_id: str | None = None) -> dict[str, Any]:
+        item = {"id": item_id or self.out.next_item_id(), **details}
+        self.out.event({"type": "item.completed", "item": item})
+        self.rollout.item(item)
+        return item
+
+    def item_started(self, details: dict[str, Any]) -> str:
+        item_id = self.out.next_item_id()
+        self.out.event({"type": "item.started", "item": {"id": item_id, **details}})
+        return item_id
+
+    def reasoning(self, default: str | None = None) -> None:
+        text = self.scenario.reasoning or default
+        if text:
+            self.item_completed({"type": "reasoning", "text": text})
+
+    def command(self, command: str, output: str, exit_code: int) -> None:
+        running = {"type": "command_execution", "command": command, "aggregated_output": ""}
+        item_id = self.item_started({**running, "exit_code": None, "status": "in_progress"})
+        status = "completed" if exit_code == 0 else "failed"
+        done = {**running, "aggregated_output": output, "exit_code": exit_code, "status": status}
+        self.item_completed(done, item_id)
+
+    def reply_text(self) -> str:
+        if self.scenario.reply is not None:
+            return self.scenario.reply
+        return f"Fake Codex reply for turn {self.thread.turn_number}."
+
+    def answer(self) -> None:
+        self.item_completed({"type": "agent_message", "text": self.reply_text()})
+
+    def turn_usage(self) -> dict[str, int]:
+        words = len((self.out.last_message or "").split())
+        usage = {
+            **zero_usage(),
+            "input_tokens": 1000 + len(self.prompt.encode("utf-8", "surrogateescape")) // 4,
+            "output_tokens": max(1, words),
+        }
+        usage.update({k: v for k, v in self.scenario.usage.items() if k in USAGE_KEYS})
+        return usage
+
+    def completed_event(self) -> dict[str, Any]:
+        turn = self.turn_usage()
+        total = {k: self.thread.prior_usage.get(k, 0) + turn[k] for k in USAGE_KEYS}
+        self.rollout.complete(turn, total, self.out.last_message)
+        return {"type": "turn.completed", "usage": total}
+
+    def complete(self) -> int:
+        self.out.event(self.completed_event())
+        self.write_last_message(self.out.last_message)
+        self.out.finish_human()
+        return self.exit_code(0)
+
+    def failed(self, message: str) -> int:
+        self.out.event({"type": "error", "message": message})
+        self.out.event({"type": "turn.failed", "error": {"message": message}})
+        self.rollout.failed(message)
+        self.write_last_message(None)
+        return self.exit_code(1)
+
+    def exit_code(self, default: int) -> int:
+        return default if self.scenario.exit_code is None else self.scenario.exit_code
+
+    def write_last_message(self, message: str | None) -> None:
+        path = self.settings.output_last_message
+        if path is None:
+            return
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(message or "")
+        except OSError as exc:
+            err(f"Failed to write last message file {rust_debug_path(path)}: {os_error_text(exc)}")
+        if message is None:
+            err(f"Warning: no last agent message; wrote empty content to {path}")
+
+    # -- modes -----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        handler = MODES.get(self.scenario.mode)
+        if handler is None:
+            fail(f"fake codex: unknown FAKE_CODEX_MODE {self.scenario.mode!r}", code=99)
+        return handler(self)
+
+    def mode_ok(self) -> int:
+        self.start()
+        self.reasoning()
+        self.answer()
+        return self.complete()
+
+    def mode_slow(self) -> int:
+        self.start()
+        delay = 2.0 if self.scenario.delay is None else self.scenario.delay
+        deadline = time.monotonic() + delay
+        self.reasoning("Looking through the repository before answering.")
+        running = {"type": "command_execution", "command": SLOW_COMMAND, "aggregated_output": ""}
+        while True:
+            remaining = deadline - time.monotonic()
+            item_id = self.item_started({**running, "exit_code": None, "status": "in_progress"})
+            sleep_in_steps(min(1.0, max(0.0, remaining)))
+            done = {**running, "aggregated_output": SLOW_OUTPUT, "exit_code": 0}
+            self.item_completed({**done, "status": "completed"}, item_id)
+            if deadline - time.monotonic() <= 0:
+                break
+        self.answer()
+        return self.complete()
+
+    def mode_commands(self) -> int:
+        self.start()
+        self.command(SLOW_COMMAND, SLOW_OUTPUT, 0)
+        self.command("/bin/bash -lc 'echo failing >&2; exit 3'", "failing\n", 3)
+        self.reasoning("The second command failed with exit code 3.")
+        self.answer()
+        return self.complete()
+
+    def mode_hang(self) -> int:
+        self.start()
+        sleep_forever()
+
+    def mode_ignore_term(self) -> int:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        return self.mode_hang()
+
+    def mode_spawn_child(self) -> int:
+        import subprocess
+
+        child = subprocess.Popen(
+            ["sleep", "300"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        pidfile = env("FAKE_CODEX_CHILD_PIDFILE")
+        if pidfile is not None:
+            tmp = f"{pidfile}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(f"{child.pid}\n")
+            os.replace(tmp, pidfile)
+        if self.log is not None:
+            self.log.update(child_pid=child.pid)
+        return self.mode_hang()
+
+    def mode_crash(self) -> int:
+        self.start()
+        self.reasoning("About to do something unwise.")
+        err(
+            "thread 'main' panicked at codex-rs/core/src/codex.rs:1234:17:\n"
+            "called `Option::unwrap()` on a `None` value (simulated crash)\n"
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+        )
+        code = self.scenario.exit_code
+        if code is None and env("FAKE_CODEX_CRASH_EXIT"):
+            code = int(env("FAKE_CODEX_CRASH_EXIT") or "101")
+        if code is None:
+            os.kill(os.getpid(), signal.SIGKILL)
+            sleep_forever()
+        raise Exit(code)
+
+    def mode_die_early(self) -> int:
+        fail(self.scenario.stderr or DEFAULT_DIE_EARLY, code=self.exit_code(1))
+
+    def mode_usage_error(self) -> int:
+        sys.stderr.write(usage_error_text())
+        raise Exit(2)
+
+    def mode_hang_silent(self) -> int:
+        sleep_forever()
+
+    def mode_rate_limited(self) -> int:
+        self.start()
+        return self.failed(RATE_LIMITED)
+
+    def mode_server_error(self) -> int:
+        self.start()
+        delay = self.scenario.delay or 0.0
+        for attempt in range(1, 6):
+            sleep_in_steps(delay / 5)
+            notice = f"Reconnecting... {attempt}/5 ({HIGH_DEMAND})"
+            self.out.event({"type": "error", "message": notice})
+        return self.failed(HIGH_DEMAND)
+
+    def mode_malformed(self) -> int:
+        if not self.settings.json:
+            return self.mode_ok()
+        self.start()
+        self.out.write_raw("not json at all\n")
+        self.out.write_raw('{"type":"item.completed","item":\n')
+        self.out.write_raw("\n")
+        self.reasoning()
+        self.out.write_raw('["item.completed",{"id":"item_9"}]\n')
+        self.out.write_raw('{"id":"item_9","text":"an object without a type"}\n')
+        self.answer()
+        done = json.dumps(self.completed_event(), separators=(",", ":"), ensure_ascii=False)
+        self.out.write_raw(done)  # the last line has no trailing newline
+        self.write_last_message(self.out.last_message)
+        return self.exit_code(0)
+
+    def mode_partial_then_hang(self) -> int:
+        if not self.settings.json:
+            return self.mode_hang()
+        self.start()
+        item = {"id": self.out.next_item_id(), "type": "agent_message", "text": self.reply_text()}
+        line = json.dumps({"type": "item.completed", "item": item}, separators=(",", ":"))
+        self.out.write_raw(line[: len(line) // 2])
+        sleep_forever()
+
+    def mode_no_message(self) -> int:
+        self.start()
+        self.reasoning()
+        return self.complete()
+
+    def mode_writes_file(self) -> int:
+        self.start()
+        changes = plan_file_changes(self.settings.cwd, self.scenario)
+        listed = {"type": "file_change", "changes": [{"path": p, "kind": k} for p, k in changes]}
+        item_id = self.item_started({**listed, "status": "in_progress"})
+        applied = apply_file_changes(changes, self.scenario.write_content)
+        self.item_completed({**listed, "status": "completed" if applied else "failed"}, item_id)
+        self.answer()
+        return self.complete()
+
+
+MODES: dict[str, Callable[[Turn], int]] = {
+    "ok": Turn.mode_ok,
+    "slow": Turn.mode_slow,
+    "commands": Turn.mode_commands,
+    "hang": Turn.mode_hang,
+    "hang_silent": Turn.mode_hang_silent,
+    "crash": Turn.mode_crash,
+    "die_early": Turn.mode_die_early,
+    "rate_limited": Turn.mode_rate_limited,
+    "server_error": Turn.mode_server_error,
+    "malformed": Turn.mode_malformed,
+    "partial_then_hang": Turn.mode_partial_then_hang,
+    "no_message": Turn.mode_no_message,
+    "writes_file": Turn.mode_writes_file,
+    "spawn_child": Turn.mode_spawn_child,
+    "ignore_term": Turn.mode_ignore_term,
+    "usage_error": Turn.mode_usage_error,
+}
+
+
+def sleep_in_steps(seconds: float, step: float = 0.05) -> None:
+    deadline = time.monotonic() + seconds
+    while (remaining := deadline - time.monotonic()) > 0:
+        time.sleep(min(step, remaining))
+
+
+def plan_file_changes(cwd: str, scenario: Scenario) -> list[tuple[str, str]]:
+    """writes_file's changes as (absolute path, kind) with kind add | update | delete."""
+    write_path, delete_path = scenario.write_path, scenario.delete_path
+    if write_path is None and delete_path is None:
+        write_path = DEFAULT_WRITE_PATH
+    changes = []
+    if write_path is not None:
+        path = os.path.abspath(os.path.join(cwd, write_path))
+        changes.append((path, "update" if os.path.exists(path) else "add"))
+    if delete_path is not None:
+        changes.append((os.path.abspath(os.path.join(cwd, delete_path)), "delete"))
+    return changes
+
+
+def apply_file_changes(changes: list[tuple[str, str]], content: str) -> bool:
+    """Write or delete the files regardless of the sandbox; False if any change failed."""
+    ok = True
+    for path, kind in changes:
+        try:
+            if kind == "delete":
+                os.remove(path)
+                continue
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(content)
+        except OSError:
+            ok = False
+    return ok
+
+
+# --------------------------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------------------------
+
+EARLY_MODES = ("usage_error", "die_early", "hang_silent")
+
+
+def early_env_mode() -> str | None:
+    """Modes that act before the thread when chosen by env (not by a script entry)."""
+    if env("FAKE_CODEX_SCRIPT") is not None:
+        return None
+    mode = env("FAKE_CODEX_MODE", "ok")
+    return mode if mode in EARLY_MODES else None
+
+
+def run_exec(argv: list[str], log: CallLog | None) -> int:
+    inv = parse_invocation(argv)
+    early = early_env_mode()
+    if early is not None and log is not None:
+        log.update(mode=early)
+    if early == "usage_error":
+        sys.stderr.write(usage_error_text())
+        return 2
+    settings = build_settings(inv)
+    captured = StdinRead()
+    try:
+        prompt = resolve_prompt(inv, captured)
+    finally:
+        if log is not None:
+            log.record_stdin(captured.raw)
+    if log is not None:
+        log.update(prompt=prompt, effective_cwd=settings.cwd, model=settings.model)
+    if early == "die_early":
+        fail(env("FAKE_CODEX_STDERR", DEFAULT_DIE_EARLY) or DEFAULT_DIE_EARLY)
+    if early == "hang_silent":
+        sleep_forever()
+    check_output_schema(settings.output_schema)
+    check_git(settings)
+    check_last_message_file(settings.output_last_message)
+    thread = open_thread(settings, inv.resume is not None)
+    scenario = build_scenario(settings)
+    if log is not None:
+        log.update(
+            mode=scenario.mode,
+            thread_id=thread.id,
+            resumed=thread.resumed,
+            turn_number=thread.turn_number,
+            script_index=scenario.script_index,
+            sandbox=settings.sandbox,
+            rollout_path=thread.path,
+        )
+    return Turn(settings, thread, prompt, scenario, log).run()
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _LOG
+    args = sys.argv[1:] if argv is None else argv
+    if env("FAKE_CODEX_HELP") == "1":
+        sys.stdout.write(ENV_DOC)
+        return 0
+    log = _LOG = CallLog.start(args)
+    install_signal_handlers()
+    if env("FAKE_CODEX_TMP_WARNING") == "1":
+        tmp = os.environ.get("TMPDIR") or "/tmp"
+        home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+        err(
+            "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create "
+            f'helper binaries under temporary dir "{tmp}" (codex_home: AbsolutePathBuf("{home}"))'
+        )
+    try:
+        code = run_exec(args, log)
+    except Display as shown:
+        sys.stdout.write(str(shown))
+        code = 0
+    except UsageError as bad:
+        sys.stderr.write(str(bad))
+        code = 2
+    except Exit as done:
+        code = done.code
+    sys.stdout.flush()
+    if log is not None:
+        log.update(exit_code=code, ended_at=now_iso())
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Running real binaries under a hard wall-clock timeout, in their own process group.
+
+Neither Codex nor Claude Code has an end-to-end timeout (a mock that hangs keeps
+them waiting forever), so every child runs in a new session and the whole group
+is killed when the timeout expires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+DEFAULT_TIMEOUT_S = 30.0
+REAP_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Finished:
+    """Outcome of one bounded run."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+    seconds: float
+
+    def json_lines(self) -> list[dict[str, Any]]:
+        return parse_json_lines(self.stdout)
+
+
+def parse_json_lines(text: str) -> list[dict[str, Any]]:
+    """Each non-blank line parsed as a JSON object (JSONL / stream-json)."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def spawn(
+    args: Sequence[str | Path],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    stdin: Path | None = None,
+) -> subprocess.Popen[str]:
+    """Start `args` in a new process group; stdin from a file, else /dev/null."""
+    with _open_stdin(stdin) as stdin_file:
+        return subprocess.Popen(
+            [str(a) for a in args],
+            env=dict(env),
+            cwd=cwd,
+            stdin=stdin_file,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+
+def run_bounded(
+    args: Sequence[str | Path],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    stdin: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> Finished:
+    """Run to completion, or kill the process group after `timeout` seconds."""
+    started = time.monotonic()
+    proc = spawn(args, env=env, cwd=cwd, stdin=stdin)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        stdout, stderr = kill_group(proc)
+        timed_out = True
+    return Finished(
+        args=[str(a) for a in args],
+        returncode=proc.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=timed_out,
+        seconds=time.monotonic() - started,
+    )
+
+
+def kill_group(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """SIGKILL the child's process group, reap the child, return its output."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=REAP_TIMEOUT_S)
+    return stdout, stderr
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """PIDs still alive (not zombies) in process group `pgid` (Linux /proc)."""
+    members: list[int] = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # Fields after the ")" closing the command name: state ppid pgrp ...
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(stat_file.parent.name))
+    return members
+
+
+def wait_group_gone(pgid: int, timeout: float = REAP_TIMEOUT_S) -> list[int]:
+    """Wait until no live process is left in `pgid`; return the survivors."""
+    deadline = time.monotonic() + timeout
+    while (survivors := live_group_members(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return survivors
+
+
+@contextlib.contextmanager
+def _open_stdin(path: Path | None) -> Iterator[int | IO[bytes]]:
+    if path is None:
+        yield subprocess.DEVNULL
+        return
+    handle: IO[bytes] = path.open("rb")
+    try:
+        yield handle
+    finally:
+        handle.close()
