@@ -1,0 +1,5 @@
+import sys
+
+from sparring.cli import main
+
+sys.exit(main())

@@ -1,0 +1,120 @@
+"""Settings: command line (or its environment variable) > sparring.yaml > defaults.
+
+`sparring.yaml` sits at the project root. Unknown keys are an error rather
+than silently ignored, because a misspelt `stall_afer: 60` would otherwise
+leave a user waiting ten minutes for a stall they thought they had bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparring.errors import SparringError
+
+CONFIG_FILE = "sparring.yaml"
+EFFORTS = ("low", "medium", "high", "xhigh")
+SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+
+# A turn at higher effort legitimately thinks longer between events.
+TIMEOUT_BY_EFFORT = {"low": 600.0, "medium": 1200.0, "high": 1800.0, "xhigh": 3600.0}
+STALL_BY_EFFORT = {"low": 180.0, "medium": 300.0, "high": 600.0, "xhigh": 900.0}
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in options:
+            raise ValueError(f"must be one of {', '.join(options)}")
+        return str(value)
+
+    return check
+
+
+def _positive_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ValueError("must be a positive number of seconds")
+    return float(value)
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError("must be a positive whole number")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+# key -> validator. Workflow settings live here too, so one file configures all.
+SETTINGS: dict[str, Callable[[Any], Any]] = {
+    "effort": _choice(EFFORTS),
+    "model": _text,
+    "sandbox": _choice(SANDBOXES),
+    "timeout": _positive_number,
+    "stall_after": _positive_number,
+    "max_rounds": _positive_int,
+    "report_path": _text,
+}
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    effort: str
+    model: str | None
+    sandbox: str
+    timeout: float
+    stall_after: float
+
+
+def load(root: Path) -> dict[str, Any]:
+    """The validated contents of `<root>/sparring.yaml` ({} when absent)."""
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    import yaml  # lazy: only verbs that start turns read the config
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise _invalid(path, f"is not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise _invalid(path, "must be a mapping of setting: value")
+    return {key: _validate(path, key, value) for key, value in data.items()}
+
+
+def _validate(path: Path, key: Any, value: Any) -> Any:
+    check = SETTINGS.get(str(key))
+    if check is None:
+        raise _invalid(path, f"has an unknown setting {key!r}; known: {', '.join(SETTINGS)}")
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise _invalid(path, f"setting {key!r} {exc}") from exc
+
+
+def _invalid(path: Path, why: str) -> SparringError:
+    return SparringError("config_invalid", f"{path} {why}", f"fix or remove {path.name}")
+
+
+def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSettings:
+    """Merge command-line values (None when not given) over the file and the defaults."""
+
+    def pick(key: str, default: Any) -> Any:
+        value = cli.get(key)
+        return value if value is not None else file_settings.get(key, default)
+
+    effort = pick("effort", "high")
+    return TurnSettings(
+        effort=effort,
+        model=pick("model", None),
+        sandbox=pick("sandbox", "read-only"),
+        timeout=float(pick("timeout", TIMEOUT_BY_EFFORT[effort])),
+        stall_after=float(pick("stall_after", STALL_BY_EFFORT[effort])),
+    )

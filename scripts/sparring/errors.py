@@ -1,0 +1,57 @@
+"""The one user-facing error type, and the stable error codes.
+
+Every failure a user can cause ends as one `SparringError`, caught in one
+place (`cli.main`) and printed as one JSON object. The codes are part of the
+output contract: SKILL.md files branch on them, so a code is never renamed.
+"""
+
+from __future__ import annotations
+
+# Stable error codes. Keep this list in sync with README "Error codes" and
+# tests/test_contract.py, which pins it.
+CODES: dict[str, str] = {
+    "usage_error": "a command-line argument is missing or invalid",
+    "config_invalid": "sparring.yaml or an environment setting is invalid",
+    "codex_not_found": "the codex executable was not found",
+    "codex_usage_error": "codex rejected an argument we passed (exit 2)",
+    "codex_start_failed": "codex exited within its first second",
+    "codex_crashed": "codex ended without finishing the turn",
+    "codex_protocol_error": "codex ended the turn without a usable answer",
+    "turn_failed": "codex reported turn.failed",
+    "rate_limited": "the model provider refused the request for rate or quota",
+    "turn_timeout": "the turn exceeded its wall-clock timeout and was ended",
+    "turn_stalled": "codex sent no event for too long and was ended",
+    "turn_stopped": "the turn was stopped on request",
+    "runner_died": "the background runner died before recording the turn",
+    "thread_not_found": "codex has no rollout for the session's thread id",
+    "session_not_found": "no session with that id or directory",
+    "session_busy": "a turn of this session is still running",
+    "invalid_transition": "the session is not in a state that allows this verb",
+    "no_thread": "the session has no codex thread to resume",
+    "recovery_exhausted": "the turn was already recovered once",
+    "state_corrupt": "a state file could not be read; it was left as it was",
+    "state_version_unsupported": "a state file was written by a newer sparring",
+    "prompt_empty": "no prompt was given",
+    "file_not_found": "a file named on the command line does not exist",
+    "not_writable": "sparring could not write where it needed to",
+    "git_failed": "git could not report the state of the repository",
+    "internal_error": "sparring hit a bug; the traceback is included",
+}
+
+
+class SparringError(Exception):
+    """A failure the user can act on: a stable code, a message, a next step."""
+
+    def __init__(self, code: str, message: str, hint: str = "", **details: object) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"code": self.code, "message": self.message, "hint": self.hint}
+        data.update(self.details)
+        return data

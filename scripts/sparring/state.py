@@ -1,0 +1,120 @@
+"""State on disk: JSON written atomically, versioned, changed under a lock.
+
+A reader never sees half a file (temp file in the same directory, then
+`os.replace`), and two writers never lose each other's change (read, modify
+and write happen under an exclusive `flock` on a sibling lock file). A file
+we cannot read is reported and left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from sparring.errors import SparringError
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` so that readers see the old or the new file, never half."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+class StateFile:
+    """A versioned JSON document; `kind` names it in errors and in the file."""
+
+    def __init__(
+        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.version = version
+        self.migrations = migrations or {}
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def read(self) -> dict[str, Any]:
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise self._corrupt(f"cannot be read: {exc.strerror}") from exc
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("format"), int):
+            raise self._corrupt("has no 'format' version")
+        return self._migrate(data)
+
+    def create(self, data: dict[str, Any]) -> None:
+        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind})
+
+    @contextlib.contextmanager
+    def update(self) -> Iterator[dict[str, Any]]:
+        """Read-modify-write under the lock; the change is written when the block ends cleanly."""
+        with locked(self.path):
+            data = self.read()
+            yield data
+            data["format"] = self.version
+            write_json_atomic(self.path, data)
+
+    def _migrate(self, data: dict[str, Any]) -> dict[str, Any]:
+        found = data["format"]
+        if found > self.version:
+            raise SparringError(
+                "state_version_unsupported",
+                f"{self.path} is format {found}; this sparring reads up to {self.version}",
+                "upgrade sparring (python3 install.py again, or pip install -U .)",
+                path=str(self.path),
+            )
+        while data["format"] < self.version:
+            step = self.migrations.get(data["format"])
+            if step is None:
+                raise self._corrupt(f"has format {data['format']}, which no migration handles")
+            data = step(data)
+        return data
+
+    def _corrupt(self, why: str) -> SparringError:
+        return SparringError(
+            "state_corrupt",
+            f"the {self.kind} file {self.path} {why}",
+            "the file was left untouched; inspect or move it aside, then start a new session "
+            "with `sparring init`",
+            path=str(self.path),
+        )

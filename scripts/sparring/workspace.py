@@ -1,0 +1,62 @@
+"""Where a project's sparring state lives: `<root>/.sparring/`, self-ignoring.
+
+The root is the nearest directory, from the working directory up, that holds
+`.git` (a repository or a worktree) or an existing `.sparring/`; outside any
+repository it is the working directory itself. No git process is needed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sparring.errors import SparringError
+
+STATE_DIR = ".sparring"
+
+
+def find_root(start: Path) -> Path:
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists() or (candidate / STATE_DIR).is_dir():
+            return candidate
+    return start
+
+
+def is_git_checkout(root: Path) -> bool:
+    return (root / ".git").exists()
+
+
+def state_dir(root: Path, create: bool = False) -> Path:
+    """`<root>/.sparring`, made on demand with a `.gitignore` of `*` so git never sees it."""
+    path = root / STATE_DIR
+    if create:
+        _make_self_ignoring(path)
+    return path
+
+
+def sessions_dir(root: Path, create: bool = False) -> Path:
+    path = state_dir(root, create) / "sessions"
+    if create:
+        path.mkdir(exist_ok=True)
+    return path
+
+
+def _make_self_ignoring(path: Path) -> None:
+    try:
+        path.mkdir(exist_ok=True)
+        ignore = path / ".gitignore"
+        if not ignore.exists():
+            # O_EXCL: twenty concurrent `init`s write it once, never a torn file.
+            try:
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                return
+            with os.fdopen(fd, "w") as f:
+                f.write("# written by sparring: keep session state out of git\n*\n")
+    except OSError as exc:
+        raise SparringError(
+            "not_writable",
+            f"cannot create {path}: {exc.strerror}",
+            "run sparring from a directory you can write to, or pass --cwd",
+        ) from exc

@@ -1,0 +1,40 @@
+"""Settings: command line > sparring.yaml > defaults scaled by effort; typos are errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sparring import config
+from sparring.errors import SparringError
+
+
+def test_defaults_scale_with_effort(tmp_path: Path) -> None:
+    low = config.resolve_turn({"effort": "low"}, {})
+    xhigh = config.resolve_turn({"effort": "xhigh"}, {})
+    assert low.sandbox == "read-only" and low.model is None
+    assert low.stall_after < xhigh.stall_after and low.timeout < xhigh.timeout
+    assert config.resolve_turn({}, {}).effort == "high"
+
+
+def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
+    (tmp_path / "sparring.yaml").write_text("effort: low\nstall_after: 42\nmodel: gpt-5.5\n")
+    loaded = config.load(tmp_path)
+    merged = config.resolve_turn({"effort": "medium", "stall_after": None}, loaded)
+    assert (merged.effort, merged.stall_after, merged.model) == ("medium", 42.0, "gpt-5.5")
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("stall_afer: 60\n", "unknown setting 'stall_afer'"),
+    ("effort: extreme\n", "must be one of low, medium, high, xhigh"),
+    ("timeout: -3\n", "positive number"),
+    ("- just\n- a list\n", "mapping"),
+    ("effort: [unclosed\n", "not valid YAML"),
+])
+def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -> None:
+    (tmp_path / "sparring.yaml").write_text(text)
+    with pytest.raises(SparringError) as err:
+        config.load(tmp_path)
+    assert err.value.code == "config_invalid"
+    assert needle in err.value.message
