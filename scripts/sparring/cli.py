@@ -1,0 +1,308 @@
+"""The `sparring` command line: declares options and calls the verbs. Nothing else.
+
+Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`,
+then the verb's fields, or `error` with `code`, `message` and `hint`). Exit
+status: 0 when the verb did its job (poll and wait report any turn status
+with 0), 1 when it could not, 2 for a command-line mistake.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sparring import __version__
+from sparring.config import EFFORTS, SANDBOXES
+from sparring.errors import SparringError
+from sparring.output import emit, failure, success
+from sparring.session import SKILLS
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+SESSION_ARG = click.argument("session", metavar="SESSION")
+CWD_OPTION = click.option(
+    "--cwd", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
+    show_default=True, help="Project directory (its git root holds .sparring/).")
+
+
+def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
+    """Run one verb and print its JSON; SparringError becomes the error object."""
+    try:
+        payload = call()
+    except SparringError as exc:
+        emit(failure(verb, exc))
+        return EXIT_FAILED
+    emit(success(verb, payload))
+    return EXIT_OK
+
+
+def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Options shared by `start` and `resume`; each reads a SPARRING_* variable too."""
+    effort_help = ("Codex reasoning effort. Default: the previous round's." if resume else
+                   "Codex reasoning effort. Default: sparring.yaml `effort`, else high.")
+    options = [
+        click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
+                     help=effort_help),
+        click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
+                     help="Codex sandbox. Default: read-only (resume: the previous round's)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
+                     "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
+        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
+                     "event for this many seconds. Default by effort: 180/300/600/900."),
+        click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Read the prompt from this file (default: stdin)."),
+    ]
+    if not resume:
+        options.insert(1, click.option("--model", envvar="SPARRING_MODEL",
+                                       help="Codex model. Default: codex's own configuration."))
+
+    def apply(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return apply
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="sparring")
+def cli() -> None:
+    """sparring: run Codex in the background as Claude's sparring partner.
+
+    \b
+    Typical flow:
+      sparring init --skill think-about          -> {"session": ID, ...}
+      sparring start ID --prompt-file round1.md  -> status running
+      sparring wait ID --timeout 100             -> status completed, review
+      sparring resume ID --prompt-file round2.md
+      sparring finalize ID ; sparring stop ID
+
+    Every verb prints one JSON object. SESSION is the id `init` printed or the
+    session's directory. Settings come from options, SPARRING_* variables, then
+    sparring.yaml at the project root.
+    """
+
+
+@cli.command()
+@click.option("--skill", required=True, type=click.Choice(SKILLS), help="The workflow.")
+@CWD_OPTION
+def init(skill: str, cwd: Path) -> int:
+    """Create a session under the project's self-ignoring .sparring/.
+
+    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`.
+    Codex will work in --cwd; its git root (or --cwd outside git) holds the state.
+    """
+    from sparring.commands.init import init as run
+
+    return run_verb("init", lambda: run(skill, cwd))
+
+
+@cli.command()
+@SESSION_ARG
+@turn_options(resume=False)
+def start(session: str, prompt_file: Path | None, **options: Any) -> int:
+    """Start round one in the background and return.
+
+    The prompt is read from --prompt-file or stdin, byte for byte. Returns once
+    codex has survived its first second (SPARRING_STARTSECS), with the same
+    object as `poll`. A codex that dies in that second is an error carrying its
+    `stderr_tail` (codes codex_not_found, codex_usage_error, codex_start_failed,
+    or the turn's own code such as rate_limited).
+    """
+    from sparring.commands import start as verb
+
+    return run_verb("start", lambda: verb.start(
+        session, Path.cwd(), options, verb.read_prompt(prompt_file)))
+
+
+@cli.command()
+@SESSION_ARG
+@turn_options(resume=True)
+@click.option("--recover", is_flag=True,
+              help="Re-send the interrupted round's prompt (once, when poll said recoverable).")
+def resume(session: str, prompt_file: Path | None, recover: bool, **options: Any) -> int:
+    """Start the next round on the same Codex thread (by its thread id).
+
+    The prompt comes from --prompt-file or stdin. The model stays the thread's;
+    effort and sandbox default to the previous round's. With --recover the
+    interrupted round is asked again instead (allowed once per round).
+    """
+    from sparring.commands import start as verb
+
+    def call() -> dict[str, Any]:
+        prompt = None if recover and prompt_file is None else verb.read_prompt(prompt_file)
+        return verb.resume(session, Path.cwd(), options, prompt, recover)
+
+    return run_verb("resume", call)
+
+
+@cli.command()
+@SESSION_ARG
+def poll(session: str) -> int:
+    """Report the current turn without blocking.
+
+    \b
+    Keys: status (running|completed|failed|timeout|stalled|stopped), round, turn,
+    thread_id, elapsed_s, last_event_s, activities (commands, file changes,
+    reasoning summaries, notices), review {text, data}, usage {round, total},
+    error {code, message, hint}, recoverable, settings, files.
+    """
+    from sparring.commands.poll import poll as run
+
+    return run_verb("poll", lambda: run(session, Path.cwd()))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--timeout", type=click.FloatRange(min=0), default=100.0, show_default=True,
+              help="Return after this many seconds even if the turn still runs.")
+def wait(session: str, timeout: float) -> int:
+    """Block until the turn ends (or --timeout passes); print the poll object.
+
+    Adds `wait_timed_out`: true when the turn was still running. The default
+    stays under the two minutes a Bash tool call gets by default.
+    """
+    from sparring.commands.poll import wait as run
+
+    return run_verb("wait", lambda: run(session, Path.cwd(), timeout))
+
+
+@cli.command()
+@SESSION_ARG
+def stop(session: str) -> int:
+    """End the running turn and codex's whole process tree. Idempotent.
+
+    Prints the poll object (status `stopped`, or the status the turn already
+    had) and `already_ended`.
+    """
+    from sparring.commands.stop import stop as run
+
+    return run_verb("stop", lambda: run(session, Path.cwd()))
+
+
+@cli.command()
+@SESSION_ARG
+def finalize(session: str) -> int:
+    """Write the session summary to SESSION_DIR/summary.json. Idempotent.
+
+    Works after failure, timeout or stop; a running turn is stopped first.
+    Prints the summary: rounds, per-turn status, timings and tokens, totals,
+    codex path and version, and the effort/model/sandbox codex applied.
+    """
+    from sparring.commands.finalize import finalize as run
+
+    return run_verb("finalize", lambda: run(session, Path.cwd()))
+
+
+@cli.command()
+@click.argument("session", metavar="[SESSION]", required=False)
+@CWD_OPTION
+@click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
+def status(session: str | None, cwd: Path, table: bool) -> int:
+    """Show one session, or list every session of this project."""
+    from sparring.commands import status as verb
+
+    if table and session is None:
+        try:
+            click.echo(verb.table(verb.status(None, cwd)))
+        except SparringError as exc:
+            emit(failure("status", exc))
+            return EXIT_FAILED
+        return EXIT_OK
+    return run_verb("status", lambda: verb.status(session, cwd))
+
+
+@cli.command()
+@CWD_OPTION
+def doctor(cwd: Path) -> int:
+    """Check Python, codex (found, version, every flag sparring passes), the project.
+
+    Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
+    the `hints` to follow, in order. Exit status 0 either way.
+    """
+    from sparring.commands.doctor import doctor as run
+
+    return run_verb("doctor", lambda: run(cwd))
+
+
+@cli.group()
+def guard() -> None:
+    """File-modification guard: did the tree change between two moments?
+
+    \b
+    sparring guard snapshot --out base.json   # before
+    sparring guard check --baseline base.json # after: clean, changed[]
+    sparring guard revert --baseline base.json
+
+    Catches tracked, untracked and ignored files, files that were already dirty,
+    and changes that keep size and mtime. Never reports .sparring/.
+    """
+
+
+@guard.command("snapshot")
+@CWD_OPTION
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the baseline (JSON).")
+def guard_snapshot(cwd: Path, out: Path) -> int:
+    """Record the state of the tree at --cwd (its git root) into --out."""
+    from sparring.commands import guard as verb
+
+    return run_verb("guard snapshot", lambda: verb.snapshot(cwd, out))
+
+
+@guard.command("check")
+@click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A file written by `guard snapshot`.")
+def guard_check(baseline: Path) -> int:
+    """Compare the tree with --baseline: prints `clean` and `changed` [{path, change}].
+
+    change is added, modified or deleted. Exit status 0 whether clean or not.
+    """
+    from sparring.commands import guard as verb
+
+    return run_verb("guard check", lambda: verb.check(baseline))
+
+
+@guard.command("revert")
+@click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="A file written by `guard snapshot`.")
+def guard_revert(baseline: Path) -> int:
+    """Undo what changed since --baseline, where that is safe.
+
+    Removes added files, restores tracked files (already-dirty ones from the
+    snapshot's copy); prints `reverted` and `not_reverted` (with reasons).
+    Never touches a file that did not change.
+    """
+    from sparring.commands import guard as verb
+
+    return run_verb("guard revert", lambda: verb.revert(baseline))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = cli.main(args=args, prog_name="sparring", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        verb = exc.ctx.command.name if exc.ctx and exc.ctx.command else "sparring"
+        emit(failure(str(verb), SparringError(
+            "usage_error", exc.format_message(), f"see `sparring {verb} --help`"
+            if verb != "sparring" else "see `sparring --help`")))
+        return EXIT_USAGE
+    except click.Abort:
+        return EXIT_FAILED
+    except Exception as exc:  # a bug: still one JSON object, with what to report
+        emit(failure("sparring", SparringError(
+            "internal_error", f"{type(exc).__name__}: {exc}",
+            "this is a sparring bug; please report it with the traceback",
+            traceback=traceback.format_exc())))
+        return EXIT_FAILED
+    return result if isinstance(result, int) else EXIT_OK

@@ -1,0 +1,97 @@
+"""How we call the real `codex` CLI (facts from the Codex CLI reference).
+
+- `codex exec` has no approval flag; it always runs with approval `never`.
+- The prompt goes on stdin from a file (`-`), which always reaches end-of-file.
+- Resume is by explicit thread id only, never `--last`; `-s` must come
+  before `resume` and `-C` has no resume form, so the process cwd is set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparring import process
+from sparring.errors import SparringError
+
+INSTALL_HINT = (
+    "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX to the codex executable"
+)
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """Everything one `codex exec` turn needs; `thread_id` set means resume."""
+
+    cwd: Path
+    effort: str
+    sandbox: str
+    model: str | None = None
+    thread_id: str | None = None
+    output_schema: Path | None = None
+
+
+def find_executable() -> str:
+    configured = os.environ.get("SPARRING_CODEX")
+    if configured:
+        path = shutil.which(configured)
+        if path is None:
+            raise SparringError(
+                "codex_not_found",
+                f"SPARRING_CODEX is set to {configured!r}, which is not an executable",
+                "point SPARRING_CODEX at the codex executable, or unset it to use PATH",
+            )
+        return path
+    path = shutil.which("codex")
+    if path is None:
+        raise SparringError("codex_not_found", "codex was not found on PATH", INSTALL_HINT)
+    return path
+
+
+def exec_argv(executable: str, turn: TurnRequest) -> list[str]:
+    """argv for one turn; the prompt is read from stdin (`-`)."""
+    common = ["--json", "--skip-git-repo-check", "-c", f"model_reasoning_effort={turn.effort}"]
+    if turn.model:
+        common += ["-m", turn.model]
+    if turn.output_schema:
+        common += ["--output-schema", str(turn.output_schema)]
+    if turn.thread_id:
+        return [executable, "exec", "-s", turn.sandbox, "resume", turn.thread_id, *common, "-"]
+    return [executable, "exec", *common, "-s", turn.sandbox, "-C", str(turn.cwd), "-"]
+
+
+# Flags `exec_argv` passes, per subcommand, as `codex exec --help` spells them.
+EXEC_FLAGS = ("--json", "--skip-git-repo-check", "--config", "--model", "--output-schema",
+              "--sandbox", "--cd")
+RESUME_FLAGS = ("--json", "--skip-git-repo-check", "--config", "--model", "--output-schema")
+
+
+def version(executable: str) -> str | None:
+    """`0.169.0` from `codex-cli 0.169.0`, or None when codex cannot say."""
+    try:
+        done = process.run([executable, "--version"], timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r"(\d+\.\d+\.\d+\S*)", done.stdout)
+    return match.group(1) if match else None
+
+
+def missing_flags(executable: str) -> dict[str, list[str]]:
+    """Flags we pass that this codex's help does not list, per subcommand."""
+    missing: dict[str, list[str]] = {}
+    for name, argv, flags in (
+        ("exec", [executable, "exec", "--help"], EXEC_FLAGS),
+        ("exec resume", [executable, "exec", "resume", "--help"], RESUME_FLAGS),
+    ):
+        try:
+            text = process.run(argv, timeout=20).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            text = ""
+        absent = [flag for flag in flags if not re.search(rf"(^|[\s,]){flag}\b", text, re.M)]
+        if absent:
+            missing[name] = absent
+    return missing

@@ -1,0 +1,22 @@
+"""`sparring init`: create a session for one workflow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sparring import session as sessions
+from sparring import workspace
+
+
+def init(skill: str, cwd: Path) -> dict[str, Any]:
+    root = workspace.find_root(cwd)
+    created = sessions.create(root, skill, cwd.resolve())
+    return {
+        "session": created.id,
+        "session_dir": str(created.dir),
+        "skill": skill,
+        "root": str(root),
+        "cwd": str(cwd.resolve()),
+        "git": workspace.is_git_checkout(root),
+    }

@@ -1,0 +1,172 @@
+"""`sparring start` and `sparring resume`: launch a turn in the background.
+
+Both return once codex has run for a short start window (or ended sooner),
+so a codex that dies at once — a rejected flag, a missing binary, a bad
+config — is reported as a failed start with its stderr, not as `running`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from sparring import codex, config, runner, states, turns, view
+from sparring import session as sessions
+from sparring.errors import SparringError
+from sparring.session import Session, find_turn
+
+_START_POLL_S = 0.05
+_START_CAP_S = 30.0
+
+
+def start_window() -> float:
+    """Seconds codex must survive to count as started (Supervisor's `startsecs`)."""
+    return float(os.environ.get("SPARRING_STARTSECS", "1.0"))
+
+
+def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
+    """The prompt bytes, exactly as given, from a file or from stdin."""
+    if prompt_file is not None:
+        try:
+            data = prompt_file.read_bytes()
+        except FileNotFoundError as exc:
+            raise SparringError("file_not_found", f"prompt file {prompt_file} does not exist",
+                                "check the path given to --prompt-file") from exc
+    else:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        if stream.isatty():
+            raise SparringError("prompt_empty", "no prompt: stdin is a terminal",
+                                "pass --prompt-file FILE, or pipe the prompt on stdin")
+        data = stream.read()
+    if not data.strip():
+        raise SparringError("prompt_empty", "the prompt is empty",
+                            "write the prompt to a file and pass --prompt-file FILE")
+    return data
+
+
+def start(ref: str, cwd: Path, options: dict[str, Any], prompt: bytes) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    data = session.load()
+    if data["turns"]:
+        raise SparringError("invalid_transition", f"session {session.id} has already started",
+                            f"continue it with `sparring resume {session.id}`")
+    settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    executable = _codex_for(session, data)
+    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
+                                sandbox=settings.sandbox, model=settings.model)
+    with session.update() as locked:
+        if locked["turns"]:  # another `start` won the race while we looked up codex
+            raise SparringError("invalid_transition", f"session {session.id} has already "
+                                "started", f"continue it with `sparring resume {session.id}`")
+        turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
+                              prompt=prompt, argv=codex.exec_argv(executable, request),
+                              thread_id=None)
+    return _launch(session, turn["n"])
+
+
+def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: bytes | None,
+           recover: bool = False) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    data = session.load()
+    previous = _resumable(session, data, recover)
+    if recover:
+        if prompt is not None:
+            raise SparringError("usage_error", "--recover re-sends the interrupted round's "
+                                "prompt; do not give another", "drop --prompt-file or --recover")
+        prompt = session.turn_file(previous["n"], turns.PROMPT).read_bytes()
+    assert prompt is not None
+    settings = _resume_settings(data, previous, options)
+    executable = _codex_for(session, data)
+    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
+                                sandbox=settings.sandbox, model=settings.model,
+                                thread_id=data["thread_id"])
+    with session.update() as locked:
+        if locked["turns"][-1]["n"] != previous["n"]:
+            raise SparringError("session_busy", "another turn started meanwhile",
+                                f"check it with `sparring poll {session.id}`")
+        turn = turns.new_turn(
+            session, locked, settings=settings, prompt=prompt, thread_id=data["thread_id"],
+            round_no=previous["round"] if recover else previous["round"] + 1,
+            purpose="recovery" if recover else "round", argv=codex.exec_argv(executable, request),
+            recovers=previous["n"] if recover else None,
+        )
+    return _launch(session, turn["n"])
+
+
+def _resumable(session: Session, data: dict[str, Any], recover: bool) -> dict[str, Any]:
+    previous = view.current_turn(session, data)
+    if not states.is_terminal(previous["status"]):
+        _, previous, _ = view.observe(session)  # it may have ended with its runner
+    if not states.is_terminal(previous["status"]):
+        raise SparringError("session_busy", f"round {previous['round']} is still running",
+                            f"wait for it with `sparring wait {session.id}` or end it with "
+                            f"`sparring stop {session.id}`")
+    data = session.load()
+    if not data.get("thread_id"):
+        raise SparringError("no_thread", "codex never opened a thread in this session",
+                            "nothing to resume; run the round again in a new session "
+                            "(`sparring init`), then `sparring start`")
+    if recover and not previous.get("recoverable"):
+        code = "recovery_exhausted" if previous.get("recovers") else "invalid_transition"
+        raise SparringError(code, f"round {previous['round']} ({previous['status']}) cannot be "
+                            "recovered", "report what you have, or resume with a new prompt")
+    return previous
+
+
+def _resume_settings(data: dict[str, Any], previous: dict[str, Any],
+                     options: dict[str, Any]) -> config.TurnSettings:
+    # A thread keeps its model: switching models mid-thread makes codex inject a
+    # large model-switch message. Effort and sandbox carry over unless given.
+    kept = previous["settings"]
+    file_settings = config.load(Path(data["root"]))
+    effort = options.get("effort") or kept["effort"]
+    merged = {**options, "effort": effort, "model": kept["model"],
+              "sandbox": options.get("sandbox") or kept["sandbox"]}
+    return config.resolve_turn(merged, file_settings)
+
+
+def _codex_for(session: Session, data: dict[str, Any]) -> str:
+    executable = codex.find_executable()
+    if data["codex"].get("path") != executable:
+        found = codex.version(executable)
+        with session.update() as locked:
+            locked["codex"] = {"path": executable, "version": found}
+    return executable
+
+
+def _launch(session: Session, n: int) -> dict[str, Any]:
+    identity = runner.launch(session, n)
+    with session.update() as data:
+        find_turn(data, n)["runner"] = identity.to_dict()
+    turn = _wait_for_start(session, n)
+    data, turn, seen = view.observe(session)
+    if turn["status"] == states.FAILED:
+        raise _failed_start(turn)
+    return view.to_dict(session, data, turn, seen)
+
+
+def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
+    window, begun = start_window(), time.monotonic()
+    while True:
+        turn = find_turn(session.load(), n)
+        if states.is_terminal(turn["status"]):
+            return turn
+        started = turn.get("started_at")
+        if started and time.time() - started >= window:
+            return turn
+        if time.monotonic() - begun > _START_CAP_S + window:
+            return turn
+        time.sleep(_START_POLL_S)
+
+
+def _failed_start(turn: dict[str, Any]) -> SparringError:
+    error = dict(turn["error"] or {})
+    code = error.pop("code", "codex_start_failed")
+    if code == "codex_crashed":
+        code = "codex_start_failed"
+    message = error.pop("message", "codex failed to start")
+    hint = error.pop("hint", "run `sparring doctor`")
+    return SparringError(code, message, hint, turn=turn["n"], status=turn["status"], **error)

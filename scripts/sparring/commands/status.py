@@ -1,0 +1,54 @@
+"""`sparring status`: one session in detail, or every session of this project."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from sparring import session as sessions
+from sparring import states, turns, view, workspace
+from sparring.commands.finalize import summarize
+from sparring.errors import SparringError
+
+
+def status(ref: str | None, cwd: Path) -> dict[str, Any]:
+    if ref is not None:
+        session = sessions.resolve(ref, cwd)
+        if session.load()["turns"]:
+            view.observe(session)  # let a dead runner's turn be recorded first
+        summary = summarize(session, session.load())
+        summary.pop("finalized_at")
+        return summary
+    root = workspace.find_root(cwd)
+    return {"root": str(root), "sessions": [_row(s) for s in sessions.all_sessions(root)]}
+
+
+def _row(session: sessions.Session) -> dict[str, Any]:
+    try:
+        data = session.load()
+    except SparringError as exc:  # one unreadable session must not hide the others
+        return {"session": session.id, "status": "unreadable", "error": exc.to_dict()}
+    latest = sessions.latest_turn(data)
+    return {
+        "session": session.id,
+        "skill": data["skill"],
+        "status": states.reported(latest["status"]) if latest else "new",
+        "rounds": latest["round"] if latest else 0,
+        "created": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["created_at"])),
+        "thread_id": data.get("thread_id"),
+        "tokens": sum(turns.total_usage(data).values()),
+        "finalized": bool(data.get("finalized_at")),
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    """Human-readable form of the session list, for `status --table`."""
+    columns = ("session", "skill", "status", "rounds", "created", "tokens")
+    rows = [[str(r.get(c, "")) for c in columns] for r in result["sessions"]]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
+    if not rows:
+        lines.append(f"(no sessions under {result['root']}/.sparring)")
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""Reading Codex's JSONL event stream (`codex exec --json`).
+
+`thread.started` → `turn.started` → `item.*` → `turn.completed{usage}` or
+`turn.failed{error}`. Top-level `error` events are retry notices, not
+failures: only `turn.failed` and the exit code mean failure. `usage` in
+`turn.completed` is cumulative for the thread. Lines that are not JSON
+objects with a `type` are counted and skipped; an unterminated last line is
+left for later unless the stream has ended.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+USAGE_KEYS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "cache_write_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+)
+_TEXT_LIMIT = 400
+
+
+@dataclass
+class TurnView:
+    """What one turn's events say so far."""
+
+    thread_id: str | None = None
+    turn_started: bool = False
+    completed: bool = False
+    failure: str | None = None
+    messages: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    usage: dict[str, int] | None = None
+    malformed: int = 0
+    events: int = 0
+    _items: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def final_message(self) -> str | None:
+        return self.messages[-1] if self.messages else None
+
+    @property
+    def activities(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        for item in self._items.values():
+            found.extend(_describe(item))
+        return found
+
+
+def read(path: Path, finished: bool) -> TurnView:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    return parse(data, finished)
+
+
+def parse(data: bytes, finished: bool) -> TurnView:
+    view = TurnView()
+    lines = data.split(b"\n")
+    if not finished and not data.endswith(b"\n"):
+        lines = lines[:-1]  # Codex is still writing this line
+    for raw in lines:
+        if raw.strip():
+            _apply(view, raw)
+    return view
+
+
+def _apply(view: TurnView, raw: bytes) -> None:
+    try:
+        event = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        view.malformed += 1
+        return
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        view.malformed += 1
+        return
+    view.events += 1
+    kind = event["type"]
+    if kind == "thread.started":
+        view.thread_id = str(event.get("thread_id") or "") or view.thread_id
+    elif kind == "turn.started":
+        view.turn_started = True
+    elif kind in ("item.started", "item.updated", "item.completed"):
+        _apply_item(view, event.get("item"), kind == "item.completed")
+    elif kind == "turn.completed":
+        view.completed = True
+        view.usage = usage_of(event.get("usage"))
+    elif kind == "turn.failed":
+        error = event.get("error")
+        message = error.get("message") if isinstance(error, dict) else None
+        view.failure = str(message or "turn.failed without a message")
+    elif kind == "error":
+        view.notices.append(str(event.get("message", "")))
+
+
+def _apply_item(view: TurnView, item: Any, done: bool) -> None:
+    if not isinstance(item, dict):
+        view.malformed += 1
+        return
+    key = str(item.get("id", f"anon_{len(view._items)}"))
+    if item.get("type") == "agent_message":
+        if done:
+            view.messages.append(str(item.get("text", "")))
+        return
+    view._items.pop(key, None)  # re-insert so the list stays in order of last change
+    view._items[key] = item
+
+
+def usage_of(raw: Any) -> dict[str, int]:
+    source = raw if isinstance(raw, dict) else {}
+    return {key: _int(source.get(key)) for key in USAGE_KEYS}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _clip(value: Any) -> str:
+    text = str(value or "").strip()
+    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 1] + "…"
+
+
+def _describe(item: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = item.get("type")
+    if kind == "command_execution":
+        return [{"kind": "command", "command": _clip(item.get("command")),
+                 "status": item.get("status"), "exit_code": item.get("exit_code")}]
+    if kind == "file_change":
+        changes = item.get("changes")
+        if not isinstance(changes, list):
+            changes = []
+        return [{"kind": "file_change", "path": c.get("path"), "change": c.get("kind"),
+                 "status": item.get("status")} for c in changes if isinstance(c, dict)]
+    if kind == "reasoning":
+        return [{"kind": "reasoning", "text": _clip(item.get("text"))}]
+    if kind == "error":
+        return [{"kind": "warning", "message": _clip(item.get("message"))}]
+    if kind == "web_search":
+        return [{"kind": "web_search", "query": _clip(item.get("query"))}]
+    if kind == "mcp_tool_call":
+        return [{"kind": "tool_call", "server": item.get("server"), "tool": item.get("tool"),
+                 "status": item.get("status")}]
+    return [{"kind": str(kind or "item"), "status": item.get("status")}]

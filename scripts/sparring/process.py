@@ -1,0 +1,179 @@
+"""The one door to child processes.
+
+Rules every caller gets for free: argv is a list and never goes through a
+shell; background children get their own session (so their whole group can
+be signalled) and write to files, never to pipes nobody reads; stdin is a
+file or /dev/null, so a child that reads stdin always reaches end-of-file.
+Before signalling a recorded pid we check it is still the same process
+(pid plus start time), because pids are reused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psutil
+
+# Start times from psutil are floats derived from clock ticks; equal processes
+# agree to far better than this.
+_START_TIME_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A process as recorded on disk: pid plus start time."""
+
+    pid: int
+    started: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"pid": self.pid, "started": self.started}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, float] | None) -> Identity | None:
+        if not data:
+            return None
+        return cls(int(data["pid"]), float(data["started"]))
+
+
+@dataclass(frozen=True)
+class Completed:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def identity_of(pid: int) -> Identity:
+    import psutil
+
+    return Identity(pid, psutil.Process(pid).create_time())
+
+
+def spawn_background(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    stdin: Path | None,
+    stdout: Path,
+    stderr: Path,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start `argv` in a new session; output to files, stdin from a file or /dev/null."""
+    stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
+    try:
+        with open(stdout, "ab") as out, open(stderr, "ab") as err:
+            return subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                stdin=stdin_file,
+                stdout=out,
+                stderr=err,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+                close_fds=True,
+            )
+    finally:
+        stdin_file.close()
+
+
+def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
+    """Run a short command to completion; on timeout its whole group is killed."""
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _signal_group(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise
+    return Completed(proc.returncode, _decode(out), _decode(err))
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def find_live(identity: Identity | None) -> psutil.Process | None:
+    """The recorded process if it still runs and is the same one; zombies count as gone."""
+    if identity is None:
+        return None
+    import psutil
+
+    try:
+        proc = psutil.Process(identity.pid)
+        if abs(proc.create_time() - identity.started) > _START_TIME_TOLERANCE:
+            return None  # the pid was reused by another process
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return proc
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+def is_alive(identity: Identity | None) -> bool:
+    return find_live(identity) is not None
+
+
+def stop_tree(identity: Identity | None, grace: float = 3.0) -> bool:
+    """Stop the recorded process, its group and every descendant: TERM, wait, then KILL.
+
+    Returns False when there was nothing of ours left to stop.
+    """
+    import psutil
+
+    root = find_live(identity)
+    if root is None:
+        return False
+    try:
+        tree = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        tree = [root]
+    _signal_all(root.pid, tree, signal.SIGTERM)
+    _, alive = psutil.wait_procs(tree, timeout=grace)
+    if alive:
+        _signal_all(root.pid, alive, signal.SIGKILL)
+        psutil.wait_procs(alive, timeout=grace)
+    return True
+
+
+def _signal_all(leader: int, procs: Sequence[psutil.Process], sig: signal.Signals) -> None:
+    import psutil
+
+    _signal_group(leader, sig)
+    for proc in procs:  # descendants that left the group (setsid) still get the signal
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            proc.send_signal(sig)
+
+
+def _signal_group(leader: int, sig: signal.Signals) -> None:
+    try:
+        if os.getpgid(leader) == leader:  # only a group we created by start_new_session
+            os.killpg(leader, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def read_tail(path: Path, limit: int = 2000) -> str:
+    """The last `limit` bytes of a child's output file, decoded leniently."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            return _decode(f.read()).strip()
+    except FileNotFoundError:
+        return ""

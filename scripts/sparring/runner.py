@@ -1,0 +1,108 @@
+"""The background runner: one small process per turn that owns codex.
+
+`start`/`resume` launch it and return; it launches codex, enforces the
+wall-clock timeout and the stall limit even when nobody polls, and records
+how the turn ended. It is Codex's parent, so it alone sees the real exit
+code. If it is killed, `poll` still tells the truth from what is on disk.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from sparring import process, states, turns
+from sparring.session import Session, find_turn
+
+if TYPE_CHECKING:
+    from subprocess import Popen
+
+POLL_INTERVAL = 0.1
+_terminated = False
+
+
+def launch(session: Session, n: int) -> process.Identity:
+    """Start the runner for turn `n` in its own session; output goes to the turn's log."""
+    package_parent = str(Path(__file__).resolve().parents[1])
+    bootstrap = (
+        "import sys; sys.path.insert(0, sys.argv[1]); "
+        "from sparring.runner import main; sys.exit(main(sys.argv[2:]))"
+    )
+    log = session.turn_file(n, turns.RUNNER_LOG)
+    child = process.spawn_background(
+        [sys.executable, "-c", bootstrap, package_parent, str(session.dir), str(n)],
+        cwd=session.dir, stdin=None, stdout=log, stderr=log,
+    )
+    return process.identity_of(child.pid)
+
+
+def main(argv: list[str]) -> int:
+    session, n = Session(Path(argv[0])), int(argv[1])
+    signal.signal(signal.SIGTERM, _on_term)
+    try:
+        run_turn(session, n)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+def _on_term(signum: int, frame: FrameType | None) -> None:
+    global _terminated
+    _terminated = True
+
+
+def run_turn(session: Session, n: int) -> None:
+    proc = _spawn_codex(session, n)
+    if proc is None:
+        return
+    turn = find_turn(session.load(), n)
+    identity = process.Identity.from_dict(turn["codex"])
+    end_reason = _watch(session, turn, proc, identity)
+    exit_code = proc.wait()
+    turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason)
+
+
+def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
+    # Checked and recorded under the lock, so a concurrent `stop` either sees
+    # codex's identity and kills it, or leaves the flag that stops us here.
+    with session.update() as data:
+        turn = find_turn(data, n)
+        if turn["status"] != states.STARTING:
+            return None
+        if turn["stop_requested"]:
+            turn.update(status=states.STOPPED, ended_at=time.time(), end_reason="stopped",
+                        error=turns.stopped_error())
+            return None
+        try:
+            proc = process.spawn_background(
+                turn["argv"], cwd=Path(data["cwd"]),
+                stdin=session.turn_file(n, turns.PROMPT),
+                stdout=session.turn_file(n, turns.EVENTS),
+                stderr=session.turn_file(n, turns.STDERR),
+            )
+        except OSError as exc:
+            turn.update(status=states.FAILED, ended_at=time.time(),
+                        error=turns.spawn_error(turn["argv"][0], exc))
+            return None
+        turn.update(status=states.RUNNING, started_at=time.time(),
+                    codex=process.identity_of(proc.pid).to_dict())
+        return proc
+
+
+def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
+           identity: process.Identity | None) -> str | None:
+    """Wait for codex to exit; end it when a limit passes or we are told to stop."""
+    while proc.poll() is None:
+        reason = "stopped" if _terminated else turns.deadline_passed(session, turn, time.time())
+        if reason:
+            process.stop_tree(identity)
+            return reason
+        time.sleep(POLL_INTERVAL)
+    return None
+

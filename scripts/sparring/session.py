@@ -1,0 +1,107 @@
+"""Sessions: one debate with Codex, stored in `<root>/.sparring/sessions/<id>/`.
+
+A session holds one Codex thread and a list of turns (round one, later
+rounds, recoveries). Each turn has its own folder with the prompt sent, the
+JSONL Codex printed, its stderr and the runner's log.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sparring import workspace
+from sparring.errors import SparringError
+from sparring.state import StateFile
+
+SESSION_FILE = "session.json"
+FORMAT = 1
+SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
+
+
+class Session:
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT)
+
+    @property
+    def id(self) -> str:
+        return self.dir.name
+
+    def load(self) -> dict[str, Any]:
+        return self.state.read()
+
+    @contextmanager
+    def update(self) -> Iterator[dict[str, Any]]:
+        with self.state.update() as data:
+            yield data
+
+    def turn_dir(self, n: int) -> Path:
+        return self.dir / "turns" / str(n)
+
+    def turn_file(self, n: int, name: str) -> Path:
+        return self.turn_dir(n) / name
+
+
+def create(root: Path, skill: str, cwd: Path) -> Session:
+    """A new session with an id unique even when many `init`s run at once."""
+    parent = workspace.sessions_dir(root, create=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for _ in range(20):
+        directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
+        try:
+            directory.mkdir()  # atomic: exactly one creator wins a name
+        except FileExistsError:
+            continue
+        session = Session(directory)
+        session.state.create(
+            {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
+             "created_at": time.time(), "thread_id": None, "codex": {}, "turns": []}
+        )
+        return session
+    raise SparringError("not_writable", f"could not allocate a session id in {parent}",
+                        "remove stale folders from .sparring/sessions and retry")
+
+
+def resolve(ref: str, cwd: Path) -> Session:
+    """A session named by its id (in this project) or by its directory."""
+    candidates = []
+    as_path = Path(ref).expanduser()
+    if os.sep in ref or as_path.is_dir():
+        candidates.append(as_path if as_path.is_absolute() else cwd / as_path)
+    else:
+        candidates.append(workspace.sessions_dir(workspace.find_root(cwd)) / ref)
+    for directory in candidates:
+        if (directory / SESSION_FILE).is_file():
+            return Session(directory.resolve())
+    raise SparringError(
+        "session_not_found",
+        f"no session {ref!r} here",
+        "use the `session` id printed by `sparring init`, or its `session_dir`; "
+        "`sparring status` lists this project's sessions",
+    )
+
+
+def all_sessions(root: Path) -> list[Session]:
+    parent = workspace.sessions_dir(root)
+    if not parent.is_dir():
+        return []
+    found = [Session(d) for d in parent.iterdir() if (d / SESSION_FILE).is_file()]
+    return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
+
+
+def latest_turn(data: dict[str, Any]) -> dict[str, Any] | None:
+    turns: list[dict[str, Any]] = data.get("turns", [])
+    return turns[-1] if turns else None
+
+
+def find_turn(data: dict[str, Any], n: int) -> dict[str, Any]:
+    for turn in data.get("turns", []):
+        if turn["n"] == n:
+            return turn  # type: ignore[no-any-return]
+    raise KeyError(n)

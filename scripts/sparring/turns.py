@@ -1,0 +1,249 @@
+"""Turns: creating one, deciding how it ended, and telling the truth about it.
+
+How a turn ended is decided once, from what is on disk (Codex's JSONL, its
+exit code, why we ended it) and recorded under the session lock. Whoever
+notices the end first records it — the background runner normally, or a
+`poll` that finds the runner gone — and terminal statuses never change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sparring import events, process, states
+from sparring.codex import INSTALL_HINT
+from sparring.config import TurnSettings
+from sparring.errors import CODES
+from sparring.session import Session, find_turn
+
+PROMPT = "prompt.txt"
+EVENTS = "events.jsonl"
+STDERR = "stderr.log"
+RUNNER_LOG = "runner.log"
+
+_RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
+_NO_ROLLOUT = "no rollout found"
+# Codes after which the same prompt on the same thread may well succeed.
+_RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_failed",
+                          "codex_protocol_error", "codex_crashed", "runner_died"})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    error: dict[str, Any] | None
+
+
+def new_turn(
+    session: Session,
+    data: dict[str, Any],
+    *,
+    round_no: int,
+    purpose: str,
+    settings: TurnSettings,
+    prompt: bytes,
+    argv: list[str],
+    thread_id: str | None,
+    recovers: int | None = None,
+) -> dict[str, Any]:
+    """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
+    n = len(data["turns"]) + 1
+    directory = session.turn_dir(n)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / PROMPT).write_bytes(prompt)
+    turn: dict[str, Any] = {
+        "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
+        "created_at": time.time(), "started_at": None, "ended_at": None,
+        "settings": {"effort": settings.effort, "model": settings.model,
+                     "sandbox": settings.sandbox, "timeout": settings.timeout,
+                     "stall_after": settings.stall_after},
+        "argv": argv, "thread_id": thread_id, "recovers": recovers,
+        "runner": None, "codex": None, "stop_requested": False,
+        "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
+        "usage_cumulative": None, "usage": None,
+        "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+    }
+    data["turns"].append(turn)
+    return turn
+
+
+def last_activity(session: Session, turn: dict[str, Any]) -> float:
+    """When Codex last printed an event (the events file's mtime), or when it started."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    try:
+        return max(started, session.turn_file(turn["n"], EVENTS).stat().st_mtime)
+    except FileNotFoundError:
+        return started
+
+
+def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str | None:
+    """`timeout` or `stalled` when the turn is past one of its limits, else None."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    if now - started > turn["settings"]["timeout"]:
+        return "timeout"
+    if now - last_activity(session, turn) > turn["settings"]["stall_after"]:
+        return "stalled"
+    return None
+
+
+def record_end(
+    session: Session, n: int, *, exit_code: int | None, end_reason: str | None
+) -> dict[str, Any]:
+    """Decide and record how turn `n` ended; a turn already ended is left as it is."""
+    view = events.read(session.turn_file(n, EVENTS), finished=True)
+    stderr_tail = process.read_tail(session.turn_file(n, STDERR))
+    with session.update() as data:
+        turn = find_turn(data, n)
+        if states.is_terminal(turn["status"]):
+            return dict(turn)
+        if turn["stop_requested"]:
+            end_reason = "stopped"
+        thread_id = view.thread_id or turn["thread_id"]
+        outcome = classify(view, exit_code, end_reason, stderr_tail, turn)
+        if not states.can_move(turn["status"], outcome.status):
+            raise RuntimeError(f"turn {n}: {turn['status']} cannot become {outcome.status}")
+        turn.update(
+            status=outcome.status, ended_at=time.time(), exit_code=exit_code,
+            end_reason=end_reason, error=outcome.error, thread_id=thread_id,
+            recoverable=_recoverable(outcome, thread_id, turn),
+            usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),
+        )
+        if thread_id and not data.get("thread_id"):
+            data["thread_id"] = thread_id
+        return dict(turn)
+
+
+def classify(
+    view: events.TurnView,
+    exit_code: int | None,
+    end_reason: str | None,
+    stderr_tail: str,
+    turn: dict[str, Any],
+) -> Outcome:
+    settings = turn["settings"]
+    if end_reason == "stopped":
+        return Outcome(states.STOPPED, stopped_error())
+    if end_reason == "timeout":
+        return Outcome(states.TIMEOUT, _error(
+            "turn_timeout", f"codex ran past the {settings['timeout']:.0f} s turn timeout and "
+            "was ended", "report what you have; retry once with `sparring resume SESSION "
+            "--recover --effort <lower>` or raise --timeout"))
+    if end_reason == "stalled":
+        return Outcome(states.STALLED, _error(
+            "turn_stalled", f"codex printed no event for {settings['stall_after']:.0f} s and "
+            "was ended", "run `sparring resume SESSION --recover` once; if it stalls again, "
+            "check codex's network and `sparring doctor`"))
+    if view.completed:
+        return _completed(view)
+    if view.failure:
+        return Outcome(states.FAILED, _turn_failure(view.failure))
+    return Outcome(states.FAILED, _process_failure(exit_code, end_reason, stderr_tail))
+
+
+def stopped_error() -> dict[str, Any]:
+    return _error("turn_stopped", "the turn was stopped on request",
+                  "resume the session when you want another round")
+
+
+def spawn_error(executable: str, exc: OSError) -> dict[str, Any]:
+    if isinstance(exc, (FileNotFoundError, PermissionError)):
+        return _error("codex_not_found", f"cannot run {executable}: {exc.strerror}",
+                      INSTALL_HINT)
+    return _error("codex_start_failed", f"cannot run {executable}: {exc}",
+                  "run `sparring doctor`")
+
+
+def _completed(view: events.TurnView) -> Outcome:
+    if view.final_message is None or not view.final_message.strip():
+        return Outcome(states.FAILED, _error(
+            "codex_protocol_error", "codex completed the turn without an answer",
+            "run `sparring resume SESSION --recover` to ask again"))
+    return Outcome(states.COMPLETED, None)
+
+
+def _turn_failure(message: str) -> dict[str, Any]:
+    if _RATE_LIMIT.search(message):
+        return _error("rate_limited", message, "wait, then `sparring resume SESSION --recover`; "
+                      "check the plan and quota of the account codex uses")
+    return _error("turn_failed", message, "see the message; `sparring resume SESSION "
+                  "--recover` retries the round once on the same thread")
+
+
+def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -> dict[str, Any]:
+    if exit_code == 2:
+        return _error("codex_usage_error", "codex rejected the command line sparring built",
+                      "run `sparring doctor`: this codex may be too old or too new",
+                      stderr_tail=tail)
+    if _NO_ROLLOUT in tail:
+        return _error("thread_not_found", "codex has no record of this session's thread",
+                      "CODEX_HOME changed or the thread was removed; start a new session",
+                      stderr_tail=tail)
+    if end_reason == "runner_died":
+        return _error("runner_died", "sparring's background runner ended before the turn did; "
+                      "codex is gone and left no final event", "retry once with "
+                      "`sparring resume SESSION --recover`", stderr_tail=tail)
+    how = f"exited with code {exit_code}" if exit_code is not None and exit_code >= 0 else (
+        f"was killed by signal {-exit_code}" if exit_code is not None else "ended")
+    return _error("codex_crashed", f"codex {how} before finishing the turn",
+                  "read stderr_tail; `sparring doctor` checks the installation",
+                  stderr_tail=tail)
+
+
+def _error(code: str, message: str, hint: str, **extra: Any) -> dict[str, Any]:
+    assert code in CODES, code
+    return {"code": code, "message": message, "hint": hint, **extra}
+
+
+def _recoverable(outcome: Outcome, thread_id: str | None, turn: dict[str, Any]) -> bool:
+    if outcome.error is None or not thread_id or turn.get("recovers") is not None:
+        return False
+    return outcome.error["code"] in _RECOVERABLE
+
+
+def _round_usage(
+    data: dict[str, Any], turn: dict[str, Any], cumulative: dict[str, int] | None,
+    thread_id: str | None,
+) -> dict[str, int] | None:
+    """This turn's tokens: Codex's cumulative thread usage minus the previous turn's."""
+    if cumulative is None:
+        return None
+    baseline: dict[str, int] = {}
+    for earlier in data["turns"]:
+        if earlier["n"] >= turn["n"]:
+            break
+        if earlier.get("thread_id") == thread_id and earlier.get("usage_cumulative"):
+            baseline = earlier["usage_cumulative"]
+    return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
+
+
+def total_usage(data: dict[str, Any]) -> dict[str, int]:
+    total = dict.fromkeys(events.USAGE_KEYS, 0)
+    for turn in data["turns"]:
+        for key, value in (turn.get("usage") or {}).items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def parse_review(text: str | None) -> Any:
+    """Codex's answer as JSON when it is JSON (a fenced block counts), else None."""
+    if text is None:
+        return None
+    body = text.strip()
+    fence = re.fullmatch(r"```(?:json)?\s*\n(.*)\n```", body, re.S)
+    if fence:
+        body = fence.group(1)
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return None
+
+
+def files(session: Session, n: int) -> dict[str, str]:
+    return {name: str(session.turn_file(n, f)) for name, f in
+            (("prompt", PROMPT), ("events", EVENTS), ("stderr", STDERR))}
+

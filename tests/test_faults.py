@@ -1,0 +1,288 @@
+"""Every fault a user can meet: one JSON error with a code and a hint, nothing lost,
+no process left behind (the autouse `no_orphans` fixture checks the last part)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from sparring.session import Session
+
+
+def session_data(repo: Path, sid: str) -> dict[str, Any]:
+    return Session(repo / ".sparring" / "sessions" / sid).load()
+
+
+def test_missing_codex_gives_the_install_hint(sparring: Any, session: str,
+                                              monkeypatch: Any) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    result = sparring("start", session, input=b"q")
+    assert result.exit_code == 1
+    assert result.error_code == "codex_not_found"
+    assert "npm install -g @openai/codex" in result.out["error"]["hint"]
+    assert "SPARRING_CODEX" in result.out["error"]["hint"]
+
+
+def test_sparring_codex_pointing_nowhere_is_named(sparring: Any, session: str,
+                                                  monkeypatch: Any) -> None:
+    monkeypatch.setenv("SPARRING_CODEX", "/nowhere/codex")
+    result = sparring("start", session, input=b"q")
+    assert result.error_code == "codex_not_found"
+    assert "/nowhere/codex" in result.out["error"]["message"]
+
+
+def test_sparring_codex_is_used(sparring: Any, session: str, fake_codex: Any,
+                                monkeypatch: Any, tmp_path: Path) -> None:
+    link = tmp_path / "bin" / "my-codex"
+    link.parent.mkdir()
+    link.symlink_to(Path(__file__).parent / "support" / "bin" / "codex")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("SPARRING_CODEX", str(link))
+    fake_codex.mode("ok")
+    assert sparring("start", session, input=b"q").exit_code == 0
+    assert sparring("wait", session).out["status"] == "completed"
+
+
+def test_rejected_flag_is_a_failed_start_with_stderr(sparring: Any, session: str,
+                                                     fake_codex: Any, repo: Path) -> None:
+    fake_codex.mode("usage_error")
+    result = sparring("start", session, input=b"q")
+    assert result.exit_code == 1
+    assert result.error_code == "codex_usage_error"
+    assert "unexpected argument '--approval-policy'" in result.out["error"]["stderr_tail"]
+    assert "sparring doctor" in result.out["error"]["hint"]
+    polled = sparring("poll", session).out
+    assert polled["status"] == "failed" and polled["error"]["code"] == "codex_usage_error"
+    assert polled["recoverable"] is False
+
+
+def test_codex_dying_at_once_is_not_reported_running(sparring: Any, session: str,
+                                                     fake_codex: Any) -> None:
+    fake_codex.mode("die_early", stderr="Error: simulated broken config.toml")
+    result = sparring("start", session, input=b"q")
+    assert result.exit_code == 1
+    assert result.error_code == "codex_start_failed"
+    assert "simulated broken config.toml" in result.out["error"]["stderr_tail"]
+
+
+def test_empty_prompt_is_refused_before_anything_runs(sparring: Any, session: str,
+                                                      fake_codex: Any) -> None:
+    result = sparring("start", session, input=b"  \n")
+    assert result.error_code == "prompt_empty" and result.exit_code == 1
+    assert fake_codex.turn_calls() == []
+    missing = sparring("start", session, "--prompt-file", "/no/such/prompt.md")
+    assert missing.error_code == "file_not_found"
+
+
+def test_hang_is_ended_by_stop_with_its_whole_tree(sparring: Any, session: str,
+                                                  fake_codex: Any, tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    fake_codex.mode("spawn_child", child_pidfile=str(pidfile))
+    assert sparring("start", session, input=b"q").out["status"] == "running"
+    _wait_for(pidfile.exists)
+    grandchild = int(pidfile.read_text())
+    assert psutil.pid_exists(grandchild)
+    stopped = sparring("stop", session)
+    assert stopped.exit_code == 0 and stopped.out["status"] == "stopped"
+    assert stopped.out["error"]["code"] == "turn_stopped"
+    assert not _alive(grandchild), "a grandchild in its own session survived stop"
+    again = sparring("stop", session)
+    assert again.exit_code == 0 and again.out["already_ended"] is True
+
+
+def test_stop_escalates_to_kill_when_term_is_ignored(sparring: Any, session: str,
+                                                     fake_codex: Any, repo: Path) -> None:
+    fake_codex.mode("ignore_term")
+    sparring("start", session, input=b"q")
+    codex = session_data(repo, session)["turns"][0]["codex"]
+    began = time.monotonic()
+    assert sparring("stop", session).out["status"] == "stopped"
+    assert not _alive(codex["pid"])
+    assert time.monotonic() - began < 15
+
+
+def test_stall_is_detected_without_any_poll_and_recovered_once(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    fake_codex.script([{"mode": "hang"}, {"mode": "ok", "reply": "recovered answer"},
+                       {"mode": "hang"}])
+    sparring("start", session, "--stall-after", "1", input=b"the question")
+    # Nobody polls: the background runner alone must notice the stall.
+    _wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "stalled", 15)
+    out = sparring("poll", session).out
+    assert out["status"] == "stalled" and out["error"]["code"] == "turn_stalled"
+    assert out["recoverable"] is True and out["thread_id"]
+    recovered = sparring("resume", session, "--recover")
+    assert recovered.exit_code == 0, recovered.raw
+    done = sparring("wait", session).out
+    assert done["status"] == "completed" and done["round"] == 1
+    assert done["purpose"] == "recovery"
+    assert done["review"]["text"] == "recovered answer"
+    assert fake_codex.stdin_of(-1) == b"the question"
+    assert "resume" in fake_codex.turn_calls()[-1]["argv"]
+
+
+def test_a_recovery_is_allowed_once(sparring: Any, session: str, fake_codex: Any) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, "--stall-after", "0.5", input=b"q")
+    assert sparring("wait", session, "--timeout", "15").out["status"] == "stalled"
+    sparring("resume", session, "--recover", "--stall-after", "0.5")
+    second = sparring("wait", session, "--timeout", "15").out
+    assert second["status"] == "stalled" and second["recoverable"] is False
+    refused = sparring("resume", session, "--recover")
+    assert refused.error_code == "recovery_exhausted"
+
+
+def test_wall_clock_timeout_ends_a_busy_turn(sparring: Any, session: str,
+                                             fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="30", event_delay="0.2")
+    sparring("start", session, "--timeout", "1.5", input=b"q")
+    out = sparring("wait", session, "--timeout", "20").out
+    assert out["status"] == "timeout" and out["error"]["code"] == "turn_timeout"
+    assert "lower" in out["error"]["hint"]
+    assert 1.4 < out["elapsed_s"] < 10
+
+
+def test_crash_mid_turn_is_a_failure_with_stderr(sparring: Any, session: str,
+                                                 fake_codex: Any) -> None:
+    fake_codex.mode("crash", event_delay="0.3")
+    sparring("start", session, input=b"q")
+    out = sparring("wait", session).out
+    assert out["status"] == "failed" and out["error"]["code"] == "codex_crashed"
+    assert "signal 9" in out["error"]["message"]
+    assert "panicked" in out["error"]["stderr_tail"]
+    assert out["review"] is None
+
+
+def test_rate_limit_is_a_failure_with_the_servers_reason(sparring: Any, session: str,
+                                                         fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="0.6")
+    sparring("start", session, input=b"q")
+    sparring("wait", session)
+    fake_codex.mode("rate_limited")
+    result = sparring("resume", session, input=b"again")
+    out = result.out if result.exit_code == 0 else sparring("poll", session).out
+    assert out["status"] == "failed"
+    assert out["error"]["code"] == "rate_limited"
+    assert "429" in out["error"]["message"]
+    assert out["recoverable"] is True
+
+
+def test_a_partial_line_then_a_hang_still_stops_cleanly(sparring: Any, session: str,
+                                                       fake_codex: Any) -> None:
+    fake_codex.mode("partial_then_hang")
+    sparring("start", session, "--stall-after", "1", input=b"q")
+    out = sparring("wait", session, "--timeout", "15").out
+    assert out["status"] == "stalled"
+    assert out["malformed_lines"] == 1  # the half line codex never finished
+
+
+def test_unknown_session(sparring: Any, repo: Path) -> None:
+    for verb in ("poll", "wait", "stop", "finalize", "status"):
+        result = sparring(verb, "think-about-19990101-000000-abcdef")
+        assert result.exit_code == 1 and result.error_code == "session_not_found"
+        assert "sparring status" in result.out["error"]["hint"]
+
+
+def test_corrupt_state_is_reported_and_kept_byte_for_byte(sparring: Any, session: str,
+                                                          repo: Path) -> None:
+    path = repo / ".sparring" / "sessions" / session / "session.json"
+    damaged = path.read_bytes()[:40]
+    path.write_bytes(damaged)
+    for verb in ("poll", "status", "finalize", "stop"):
+        result = sparring(verb, session, input=b"q")
+        assert result.exit_code == 1 and result.error_code == "state_corrupt", verb
+        assert str(path) in result.out["error"]["message"]
+    assert path.read_bytes() == damaged
+    listing = sparring("status").out["sessions"]
+    assert listing[0]["status"] == "unreadable"
+
+
+def test_resume_refuses_while_running_and_before_start(sparring: Any, session: str,
+                                                      fake_codex: Any) -> None:
+    assert sparring("resume", session, input=b"q").error_code == "invalid_transition"
+    assert sparring("poll", session).error_code == "invalid_transition"
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    assert sparring("resume", session, input=b"q").error_code == "session_busy"
+    assert sparring("start", session, input=b"q").error_code == "invalid_transition"
+    sparring("stop", session)
+
+
+def test_runner_killed_mid_turn_poll_still_tells_the_truth(
+        repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
+    fake_codex.mode("slow", delay="2", reply="finished without its runner")
+    sparring("start", session, input=b"q")
+    runner = session_data(repo, session)["turns"][0]["runner"]
+    os.kill(runner["pid"], signal.SIGKILL)
+    assert sparring("poll", session).out["status"] == "running"  # codex still works
+    out = sparring("wait", session, "--timeout", "20").out
+    assert out["status"] == "completed"
+    assert out["review"]["text"] == "finished without its runner"
+
+
+def test_runner_and_codex_killed_is_reported_not_hidden(
+        repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    turn = session_data(repo, session)["turns"][0]
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    os.killpg(turn["codex"]["pid"], signal.SIGKILL)
+    _wait_for(lambda: not _alive(turn["codex"]["pid"]))
+    out = sparring("poll", session).out
+    assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
+    assert out["recoverable"] is True
+
+
+def test_limits_hold_even_when_the_runner_is_gone(
+        repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, "--timeout", "1", input=b"q")
+    turn = session_data(repo, session)["turns"][0]
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    out = sparring("wait", session, "--timeout", "15").out
+    assert out["status"] == "timeout"
+    assert not _alive(turn["codex"]["pid"])
+
+
+def test_twenty_sessions_at_once(repo: Path, fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="1")
+    cli = [sys.executable, "-m", "sparring"]
+
+    def run(*args: str, stdin: bytes = b"") -> dict[str, Any]:
+        done = subprocess.run([*cli, *args], cwd=repo, input=stdin, capture_output=True,
+                              timeout=120)
+        return dict(json.loads(done.stdout))
+
+    ids = [run("init", "--skill", "think-about")["session"] for _ in range(20)]
+    starts = [subprocess.Popen([*cli, "start", sid], cwd=repo, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE) for sid in ids]
+    for i, proc in enumerate(starts):
+        proc.communicate(f"question {i}".encode(), timeout=120)
+        assert proc.returncode == 0
+    results = [run("wait", sid, "--timeout", "60") for sid in ids]
+    assert [r["status"] for r in results] == ["completed"] * 20
+    assert len({r["thread_id"] for r in results}) == 20
+    prompts = sorted(c["prompt"] for c in fake_codex.turn_calls())
+    assert prompts == sorted(f"question {i}" for i in range(20))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _wait_for(condition: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)

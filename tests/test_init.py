@@ -1,0 +1,60 @@
+"""`sparring init`: sessions under a self-ignoring .sparring/, unique ids."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import git
+
+
+def test_init_creates_a_self_ignoring_state_dir(sparring: Any, repo: Path) -> None:
+    result = sparring("init", "--skill", "think-about")
+    assert result.exit_code == 0
+    out = result.out
+    assert out["ok"] and out["verb"] == "init" and out["git"] is True
+    assert Path(out["session_dir"]).is_dir()
+    assert Path(out["session_dir"]).parent.parent == repo / ".sparring"
+    assert (repo / ".sparring" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    ignored = git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all")
+    assert {line[3:].split("/")[0] for line in ignored.splitlines()} == {".sparring"}
+
+
+def test_init_in_a_subdirectory_uses_the_repository_root(sparring: Any, repo: Path,
+                                                         monkeypatch: Any) -> None:
+    sub = repo / "src" / "deep"
+    sub.mkdir(parents=True)
+    result = sparring("init", "--skill", "dual-model", "--cwd", str(sub))
+    assert result.out["root"] == str(repo) and result.out["cwd"] == str(sub)
+
+
+def test_init_outside_git_uses_the_folder(sparring: Any, tmp_path: Path,
+                                          monkeypatch: Any) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    result = sparring("init", "--skill", "arch-debate")
+    assert result.exit_code == 0 and result.out["git"] is False
+    assert (folder / ".sparring" / "sessions" / result.out["session"]).is_dir()
+
+
+def test_unknown_skill_is_a_usage_error_in_json(sparring: Any, repo: Path) -> None:
+    result = sparring("init", "--skill", "brainstorm")
+    assert result.exit_code == 2
+    assert result.out["error"]["code"] == "usage_error"
+    assert "brainstorm" in result.out["error"]["message"]
+    assert "sparring init --help" in result.out["error"]["hint"]
+
+
+def test_twenty_concurrent_inits_get_twenty_ids(repo: Path) -> None:
+    procs = [subprocess.Popen([sys.executable, "-m", "sparring", "init", "--skill",
+                               "think-about"], cwd=repo, stdout=subprocess.PIPE)
+             for _ in range(20)]
+    ids = [json.loads(p.communicate(timeout=60)[0])["session"] for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert len(set(ids)) == 20
+    assert len(list((repo / ".sparring" / "sessions").iterdir())) == 20

@@ -1,0 +1,43 @@
+"""The repository keeps its promises: two commands, the layout, clean code."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_test_command() -> str:
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+    commands = [b.strip() for b in blocks if "pytest" in b]
+    assert len(commands) == 1, "the README names exactly one test command"
+    return commands[0]
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert readme_test_command() in ci
+    assert ci[-1] == readme_test_command(), "the test command is the last thing CI runs"
+    assert "set -euo pipefail" in ci
+
+
+def test_layout_of_the_design_card() -> None:
+    for name in ("skills", "scripts", "templates", "references", "tests", "pyproject.toml",
+                 "README.md", ".ci/run"):
+        assert (ROOT / name).exists(), name
+
+
+def test_ruff_is_clean() -> None:
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "scripts", "tests", "bench"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_is_clean() -> None:
+    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

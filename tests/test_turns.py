@@ -1,0 +1,181 @@
+"""start / poll / wait / resume / finalize against the fake codex: the happy paths."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+POLL_KEYS = {"schema_version", "ok", "verb", "session", "session_dir", "skill", "status",
+             "round", "turn", "purpose", "thread_id", "elapsed_s", "last_event_s",
+             "activities", "activities_total", "review", "usage", "error", "recoverable",
+             "settings", "malformed_lines", "files"}
+
+
+def test_a_round_completes_with_the_review_and_its_usage(sparring: Any, session: str,
+                                                         fake_codex: Any) -> None:
+    fake_codex.mode("ok", reply='{"verdict": "use SQLite", "points": []}')
+    started = sparring("start", session, "--effort", "low", input=b"Redis or SQLite?")
+    assert started.exit_code == 0, started.raw
+    done = sparring("wait", session, "--timeout", "20")
+    assert done.exit_code == 0
+    out = done.out
+    assert set(out) == POLL_KEYS | {"wait_timed_out"}
+    assert out["status"] == "completed" and out["round"] == 1 and not out["wait_timed_out"]
+    assert out["review"]["data"] == {"verdict": "use SQLite", "points": []}
+    assert out["review"]["text"] == '{"verdict": "use SQLite", "points": []}'
+    assert out["thread_id"] and out["error"] is None
+    assert out["usage"]["round"]["input_tokens"] > 0
+    assert out["usage"]["round"] == out["usage"]["total"]
+
+
+def test_codex_is_called_as_the_reference_says(sparring: Any, session: str, repo: Path,
+                                              fake_codex: Any) -> None:
+    fake_codex.mode("ok")
+    sparring("start", session, "--effort", "medium", "--model", "gpt-5.5", input=b"q")
+    sparring("wait", session)
+    sparring("resume", session, "--effort", "xhigh", input=b"round two")
+    done = sparring("wait", session).out
+    first, second = (c["argv"] for c in fake_codex.turn_calls())
+    assert first == ["exec", "--json", "--skip-git-repo-check", "-c",
+                     "model_reasoning_effort=medium", "-m", "gpt-5.5", "-s", "read-only",
+                     "-C", str(repo), "-"]
+    thread = done["thread_id"]
+    assert second == ["exec", "-s", "read-only", "resume", thread, "--json",
+                      "--skip-git-repo-check", "-c", "model_reasoning_effort=xhigh",
+                      "-m", "gpt-5.5", "-"]
+    assert "--last" not in second
+    assert fake_codex.turn_calls()[1]["cwd"] == str(repo)
+
+
+def test_resume_continues_the_thread_and_counts_only_the_new_tokens(
+        sparring: Any, session: str, fake_codex: Any) -> None:
+    fake_codex.script([{"reply": "first", "usage": {"input_tokens": 100, "output_tokens": 10}},
+                       {"reply": "second", "usage": {"input_tokens": 200, "output_tokens": 20}}])
+    sparring("start", session, input=b"one")
+    one = sparring("wait", session).out
+    sparring("resume", session, input=b"two")
+    two = sparring("wait", session).out
+    assert two["thread_id"] == one["thread_id"] and two["round"] == 2
+    assert two["review"]["text"] == "second"
+    assert two["usage"]["round"]["input_tokens"] == 200
+    assert two["usage"]["round"]["output_tokens"] == 20
+    assert two["usage"]["total"]["input_tokens"] == 300
+
+
+def test_prompt_file_and_special_bytes_reach_codex_unchanged(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+    weird = "Quote \" ' `backtick` $(rm -rf /) ${HOME} \\n ünïcødé 漢字 🚀\n"
+    prompt = (weird * 75_000).encode()  # about 5 MB
+    assert len(prompt) > 5_000_000
+    path = tmp_path / "prompt.md"
+    path.write_bytes(prompt)
+    fake_codex.mode("ok")
+    sparring("start", session, "--prompt-file", str(path))
+    assert sparring("wait", session).out["status"] == "completed"
+    assert fake_codex.stdin_of(-1) == prompt
+
+
+def test_stdin_prompt_is_byte_exact(sparring: Any, session: str, fake_codex: Any) -> None:
+    prompt = b"Line one\n\tTabbed `$(whoami)` \"q\" 'q' ; | & > < *\n"
+    fake_codex.mode("ok")
+    sparring("start", session, input=prompt)
+    sparring("wait", session)
+    assert fake_codex.stdin_of(-1) == prompt
+
+
+def test_poll_while_running_shows_concrete_activity(sparring: Any, session: str,
+                                                   fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="3")
+    started = sparring("start", session, input=b"think")
+    assert started.out["status"] == "running"
+    deadline = time.monotonic() + 10
+    seen: list[dict[str, Any]] = []
+    while time.monotonic() < deadline and not any(a["kind"] == "command" for a in seen):
+        out = sparring("poll", session).out
+        assert out["status"] == "running" and out["review"] is None
+        seen = out["activities"]
+        assert seen, "poll must never report a bare 'running'"
+        time.sleep(0.1)
+    assert any(a["kind"] == "command" and "rg" in a["command"] for a in seen)
+    assert sparring("wait", session, "--timeout", "20").out["status"] == "completed"
+
+
+def test_wait_returns_when_its_own_timeout_passes(sparring: Any, session: str,
+                                                 fake_codex: Any) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    began = time.monotonic()
+    out = sparring("wait", session, "--timeout", "0.5").out
+    assert out["status"] == "running" and out["wait_timed_out"] is True
+    assert time.monotonic() - began < 3
+    sparring("stop", session)
+
+
+def test_activities_name_commands_and_reasoning(sparring: Any, session: str,
+                                               fake_codex: Any) -> None:
+    fake_codex.mode("commands", reasoning="**Checking** the lock order")
+    sparring("start", session, input=b"q")
+    out = sparring("wait", session).out
+    kinds = [a["kind"] for a in out["activities"]]
+    assert "command" in kinds and "reasoning" in kinds
+    failed = [a for a in out["activities"] if a["kind"] == "command" and a["exit_code"] == 3]
+    assert failed and failed[0]["status"] == "failed"
+
+
+def test_malformed_jsonl_is_survived_and_counted(sparring: Any, session: str,
+                                                fake_codex: Any) -> None:
+    fake_codex.mode("malformed")
+    sparring("start", session, input=b"q")
+    out = sparring("wait", session).out
+    assert out["status"] == "completed"
+    assert out["malformed_lines"] >= 4
+
+
+def test_finalize_writes_the_summary_and_is_idempotent(sparring: Any, session: str,
+                                                      fake_codex: Any) -> None:
+    fake_codex.mode("ok")
+    sparring("start", session, "--effort", "low", input=b"q")
+    sparring("wait", session)
+    first = sparring("finalize", session)
+    assert first.exit_code == 0
+    summary = json.loads(Path(first.out["summary_file"]).read_text())
+    assert summary["rounds"] == 1 and summary["turns"][0]["status"] == "completed"
+    assert summary["codex"]["version"] == "0.169.0"
+    assert summary["applied"]["effort"] == "low"
+    assert summary["applied"]["sandbox"] == "read-only"
+    assert summary["usage_total"]["input_tokens"] > 0
+    again = sparring("finalize", session)
+    assert again.exit_code == 0
+    assert {k: v for k, v in again.out.items() if k != "finalized_at"} == {
+        k: v for k, v in first.out.items() if k != "finalized_at"}
+
+
+def test_status_lists_sessions_and_shows_one(sparring: Any, repo: Path,
+                                            fake_codex: Any) -> None:
+    fake_codex.mode("ok")
+    a = sparring("init", "--skill", "think-about").out["session"]
+    b = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", a, input=b"q")
+    sparring("wait", a)
+    listing = sparring("status").out["sessions"]
+    assert {row["session"]: row["status"] for row in listing} == {a: "completed", b: "new"}
+    one = sparring("status", a).out
+    assert one["status"] == "completed" and one["rounds"] == 1
+    table = sparring("status", "--table").raw
+    assert a in table and "completed" in table and "SESSION" in table
+
+
+@pytest.mark.parametrize("verb", ["poll", "wait", "stop", "finalize", "resume", "status"])
+def test_every_verb_accepts_the_session_directory(sparring: Any, session: str,
+                                                  fake_codex: Any, verb: str) -> None:
+    fake_codex.mode("ok")
+    started = sparring("start", session, input=b"q").out
+    sparring("wait", session)
+    result = sparring(verb, started["session_dir"], input=b"next")
+    assert result.exit_code == 0, result.raw
+    assert result.out["session"] == session
+    sparring("stop", session)
