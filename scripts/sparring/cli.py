@@ -30,6 +30,19 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
+TEMPLATE_OPTIONS = [
+    click.option("--template", metavar="NAME",
+                 help="Render this prompt template instead of reading a prompt "
+                 "(`sparring render --list` lists them)."),
+    click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
+                 help="A template variable (repeatable)."),
+    click.option("--var-file", "var_file_pairs", multiple=True, metavar="KEY=PATH",
+                 help="A template variable read from a file, for long text (repeatable)."),
+    click.option("--vars-file", type=click.Path(dir_okay=False, path_type=Path),
+                 help="Template variables from a YAML or JSON mapping."),
+]
+
+
 def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
     """Run one verb and print its JSON; SparringError becomes the error object."""
     try:
@@ -58,6 +71,7 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
                      "event for this many seconds. Default by effort: 180/300/600/900."),
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read the prompt from this file (default: stdin)."),
+        *TEMPLATE_OPTIONS,
     ]
     if not resume:
         options.insert(1, click.option("--model", envvar="SPARRING_MODEL",
@@ -107,10 +121,13 @@ def init(skill: str, cwd: Path) -> int:
 @cli.command()
 @SESSION_ARG
 @turn_options(resume=False)
-def start(session: str, prompt_file: Path | None, **options: Any) -> int:
+def start(session: str, prompt_file: Path | None, template: str | None,
+          var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
+          **options: Any) -> int:
     """Start round one in the background and return.
 
-    The prompt is read from --prompt-file or stdin, byte for byte. Returns once
+    The prompt is --template rendered with its variables, or --prompt-file, or
+    stdin — passed to codex byte for byte. Returns once
     codex has survived its first second (SPARRING_STARTSECS), with the same
     object as `poll`. A codex that dies in that second is an error carrying its
     `stderr_tail` (codes codex_not_found, codex_usage_error, codex_start_failed,
@@ -118,8 +135,8 @@ def start(session: str, prompt_file: Path | None, **options: Any) -> int:
     """
     from sparring.commands import start as verb
 
-    return run_verb("start", lambda: verb.start(
-        session, Path.cwd(), options, verb.read_prompt(prompt_file)))
+    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, verb.prompt_bytes(
+        prompt_file, template, var_pairs, var_file_pairs, vars_file)))
 
 
 @cli.command()
@@ -127,17 +144,21 @@ def start(session: str, prompt_file: Path | None, **options: Any) -> int:
 @turn_options(resume=True)
 @click.option("--recover", is_flag=True,
               help="Re-send the interrupted round's prompt (once, when poll said recoverable).")
-def resume(session: str, prompt_file: Path | None, recover: bool, **options: Any) -> int:
+def resume(session: str, prompt_file: Path | None, template: str | None,
+           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
+           recover: bool, **options: Any) -> int:
     """Start the next round on the same Codex thread (by its thread id).
 
-    The prompt comes from --prompt-file or stdin. The model stays the thread's;
+    The prompt comes from --template, --prompt-file or stdin. The model stays the thread's;
     effort and sandbox default to the previous round's. With --recover the
     interrupted round is asked again instead (allowed once per round).
     """
     from sparring.commands import start as verb
 
     def call() -> dict[str, Any]:
-        prompt = None if recover and prompt_file is None else verb.read_prompt(prompt_file)
+        given = prompt_file or template or var_pairs or var_file_pairs or vars_file
+        prompt = None if recover and not given else verb.prompt_bytes(
+            prompt_file, template, var_pairs, var_file_pairs, vars_file)
         return verb.resume(session, Path.cwd(), options, prompt, recover)
 
     return run_verb("resume", call)
@@ -230,6 +251,42 @@ def doctor(cwd: Path) -> int:
     from sparring.commands.doctor import doctor as run
 
     return run_verb("doctor", lambda: run(cwd))
+
+
+@cli.command()
+@click.argument("name", metavar="NAME", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List the templates and their variables.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the rendered text to this file.")
+@click.option("--raw", is_flag=True, help="Print the rendered text itself instead of JSON.")
+@click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A template variable (repeatable).")
+@click.option("--var-file", "var_file_pairs", multiple=True, metavar="KEY=PATH",
+              help="A template variable read from a file (repeatable).")
+@click.option("--vars-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Template variables from a YAML or JSON mapping.")
+def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
+           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...],
+           vars_file: Path | None) -> int:
+    """Render prompt template NAME strictly; prints {template, text}.
+
+    A variable the template needs but was not given is the error
+    template_missing_var, naming it. Values are inserted literally: `{{ x }}`
+    in a value stays `{{ x }}`. --list prints every template with its variables.
+    """
+    from sparring.commands import render as verb
+
+    if list_all or name is None:
+        return run_verb("render", verb.listing)
+    if raw:
+        try:
+            click.echo(verb.render(name, var_pairs, var_file_pairs, vars_file, out)["text"],
+                       nl=False)
+        except SparringError as exc:
+            emit(failure("render", exc))
+            return EXIT_FAILED
+        return EXIT_OK
+    return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
 @cli.group()

@@ -35,6 +35,8 @@ CODES: dict[str, str] = {
     "file_not_found": "a file named on the command line does not exist",
     "not_writable": "sparring could not write where it needed to",
     "git_failed": "git could not report the state of the repository",
+    "template_not_found": "no template has that name",
+    "template_missing_var": "a template needs a variable that was not given",
     "internal_error": "sparring hit a bug; the traceback is included",
 }
 

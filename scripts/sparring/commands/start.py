@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import codex, config, runner, states, turns, view
+from sparring import codex, config, runner, states, templates, turns, view
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.session import Session, find_turn
@@ -45,6 +45,21 @@ def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> byte
         raise SparringError("prompt_empty", "the prompt is empty",
                             "write the prompt to a file and pass --prompt-file FILE")
     return data
+
+
+def prompt_bytes(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
+                 file_pairs: tuple[str, ...] = (), vars_file: Path | None = None,
+                 stdin: BinaryIO | None = None) -> bytes:
+    """The prompt from a rendered template, a file, or stdin — exactly one of them."""
+    if template is None:
+        if pairs or file_pairs or vars_file:
+            raise SparringError("usage_error", "--var, --var-file and --vars-file need --template",
+                                "add --template NAME (see `sparring render --list`)")
+        return read_prompt(prompt_file, stdin)
+    if prompt_file is not None:
+        raise SparringError("usage_error", "give --template or --prompt-file, not both",
+                            "drop one of them")
+    return templates.render(template, templates.collect(pairs, file_pairs, vars_file)).encode()
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: bytes) -> dict[str, Any]:

@@ -1,0 +1,23 @@
+"""`sparring render`: a prompt template rendered strictly, or the list of templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sparring import templates
+
+
+def render(name: str, pairs: tuple[str, ...], file_pairs: tuple[str, ...],
+           vars_file: Path | None, out: Path | None) -> dict[str, Any]:
+    text = templates.render(name, templates.collect(pairs, file_pairs, vars_file))
+    result: dict[str, Any] = {"template": name, "text": text}
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+        result["out"] = str(out)
+    return result
+
+
+def listing() -> dict[str, Any]:
+    return {"templates": [{"name": n, "variables": sorted(templates.variables(n))}
+                          for n in templates.names()]}

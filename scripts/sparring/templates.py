@@ -1,0 +1,141 @@
+"""Prompt templates, rendered strictly.
+
+Templates live in the repository's `templates/<workflow>/<name>.md.j2` (the
+installed package carries the same files). jinja2 renders them with
+`StrictUndefined`, so a missing variable fails and names itself instead of
+leaving a hole in a prompt. Values are inserted as text and never evaluated:
+a value holding `{{ … }}` or `{% … %}` comes out exactly as given.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sparring.errors import SparringError
+
+if TYPE_CHECKING:
+    import jinja2
+
+SUFFIX = ".md.j2"
+_UNDEFINED = re.compile(r"'([^']+)' is undefined")
+
+
+def templates_dir() -> Path:
+    installed = Path(__file__).resolve().parent / "templates"
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parents[2] / "templates"  # a source checkout
+
+
+def names() -> list[str]:
+    """Every template's name (`think-about/round1`); files starting with `_` are partials."""
+    root = templates_dir()
+    found = (p.relative_to(root).as_posix()[: -len(SUFFIX)] for p in root.rglob(f"*{SUFFIX}"))
+    return sorted(n for n in found if not Path(n).name.startswith("_"))
+
+
+def _environment() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _require(name: str) -> None:
+    if name not in names():
+        raise SparringError("template_not_found", f"no template named {name!r}",
+                            f"available: {', '.join(names())}")
+
+
+def render(name: str, variables: dict[str, Any]) -> str:
+    import jinja2
+
+    _require(name)
+    try:
+        return _environment().get_template(name + SUFFIX).render(**variables)
+    except jinja2.UndefinedError as exc:
+        match = _UNDEFINED.search(str(exc))
+        missing = match.group(1) if match else str(exc)
+        raise SparringError(
+            "template_missing_var", f"template {name} needs {missing}, which was not given",
+            f"pass --var {missing}=VALUE (or --var-file {missing}=PATH, or --vars-file)",
+            variable=missing) from exc
+
+
+def variables(name: str) -> set[str]:
+    """The variables a template (with the partials it includes) refers to."""
+    from jinja2 import meta
+
+    _require(name)
+    env = _environment()
+    found: set[str] = set()
+    pending, seen = [name + SUFFIX], set()
+    while pending:
+        source_name = pending.pop()
+        seen.add(source_name)
+        assert env.loader is not None
+        source = env.loader.get_source(env, source_name)[0]
+        tree = env.parse(source)
+        found |= meta.find_undeclared_variables(tree)
+        pending += [t for t in meta.find_referenced_templates(tree) if t and t not in seen]
+    return found
+
+
+def collect(
+    pairs: Iterable[str], file_pairs: Iterable[str], vars_file: Path | None
+) -> dict[str, Any]:
+    """Variables from --vars-file, then --var-file KEY=PATH, then --var KEY=VALUE (last wins)."""
+    found: dict[str, Any] = _load_vars_file(vars_file) if vars_file else {}
+    for key, path in (_split(p, "--var-file") for p in file_pairs):
+        found[key] = _read_text(Path(path))
+    for key, value in (_split(p, "--var") for p in pairs):
+        found[key] = value
+    return found
+
+
+def _split(pair: str, option: str) -> tuple[str, str]:
+    key, sep, value = pair.partition("=")
+    if not sep or not key.strip():
+        raise SparringError("usage_error", f"{option} expects KEY=VALUE, got {pair!r}",
+                            f"write {option} QUESTION=… (no spaces around =)")
+    return key.strip(), value
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise SparringError("file_not_found", f"{path} does not exist",
+                            "check the path given to --var-file / --vars-file") from exc
+
+
+def _load_vars_file(path: Path) -> dict[str, Any]:
+    text = _read_text(path)
+    try:
+        data = json.loads(text) if path.suffix == ".json" else _yaml(text)
+    except ValueError as exc:
+        raise SparringError("usage_error", f"{path} is not valid {path.suffix[1:] or 'YAML'}: "
+                            f"{exc}", "give a JSON or YAML mapping of NAME: value") from exc
+    if not isinstance(data, dict):
+        raise SparringError("usage_error", f"{path} must hold a mapping of NAME: value",
+                            "give a JSON or YAML mapping of NAME: value")
+    return {str(k): v for k, v in data.items()}
+
+
+def _yaml(text: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from exc

@@ -1,0 +1,135 @@
+"""Prompt templates: strict, literal, and every one of them renders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import templates
+from sparring.errors import SparringError
+
+# The smallest context each template renders with. A new template without an
+# entry here fails test_every_template_has_a_minimal_context.
+MINIMAL: dict[str, dict[str, Any]] = {
+    "think-about/round1": {"QUESTION": "Q?"},
+    "think-about/claude-analysis": {"QUESTION": "Q?"},
+    "think-about/round2+": {"AGREED_POINTS": "-", "DISAGREED_POINTS": "-",
+                            "NEW_PERSPECTIVES": "-", "CONTINUE_OR_CONSENSUS_OR_STALEMATE": "go"},
+    "dual-model/dispatch": {"QUESTION": "Q?"},
+    "dual-model/continue": {"FOLLOW_UP": "why?"},
+    "arch-debate/protocol": {"QUESTION": "Q?", "FILES": ["DEBATE-PROTOCOL.md"]},
+    "arch-debate/round-0-claude": {"QUESTION": "Q?"},
+    "arch-debate/codex-round": {"ROUND": 2, "CLAUDE_ROUND_FILE": "round-1-claude.md",
+                                "CLAUDE_ROUND": "text", "CLAUDE_AGREED": False},
+    "arch-debate/agreed": {"ROUND": 3, "QUESTION": "Q?", "PROPOSED_BY": "Claude",
+                           "PROPOSED_IN": "round-2-claude.md", "CONFIRMED_BY": "Codex",
+                           "CONFIRMED_IN": "round-3-codex.md", "BRIEF": "b"},
+    "deep-discussion/first": {"TOPIC": "t", "FRAMING": "f", "EFFORT": "high",
+                              "CLAUDE_VIEW": "v"},
+    "deep-discussion/round": {"ROUND": 2, "CLAUDE_RESPONSE": "r"},
+    "deep-discussion/synthesis": {"TOPIC": "t", "OUTCOME": "consensus"},
+}
+
+
+def test_every_template_has_a_minimal_context() -> None:
+    assert sorted(MINIMAL) == [n for n in templates.names() if n in MINIMAL]
+    assert set(templates.names()) <= set(MINIMAL), "add the new template to MINIMAL"
+
+
+@pytest.mark.parametrize("name", sorted(MINIMAL))
+def test_each_template_renders_with_its_minimal_context(name: str) -> None:
+    text = templates.render(name, MINIMAL[name])
+    assert text.strip()
+    assert "{{" not in text and "{%" not in text
+    for value in MINIMAL[name].values():
+        if isinstance(value, str) and len(value) > 2:
+            assert value in text
+
+
+@pytest.mark.parametrize("name", sorted(MINIMAL))
+def test_each_required_variable_is_enforced(name: str) -> None:
+    for missing in MINIMAL[name]:
+        context = {k: v for k, v in MINIMAL[name].items() if k != missing}
+        with pytest.raises(SparringError) as err:
+            templates.render(name, context)
+        assert err.value.code == "template_missing_var"
+        assert err.value.details["variable"] == missing
+
+
+def test_user_text_is_inserted_literally() -> None:
+    nasty = "{{ 7*7 }} {% for x in y %}boom{% endfor %} `rm -rf /` $(id) \"q\" 'q' {#c#}"
+    text = templates.render("think-about/round1", {"QUESTION": nasty})
+    assert nasty in text and "49" not in text
+
+
+def test_render_cli_names_the_missing_variable(sparring: Any, repo: Path) -> None:
+    result = sparring("render", "think-about/round1", "--var", "CONSTRAINTS=none")
+    assert result.exit_code == 1
+    assert result.out["error"]["code"] == "template_missing_var"
+    assert "QUESTION" in result.out["error"]["message"]
+
+
+def test_unknown_template_lists_the_available_ones(sparring: Any, repo: Path) -> None:
+    result = sparring("render", "think-about/round3")
+    assert result.out["error"]["code"] == "template_not_found"
+    assert "think-about/round1" in result.out["error"]["hint"]
+
+
+def test_variables_from_yaml_json_files_and_options(sparring: Any, repo: Path,
+                                                    tmp_path: Path) -> None:
+    (tmp_path / "v.yaml").write_text("QUESTION: from yaml\nCONSTRAINTS: |\n  multi\n  line\n")
+    (tmp_path / "v.json").write_text(json.dumps({"QUESTION": "from json"}))
+    (tmp_path / "ctx.md").write_text("context with `backticks` and {{ braces }}\n")
+    out = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "v.yaml"),
+                   "--var-file", f"PROJECT_CONTEXT={tmp_path / 'ctx.md'}").out
+    assert "from yaml" in out["text"] and "multi\nline" in out["text"]
+    assert "context with `backticks` and {{ braces }}" in out["text"]
+    out = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "v.json"),
+                   "--var", "QUESTION=from the option").out
+    assert "from the option" in out["text"]
+    raw = sparring("render", "think-about/round1", "--var", "QUESTION=raw?", "--raw").raw
+    assert raw.startswith("You are Codex") and "raw?" in raw
+
+
+@pytest.mark.parametrize("args, code", [
+    (["--var", "NOEQUALS"], "usage_error"),
+    (["--var", "=value"], "usage_error"),
+    (["--vars-file", "/no/such.yaml"], "file_not_found"),
+    (["--var-file", "QUESTION=/no/such.md"], "file_not_found"),
+])
+def test_bad_variables_are_clear_errors(sparring: Any, repo: Path, args: list[str],
+                                        code: str) -> None:
+    result = sparring("render", "think-about/round1", *args)
+    assert result.out["error"]["code"] == code
+
+
+def test_vars_file_must_be_a_mapping(sparring: Any, repo: Path, tmp_path: Path) -> None:
+    (tmp_path / "list.yaml").write_text("- a\n- b\n")
+    result = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "list.yaml"))
+    assert result.out["error"]["code"] == "usage_error"
+    assert "mapping" in result.out["error"]["message"]
+
+
+def test_start_sends_the_rendered_template(sparring: Any, session: str,
+                                           fake_codex: Any) -> None:
+    fake_codex.mode("ok")
+    started = sparring("start", session, "--template", "think-about/round1",
+                       "--var", "QUESTION=Redis or SQLite for sessions?")
+    assert started.exit_code == 0, started.raw
+    sparring("wait", session)
+    expected = templates.render("think-about/round1",
+                                {"QUESTION": "Redis or SQLite for sessions?"})
+    assert fake_codex.stdin_of(-1) == expected.encode()
+
+
+def test_template_and_prompt_file_are_exclusive(sparring: Any, session: str,
+                                                tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_text("x")
+    result = sparring("start", session, "--template", "think-about/round1",
+                      "--prompt-file", str(tmp_path / "p.md"), "--var", "QUESTION=q")
+    assert result.out["error"]["code"] == "usage_error"
+    orphan_var = sparring("start", session, "--var", "QUESTION=q", input=b"x")
+    assert orphan_var.out["error"]["code"] == "usage_error"
