@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import git
+from support.gitrepo import git
 
 
 def test_init_creates_a_self_ignoring_state_dir(sparring: Any, repo: Path) -> None:

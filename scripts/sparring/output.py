@@ -21,5 +21,14 @@ def failure(verb: str, error: SparringError) -> dict[str, Any]:
 
 
 def emit(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
-    sys.stdout.flush()
+    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
+    # rather than fail after the verb has done its work.
+    data = text.encode("utf-8", errors="backslashreplace")
+    if hasattr(sys.stdout, "buffer"):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:  # an in-memory stream (tests)
+        sys.stdout.write(data.decode("utf-8"))
+        sys.stdout.flush()
