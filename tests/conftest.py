@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ import psutil
 import pytest
 
 from sparring.cli import main
+from support.gitrepo import git
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -37,7 +37,7 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     for name in list(os.environ):
-        if name.startswith(("SPARRING_", "FAKE_CODEX_")):
+        if name.startswith(("SPARRING_", "FAKE_CODEX_")) and not name.startswith("SPARRING_TEST_"):
             monkeypatch.delenv(name)
     for key, value in (("NAME", "Sparring Tests"), ("EMAIL", "tests@sparring.invalid")):
         monkeypatch.setenv(f"GIT_AUTHOR_{key}", value)
@@ -114,11 +114,6 @@ def fake_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
     return FakeCodex(log_dir, monkeypatch, tmp_path)
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True)
-    return done.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A real git repository with one commit; the test runs inside it."""
@@ -168,7 +163,8 @@ def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 @pytest.fixture
 def session(sparring: Any, repo: Path) -> str:
-    """A fresh think-about session id in `repo`."""
-    result = sparring("init", "--skill", "think-about")
+    """A fresh session id in `repo`, of a workflow whose answers are free text (no schema,
+    no seal), so runner tests see codex's raw behaviour."""
+    result = sparring("init", "--skill", "deep-discussion")
     assert result.exit_code == 0, result.raw
     return str(result.out["session"])

@@ -30,6 +30,9 @@ def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
     ("effort: extreme\n", "must be one of low, medium, high, xhigh"),
     ("timeout: -3\n", "positive number"),
     ("- just\n- a list\n", "mapping"),
+    ("think-about:\n  max_rounds: 0\n", "'think-about.max_rounds' must be a positive"),
+    ("think-about:\n  rounds: 3\n", "unknown setting 'think-about.rounds'"),
+    ("think-about: 3\n", "section 'think-about' must be a mapping"),
     ("effort: [unclosed\n", "not valid YAML"),
 ])
 def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -> None:
@@ -38,3 +41,11 @@ def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -
         config.load(tmp_path)
     assert err.value.code == "config_invalid"
     assert needle in err.value.message
+
+
+def test_workflow_sections_override_their_defaults(tmp_path: Path) -> None:
+    (tmp_path / "sparring.yaml").write_text("think-about:\n  max_rounds: 3\n")
+    loaded = config.load(tmp_path)
+    assert config.workflow(loaded, "think-about")["max_rounds"] == 3
+    assert config.workflow(loaded, "arch-debate")["max_rounds"] == 6
+    assert config.workflow({}, "deep-discussion")["report_path"].startswith(".kkachi/{branch}")

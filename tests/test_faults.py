@@ -261,7 +261,7 @@ def test_twenty_sessions_at_once(repo: Path, fake_codex: Any) -> None:
                               timeout=120)
         return dict(json.loads(done.stdout))
 
-    ids = [run("init", "--skill", "think-about")["session"] for _ in range(20)]
+    ids = [run("init", "--skill", "deep-discussion")["session"] for _ in range(20)]
     starts = [subprocess.Popen([*cli, "start", sid], cwd=repo, stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE) for sid in ids]
     for i, proc in enumerate(starts):

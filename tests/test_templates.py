@@ -11,6 +11,20 @@ import pytest
 from sparring import templates
 from sparring.errors import SparringError
 
+USAGE = {"input_tokens": 10, "cached_input_tokens": 0, "cache_write_input_tokens": 0,
+         "output_tokens": 5, "reasoning_output_tokens": 0}
+# The report model (report.py) with nothing in it but what every report has.
+REPORT = {"R": {
+    "title": "Q?", "skill": "think-about", "session": "s", "generated_at": "now",
+    "outcome": "incomplete: no round was judged", "decision": None, "degraded": [],
+    "consensus_points": [], "disagreements": [], "codex_position": None,
+    "claude_position": None, "summary": None, "synthesis": None, "sources": [],
+    "concessions": [], "rounds": [], "usage_total": USAGE, "duration_s": 0,
+    "codex": {"path": None, "version": None},
+    "applied": {"effort": "high", "model": None, "sandbox": "read-only",
+                "source": "command line"},
+    "seal": None, "guard": []}}
+
 # The smallest context each template renders with. A new template without an
 # entry here fails test_every_template_has_a_minimal_context.
 MINIMAL: dict[str, dict[str, Any]] = {
@@ -31,6 +45,9 @@ MINIMAL: dict[str, dict[str, Any]] = {
                               "CLAUDE_VIEW": "v"},
     "deep-discussion/round": {"ROUND": 2, "CLAUDE_RESPONSE": "r"},
     "deep-discussion/synthesis": {"TOPIC": "t", "OUTCOME": "consensus"},
+    "think-about/report": REPORT,
+    "dual-model/report": REPORT,
+    "reask": {"PROBLEMS": "- points[0].stance: 'maybe' is not one of the allowed values"},
 }
 
 
@@ -47,6 +64,7 @@ def test_each_template_renders_with_its_minimal_context(name: str) -> None:
     for value in MINIMAL[name].values():
         if isinstance(value, str) and len(value) > 2:
             assert value in text
+    assert "# Q?" in text or not name.endswith("/report")
 
 
 @pytest.mark.parametrize("name", sorted(MINIMAL))

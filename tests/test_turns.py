@@ -11,8 +11,8 @@ import pytest
 
 POLL_KEYS = {"schema_version", "ok", "verb", "session", "session_dir", "skill", "status",
              "round", "turn", "purpose", "thread_id", "elapsed_s", "last_event_s",
-             "activities", "activities_total", "review", "usage", "error", "recoverable",
-             "settings", "malformed_lines", "files"}
+             "activities", "activities_total", "review", "review_withheld", "usage", "error",
+             "recoverable", "settings", "guard", "malformed_lines", "files"}
 
 
 def test_a_round_completes_with_the_review_and_its_usage(sparring: Any, session: str,
@@ -157,7 +157,7 @@ def test_finalize_writes_the_summary_and_is_idempotent(sparring: Any, session: s
 def test_status_lists_sessions_and_shows_one(sparring: Any, repo: Path,
                                             fake_codex: Any) -> None:
     fake_codex.mode("ok")
-    a = sparring("init", "--skill", "think-about").out["session"]
+    a = sparring("init", "--skill", "deep-discussion").out["session"]
     b = sparring("init", "--skill", "dual-model").out["session"]
     sparring("start", a, input=b"q")
     sparring("wait", a)

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from sparring import __version__
+from sparring.answers import CODEX_ANSWER
 from sparring.config import EFFORTS, SANDBOXES
 from sparring.errors import SparringError
 from sparring.output import emit, failure, success
@@ -72,6 +73,9 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read the prompt from this file (default: stdin)."),
         *TEMPLATE_OPTIONS,
+        click.option("--schema", type=click.Choice([CODEX_ANSWER, "none"]),
+                     help="JSON schema codex must answer in (validated; one re-ask). Default: "
+                     "the workflow's (think-about, dual-model: codex-answer; others: none)."),
     ]
     if not resume:
         options.insert(1, click.option("--model", envvar="SPARRING_MODEL",
@@ -123,7 +127,7 @@ def init(skill: str, cwd: Path) -> int:
 @turn_options(resume=False)
 def start(session: str, prompt_file: Path | None, template: str | None,
           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
-          **options: Any) -> int:
+          schema: str | None, **options: Any) -> int:
     """Start round one in the background and return.
 
     The prompt is --template rendered with its variables, or --prompt-file, or
@@ -135,8 +139,8 @@ def start(session: str, prompt_file: Path | None, template: str | None,
     """
     from sparring.commands import start as verb
 
-    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, verb.prompt_bytes(
-        prompt_file, template, var_pairs, var_file_pairs, vars_file)))
+    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, verb.prompt_from(
+        prompt_file, template, var_pairs, var_file_pairs, vars_file), schema))
 
 
 @cli.command()
@@ -144,22 +148,28 @@ def start(session: str, prompt_file: Path | None, template: str | None,
 @turn_options(resume=True)
 @click.option("--recover", is_flag=True,
               help="Re-send the interrupted round's prompt (once, when poll said recoverable).")
+@click.option("--accept-changes", is_flag=True,
+              help="Go on although the guard found files changed during the last turn "
+              "(only after the user has seen them).")
 def resume(session: str, prompt_file: Path | None, template: str | None,
            var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
-           recover: bool, **options: Any) -> int:
+           schema: str | None, recover: bool, accept_changes: bool, **options: Any) -> int:
     """Start the next round on the same Codex thread (by its thread id).
 
     The prompt comes from --template, --prompt-file or stdin. The model stays the thread's;
     effort and sandbox default to the previous round's. With --recover the
-    interrupted round is asked again instead (allowed once per round).
+    interrupted round is asked again instead (allowed once per round). When the
+    guard found files changed in the last turn, resume refuses (guard_violation)
+    until --accept-changes says the user has seen them.
     """
     from sparring.commands import start as verb
 
     def call() -> dict[str, Any]:
         given = prompt_file or template or var_pairs or var_file_pairs or vars_file
-        prompt = None if recover and not given else verb.prompt_bytes(
+        prompt = None if recover and not given else verb.prompt_from(
             prompt_file, template, var_pairs, var_file_pairs, vars_file)
-        return verb.resume(session, Path.cwd(), options, prompt, recover)
+        return verb.resume(session, Path.cwd(), options, prompt, recover, schema,
+                           accept_changes)
 
     return run_verb("resume", call)
 
@@ -251,6 +261,78 @@ def doctor(cwd: Path) -> int:
     from sparring.commands.doctor import doctor as run
 
     return run_verb("doctor", lambda: run(cwd))
+
+
+def _input(file: Path | None) -> bytes:
+    """Bytes from --file, or from stdin when no file is given."""
+    from sparring.commands.start import read_input
+
+    return read_input(file, "--file")
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Claude's analysis (default: stdin).")
+def seal(session: str, file: Path | None) -> int:
+    """Seal Claude's own round-one analysis before Codex's answer is revealed.
+
+    Records the text, its sha256 and the time. Until a think-about or dual-model
+    session is sealed, poll/wait withhold Codex's round-one review (and its
+    reasoning summaries). A seal is never replaced; sealing the same text again
+    is a no-op. Prints sealed_at, sha256, bytes, file.
+    """
+    from sparring.commands.seal import seal as run
+
+    return run_verb("seal", lambda: run(session, Path.cwd(), _input(file)))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The verdict JSON (default: stdin).")
+def verdict(session: str, file: Path | None) -> int:
+    """Hand in Claude's verdict on the latest round; the runner decides what follows.
+
+    \b
+    The verdict is JSON (schema: schemas/claude-verdict.schema.json):
+      {"position": "...",
+       "points": [{"id": "X-1", "class": "genuine_disagreement", "stance": "disagree",
+                   "evidence": ["src/app.py:42"], "note": "..."},
+                  {"id": "C-1", "class": "claude_only", "stance": "agree",
+                   "claim": "a new point of Claude's", "evidence": []}],
+       "convergence": {"state": "continue|agree|stalemate", "reason": "..."},
+       "proposed_summary": null, "approve_summary": null, "message": "..."}
+    Every point Codex made this round must be classified. Prints `decision`
+    (consensus | stalemate | continue), `reasons`, `open_points`, `agreed_points`,
+    `concessions_without_evidence`, and `next` (the command to run next).
+    """
+    from sparring.commands.verdict import verdict as run
+
+    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file)))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--synthesis", type=click.Path(dir_okay=False, path_type=Path),
+              help="Claude's synthesis JSON: recommendations, open_questions, confidence "
+              "{level, reason}, and optionally conclusion, observations.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the markdown (default: the workflow's report_path).")
+def report(session: str, synthesis: Path | None, out: Path | None) -> int:
+    """Write the decision record: markdown, and the same facts as JSON beside it.
+
+    Sections follow the workflow (think-about: Consensus Points, Remaining
+    Disagreements, Recommendations, Consolidated Sources, Open Questions,
+    Confidence; dual-model: Codex Position, Claude Position, Agreements,
+    Points of Difference, Shared Conclusion), then rounds, tokens per round and
+    in total, timings, codex version and settings, the seal, guard findings.
+    A DEGRADED banner leads when a participant failed, timed out or was stood
+    in for, or the guard found changes. Prints report, json, outcome, degraded.
+    """
+    from sparring.commands.report import report as run
+
+    return run_verb("report", lambda: run(session, Path.cwd(), synthesis, out))
 
 
 @cli.command()

@@ -50,15 +50,27 @@ def _text(value: Any) -> str:
     return value
 
 
-# key -> validator. Workflow settings live here too, so one file configures all.
+# Top-level key -> validator: how codex turns run.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "effort": _choice(EFFORTS),
     "model": _text,
     "sandbox": _choice(SANDBOXES),
     "timeout": _positive_number,
     "stall_after": _positive_number,
+}
+# Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
+WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "max_rounds": _positive_int,
     "report_path": _text,
+}
+WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
+    "think-about": {"max_rounds": 5,
+                    "report_path": "docs/decisions/{date}-think-about-{slug}.md"},
+    "dual-model": {"max_rounds": 3,
+                   "report_path": "docs/decisions/{date}-dual-model-{slug}.md"},
+    "arch-debate": {"max_rounds": 6, "report_path": "{debate_dir}/REPORT.md"},
+    "deep-discussion": {"max_rounds": 10,
+                        "report_path": ".kkachi/{branch}/completed/deep-discussion-{epoch}.md"},
 }
 
 
@@ -90,13 +102,28 @@ def load(root: Path) -> dict[str, Any]:
 
 
 def _validate(path: Path, key: Any, value: Any) -> Any:
-    check = SETTINGS.get(str(key))
+    if key in WORKFLOW_DEFAULTS:
+        if not isinstance(value, dict):
+            raise _invalid(path, f"section {key!r} must be a mapping")
+        return {k: _check(path, WORKFLOW_SETTINGS, f"{key}.{k}", k, v) for k, v in value.items()}
+    return _check(path, SETTINGS, str(key), key, value)
+
+
+def _check(path: Path, table: dict[str, Callable[[Any], Any]], label: str, key: Any,
+           value: Any) -> Any:
+    check = table.get(str(key))
     if check is None:
-        raise _invalid(path, f"has an unknown setting {key!r}; known: {', '.join(SETTINGS)}")
+        known = ", ".join([*table, *(WORKFLOW_DEFAULTS if table is SETTINGS else ())])
+        raise _invalid(path, f"has an unknown setting {label!r}; known: {known}")
     try:
         return check(value)
     except ValueError as exc:
-        raise _invalid(path, f"setting {key!r} {exc}") from exc
+        raise _invalid(path, f"setting {label!r} {exc}") from exc
+
+
+def workflow(file_settings: dict[str, Any], skill: str) -> dict[str, Any]:
+    """The settings of one workflow: its section of sparring.yaml over the defaults."""
+    return {**WORKFLOW_DEFAULTS[skill], **file_settings.get(skill, {})}
 
 
 def _invalid(path: Path, why: str) -> SparringError:

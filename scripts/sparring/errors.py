@@ -37,6 +37,14 @@ CODES: dict[str, str] = {
     "git_failed": "git could not report the state of the repository",
     "template_not_found": "no template has that name",
     "template_missing_var": "a template needs a variable that was not given",
+    "invalid_answer": "codex's answer does not match the schema, even after one re-ask",
+    "verdict_invalid": "Claude's verdict is not valid JSON or breaks its schema or rules",
+    "synthesis_invalid": "Claude's synthesis is not valid JSON or breaks its schema",
+    "input_empty": "the file or stdin given to the verb is empty",
+    "seal_required": "Claude must seal its own analysis before Codex's is revealed",
+    "already_sealed": "a different analysis was already sealed for this session",
+    "not_revealed": "Codex's answer has not been read yet",
+    "guard_violation": "files in the working tree changed during Codex's turn",
     "internal_error": "sparring hit a bug; the traceback is included",
 }
 

@@ -16,13 +16,16 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import process, states, turns
+from sparring import answers, codex, process, states, templates, turns
+from sparring.config import TurnSettings
 from sparring.session import Session, find_turn
 
 if TYPE_CHECKING:
     from subprocess import Popen
 
 POLL_INTERVAL = 0.1
+GUARD_BASELINE = "guard-baseline.json"
+GUARD_STORE = "guard-store"
 _terminated = False
 
 
@@ -58,14 +61,86 @@ def _on_term(signum: int, frame: FrameType | None) -> None:
 
 
 def run_turn(session: Session, n: int) -> None:
+    next_turn: int | None = n
+    while next_turn is not None:
+        next_turn = _run_one(session, next_turn)
+
+
+def _run_one(session: Session, n: int) -> int | None:
+    """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
+    baseline = _guard_snapshot(session, n)
     proc = _spawn_codex(session, n)
     if proc is None:
-        return
+        return None
     turn = find_turn(session.load(), n)
     identity = process.Identity.from_dict(turn["codex"])
     end_reason = _watch(session, turn, proc, identity)
     exit_code = proc.wait()
-    turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason)
+    queued: list[int] = []
+    turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
+                     guard=_guard_check(baseline),
+                     follow_up=lambda data, ended: _queue_reask(session, data, ended, queued))
+    return queued[0] if queued else None
+
+
+def _guard_snapshot(session: Session, n: int) -> Path | None:
+    """Snapshot the tree before codex runs; a guard that cannot run must not block the turn."""
+    from sparring import guard
+
+    root = Path(session.load()["root"])
+    path = session.turn_file(n, GUARD_BASELINE)
+    try:
+        guard.take(root, store=session.turn_file(n, GUARD_STORE)).save(path)
+    except Exception:  # reported as an unchecked guard, with the reason in the log
+        traceback.print_exc()
+        return None
+    return path
+
+
+def _guard_check(baseline: Path | None) -> dict[str, Any]:
+    from sparring import guard
+
+    if baseline is None:
+        return {"checked": False, "clean": None, "changed": [], "violation": None}
+    try:
+        changes = [c.to_dict() for c in guard.compare(guard.Baseline.load(baseline))]
+    except Exception:
+        traceback.print_exc()
+        return {"checked": False, "clean": None, "changed": [], "violation": None}
+    return {"checked": True, "clean": not changes, "changed": changes,
+            "baseline": str(baseline), "violation": _violation(changes, baseline)}
+
+
+def _violation(changes: list[dict[str, str]], baseline: Path) -> dict[str, str] | None:
+    if not changes:
+        return None
+    listed = ", ".join(f"{c['path']} ({c['change']})" for c in changes[:10])
+    more = f" and {len(changes) - 10} more" if len(changes) > 10 else ""
+    return {"code": "guard_violation",
+            "message": f"the working tree changed during codex's turn: {listed}{more}",
+            "hint": "stop the debate loop and show the user these files; "
+                    f"`sparring guard revert --baseline {baseline}` undoes what is safe to undo"}
+
+
+def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
+                 queued: list[int]) -> None:
+    """An answer that breaks its schema gets one re-ask on the same thread."""
+    error = ended.get("error") or {}
+    if error.get("code") != "invalid_answer" or ended["purpose"] == "reask":
+        return
+    problems = "\n".join(f"- {p}" for p in error.get("problems", []))
+    settings = TurnSettings(**ended["settings"])
+    request = codex.TurnRequest(
+        cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
+        model=settings.model, thread_id=data["thread_id"],
+        output_schema=answers.schema_path(ended["schema"]))
+    turn = turns.new_turn(
+        session, data, round_no=ended["round"], purpose="reask", settings=settings,
+        prompt=templates.render("reask", {"PROBLEMS": problems}).encode(),
+        argv=codex.exec_argv(ended["argv"][0], request), thread_id=data["thread_id"],
+        schema=ended["schema"])
+    turn["runner"] = ended["runner"]  # this same runner carries on with it
+    queued.append(turn["n"])
 
 
 def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring import workspace
+from sparring import engine, workspace
 from sparring.errors import SparringError
 from sparring.state import StateFile
 
@@ -61,7 +61,8 @@ def create(root: Path, skill: str, cwd: Path) -> Session:
         session = Session(directory)
         session.state.create(
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
-             "created_at": time.time(), "thread_id": None, "codex": {}, "turns": []}
+             "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
+             "engine": engine.initial(skill)}
         )
         return session
     raise SparringError("not_writable", f"could not allocate a session id in {parent}",

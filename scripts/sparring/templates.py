@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 SUFFIX = ".md.j2"
 _UNDEFINED = re.compile(r"'([^']+)' is undefined")
+_NO_FIELD = re.compile(r"has no attribute '([^']+)'")
 
 
 def templates_dir() -> Path:
@@ -64,7 +65,7 @@ def render(name: str, variables: dict[str, Any]) -> str:
     try:
         return _environment().get_template(name + SUFFIX).render(**variables)
     except jinja2.UndefinedError as exc:
-        match = _UNDEFINED.search(str(exc))
+        match = _UNDEFINED.search(str(exc)) or _NO_FIELD.search(str(exc))
         missing = match.group(1) if match else str(exc)
         raise SparringError(
             "template_missing_var", f"template {name} needs {missing}, which was not given",

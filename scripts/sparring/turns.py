@@ -12,10 +12,11 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sparring import events, process, states
+from sparring import answers, engine, events, process, states
 from sparring.codex import INSTALL_HINT
 from sparring.config import TurnSettings
 from sparring.errors import CODES
@@ -50,6 +51,8 @@ def new_turn(
     argv: list[str],
     thread_id: str | None,
     recovers: int | None = None,
+    schema: str | None = None,
+    template: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
@@ -62,7 +65,8 @@ def new_turn(
         "settings": {"effort": settings.effort, "model": settings.model,
                      "sandbox": settings.sandbox, "timeout": settings.timeout,
                      "stall_after": settings.stall_after},
-        "argv": argv, "thread_id": thread_id, "recovers": recovers,
+        "argv": argv, "thread_id": thread_id, "recovers": recovers, "schema": schema,
+        "template": template, "answer": None, "guard": None,
         "runner": None, "codex": None, "stop_requested": False,
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
@@ -91,10 +95,18 @@ def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str |
     return None
 
 
+FollowUp = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
 def record_end(
-    session: Session, n: int, *, exit_code: int | None, end_reason: str | None
+    session: Session, n: int, *, exit_code: int | None, end_reason: str | None,
+    guard: dict[str, Any] | None = None, follow_up: FollowUp | None = None,
 ) -> dict[str, Any]:
-    """Decide and record how turn `n` ended; a turn already ended is left as it is."""
+    """Decide and record how turn `n` ended; a turn already ended is left as it is.
+
+    `follow_up(data, turn)` runs under the same lock, so a turn queued by it (a
+    re-ask) appears together with the end it answers: `wait` never sees a gap.
+    """
     view = events.read(session.turn_file(n, EVENTS), finished=True)
     stderr_tail = process.read_tail(session.turn_file(n, STDERR))
     with session.update() as data:
@@ -105,8 +117,11 @@ def record_end(
             end_reason = "stopped"
         thread_id = view.thread_id or turn["thread_id"]
         outcome = classify(view, exit_code, end_reason, stderr_tail, turn)
+        if outcome.status == states.COMPLETED and turn.get("schema"):
+            outcome = _check_answer(data, turn, view.final_message)
         if not states.can_move(turn["status"], outcome.status):
             raise RuntimeError(f"turn {n}: {turn['status']} cannot become {outcome.status}")
+        turn.update(guard=guard)
         turn.update(
             status=outcome.status, ended_at=time.time(), exit_code=exit_code,
             end_reason=end_reason, error=outcome.error, thread_id=thread_id,
@@ -115,7 +130,25 @@ def record_end(
         )
         if thread_id and not data.get("thread_id"):
             data["thread_id"] = thread_id
+        if follow_up is not None:
+            follow_up(data, turn)
         return dict(turn)
+
+
+def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) -> Outcome:
+    """A structured answer must match the schema codex was given, and the debate's rules."""
+    answer = parse_review(text)
+    found = (answers.problems(turn["schema"], answer) if answer is not None
+             else ["the answer is not JSON"])
+    if not found:
+        found = engine.answer_problems(data, turn["round"], answer)
+    if found:
+        return Outcome(states.FAILED, _error(
+            "invalid_answer", f"codex's answer breaks its schema: {'; '.join(found)}",
+            "a re-ask on the same thread follows once; if that fails too the round is failed",
+            problems=found))
+    turn["answer"] = answer
+    return Outcome(states.COMPLETED, None)
 
 
 def classify(

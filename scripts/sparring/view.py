@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sparring import events, process, states, turns
+from sparring import engine, events, process, states, turns
 from sparring.errors import SparringError
 from sparring.session import Session, find_turn, latest_turn
 
@@ -64,7 +64,11 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
     now = time.time()
     status = states.reported(turn["status"])
     started = turn.get("started_at") or turn["created_at"]
-    activities = view.activities
+    withheld = _withheld(data, turn)
+    activities = _redacted(view.activities) if withheld else view.activities
+    review = None if withheld else _review(turn, view)
+    if review is not None:
+        _note_reveal(session, data, turn)
     return {
         "session": session.id,
         "session_dir": str(session.dir),
@@ -79,11 +83,13 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
                          if status == states.RUNNING else None),
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
         "activities_total": len(activities),
-        "review": _review(turn, view),
+        "review": review,
+        "review_withheld": withheld,
         "usage": {"round": turn.get("usage"), "total": turns.total_usage(data)},
         "error": turn.get("error"),
         "recoverable": bool(turn.get("recoverable")),
         "settings": turn["settings"],
+        "guard": turn.get("guard"),
         "malformed_lines": view.malformed,
         "files": turns.files(session, turn["n"]),
     }
@@ -109,3 +115,27 @@ def _review(turn: dict[str, Any], view: events.TurnView) -> dict[str, Any] | Non
         return None
     text = view.final_message
     return {"text": text, "data": turns.parse_review(text)}
+
+
+def _withheld(data: dict[str, Any], turn: dict[str, Any]) -> str | None:
+    """Why Codex's round-one answer stays hidden: Claude has not sealed its own yet."""
+    state = engine.state(data)
+    if not state["barrier"] or turn["round"] != 1 or state["seal"]:
+        return None
+    return ("Codex's answer stays hidden until you seal your own analysis: write it to a file, "
+            f"then `sparring seal {data['id']} --file FILE`")
+
+
+def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Reasoning summaries would leak Codex's view before Claude has formed its own.
+    return [{**a, "text": "(withheld until you seal your analysis)"}
+            if a["kind"] == "reasoning" else a for a in activities]
+
+
+def _note_reveal(session: Session, data: dict[str, Any], turn: dict[str, Any]) -> None:
+    """The first time a sealed session shows Codex's round-one answer is the reveal."""
+    state = engine.state(data)
+    if not state["barrier"] or turn["round"] != 1 or state["revealed_at"]:
+        return
+    with session.update() as locked:
+        engine.state(locked)["revealed_at"] = engine.state(locked)["revealed_at"] or time.time()

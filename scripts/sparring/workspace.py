@@ -60,3 +60,26 @@ def _make_self_ignoring(path: Path) -> None:
             f"cannot create {path}: {exc.strerror}",
             "run sparring from a directory you can write to, or pass --cwd",
         ) from exc
+
+
+def branch(root: Path) -> str:
+    """The checked-out branch for file names: `feature-x` for `feature/x`, `detached-<sha>`
+    for a detached HEAD, `no-git` outside a repository. Read from .git/HEAD, not git."""
+    head = _git_dir(root) / "HEAD" if is_git_checkout(root) else None
+    try:
+        text = head.read_text(encoding="utf-8").strip() if head else ""
+    except OSError:
+        text = ""
+    if not text:
+        return "no-git"
+    if text.startswith("ref: refs/heads/"):
+        return text[len("ref: refs/heads/"):].replace("/", "-")
+    return f"detached-{text[:7]}"
+
+
+def _git_dir(root: Path) -> Path:
+    dot_git = root / ".git"
+    if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
+        target = dot_git.read_text(encoding="utf-8").partition("gitdir:")[2].strip()
+        return (root / target).resolve()
+    return dot_git

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import codex, config, runner, states, templates, turns, view
+from sparring import answers, codex, config, engine, runner, states, templates, turns, view
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.session import Session, find_turn
@@ -27,88 +28,132 @@ def start_window() -> float:
     return float(os.environ.get("SPARRING_STARTSECS", "1.0"))
 
 
+def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None) -> bytes:
+    """Bytes exactly as given, from a file or from stdin (never from a terminal)."""
+    if path is not None:
+        try:
+            return path.read_bytes()
+        except FileNotFoundError as exc:
+            raise SparringError("file_not_found", f"{path} does not exist",
+                                f"check the path given to {option}") from exc
+    stream = stdin if stdin is not None else sys.stdin.buffer
+    if stream.isatty():
+        raise SparringError("input_empty", "nothing to read: stdin is a terminal",
+                            f"pass {option} FILE, or pipe the content on stdin")
+    return stream.read()
+
+
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
     """The prompt bytes, exactly as given, from a file or from stdin."""
-    if prompt_file is not None:
-        try:
-            data = prompt_file.read_bytes()
-        except FileNotFoundError as exc:
-            raise SparringError("file_not_found", f"prompt file {prompt_file} does not exist",
-                                "check the path given to --prompt-file") from exc
-    else:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        if stream.isatty():
-            raise SparringError("prompt_empty", "no prompt: stdin is a terminal",
-                                "pass --prompt-file FILE, or pipe the prompt on stdin")
-        data = stream.read()
+    data = read_input(prompt_file, "--prompt-file", stdin)
     if not data.strip():
         raise SparringError("prompt_empty", "the prompt is empty",
                             "write the prompt to a file and pass --prompt-file FILE")
     return data
 
 
-def prompt_bytes(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
-                 file_pairs: tuple[str, ...] = (), vars_file: Path | None = None,
-                 stdin: BinaryIO | None = None) -> bytes:
+@dataclass(frozen=True)
+class Prompt:
+    text: bytes
+    template: dict[str, Any] | None = None  # name, and the question it asked, for reports
+
+
+def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
+                file_pairs: tuple[str, ...] = (), vars_file: Path | None = None,
+                stdin: BinaryIO | None = None) -> Prompt:
     """The prompt from a rendered template, a file, or stdin — exactly one of them."""
     if template is None:
         if pairs or file_pairs or vars_file:
             raise SparringError("usage_error", "--var, --var-file and --vars-file need --template",
                                 "add --template NAME (see `sparring render --list`)")
-        return read_prompt(prompt_file, stdin)
+        return Prompt(read_prompt(prompt_file, stdin))
     if prompt_file is not None:
         raise SparringError("usage_error", "give --template or --prompt-file, not both",
                             "drop one of them")
-    return templates.render(template, templates.collect(pairs, file_pairs, vars_file)).encode()
+    variables = templates.collect(pairs, file_pairs, vars_file)
+    question = variables.get("QUESTION") or variables.get("TOPIC")
+    return Prompt(templates.render(template, variables).encode(),
+                  {"name": template, "question": question})
 
 
-def start(ref: str, cwd: Path, options: dict[str, Any], prompt: bytes) -> dict[str, Any]:
+def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
+          schema: str | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     if data["turns"]:
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
-                                sandbox=settings.sandbox, model=settings.model)
+                                sandbox=settings.sandbox, model=settings.model,
+                                output_schema=answers.schema_path(schema) if schema else None)
     with session.update() as locked:
         if locked["turns"]:  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
                                 "started", f"continue it with `sparring resume {session.id}`")
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
-                              prompt=prompt, argv=codex.exec_argv(executable, request),
-                              thread_id=None)
+                              prompt=prompt.text, argv=codex.exec_argv(executable, request),
+                              thread_id=None, schema=schema, template=prompt.template)
     return _launch(session, turn["n"])
 
 
-def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: bytes | None,
-           recover: bool = False) -> dict[str, Any]:
+def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
+           recover: bool = False, schema: str | None = None,
+           accept_changes: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     previous = _resumable(session, data, recover)
+    _check_guard(session, previous, accept_changes)
     if recover:
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
-        prompt = session.turn_file(previous["n"], turns.PROMPT).read_bytes()
+        prompt = Prompt(session.turn_file(previous["n"], turns.PROMPT).read_bytes(),
+                        previous.get("template"))
+        schema = schema or previous.get("schema") or "none"
     assert prompt is not None
     settings = _resume_settings(data, previous, options)
+    schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
                                 sandbox=settings.sandbox, model=settings.model,
-                                thread_id=data["thread_id"])
+                                thread_id=data["thread_id"],
+                                output_schema=answers.schema_path(schema) if schema else None)
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",
                                 f"check it with `sparring poll {session.id}`")
         turn = turns.new_turn(
-            session, locked, settings=settings, prompt=prompt, thread_id=data["thread_id"],
+            session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
             round_no=previous["round"] if recover else previous["round"] + 1,
             purpose="recovery" if recover else "round", argv=codex.exec_argv(executable, request),
-            recovers=previous["n"] if recover else None,
+            recovers=previous["n"] if recover else None, schema=schema,
+            template=prompt.template,
         )
     return _launch(session, turn["n"])
+
+
+def _check_guard(session: Session, previous: dict[str, Any], accept: bool) -> None:
+    """A round that changed the user's files stops the loop until the user says go on."""
+    violation = (previous.get("guard") or {}).get("violation")
+    if not violation or previous["guard"].get("accepted"):
+        return
+    if not accept:
+        raise SparringError("guard_violation", violation["message"], violation["hint"] +
+                            "; once the user has decided, `sparring resume "
+                            f"{session.id} --accept-changes ...` goes on",
+                            changed=previous["guard"]["changed"])
+    with session.update() as locked:
+        find_turn(locked, previous["n"])["guard"]["accepted"] = True
+
+
+def _schema_for(data: dict[str, Any], given: str | None) -> str | None:
+    """The answer schema: as given (`none` for free text), else the workflow's own."""
+    if given == "none":
+        return None
+    return given or engine.state(data)["schema"]
 
 
 def _resumable(session: Session, data: dict[str, Any], recover: bool) -> dict[str, Any]:

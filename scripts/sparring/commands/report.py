@@ -1,0 +1,47 @@
+"""`sparring report`: write the decision record (markdown, and JSON beside it)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from sparring import answers, templates
+from sparring import report as reports
+from sparring import session as sessions
+from sparring.commands.start import read_input
+from sparring.state import write_atomic
+
+
+def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    data = session.load()
+    synthesis = _synthesis(synthesis_file)
+    model = reports.build(session, data, synthesis)
+    text = _tidy(templates.render(f"{data['skill']}/report", {"R": model}))
+    path = (out if out is not None else reports.default_path(data)).resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    beside = path.with_suffix(".json")
+    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
+    with session.update() as locked:
+        locked.setdefault("reports", [])
+        if str(path) not in locked["reports"]:
+            locked["reports"].append(str(path))
+    return {"session": session.id, "report": str(path), "json": str(beside),
+            "outcome": model["outcome"], "degraded": bool(model["degraded"]),
+            "degraded_reasons": model["degraded"]}
+
+
+def _tidy(text: str) -> str:
+    """One blank line between blocks, whatever the template's conditionals left."""
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def _synthesis(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    parsed = answers.load_json(read_input(path, "--synthesis"), "synthesis")
+    answers.require_valid("synthesis", parsed)
+    return {"conclusion": None, "observations": None, **parsed}

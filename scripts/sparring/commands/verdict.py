@@ -1,0 +1,98 @@
+"""`sparring verdict`: Claude's structured verdict on a round, and the runner's decision.
+
+The runner, not Claude, decides whether the debate reached consensus, is
+stuck, or goes on; the verdict only says where Claude stands on each point.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sparring import answers, config, engine, ledger, states
+from sparring import session as sessions
+from sparring.errors import SparringError
+from sparring.session import Session, latest_turn
+
+
+def verdict(ref: str, cwd: Path, raw: bytes) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    data = session.load()
+    round_no = _answered_round(session, data)
+    if not raw.strip():
+        raise SparringError("input_empty", "the verdict is empty",
+                            "write the verdict JSON to a file and pass --file FILE")
+    given = answers.load_json(raw, "verdict")
+    answers.require_valid("verdict", given)
+    answers.require_valid("verdict", given, engine.verdict_problems(data, round_no, given))
+    max_rounds = config.workflow(config.load(Path(data["root"])), data["skill"])["max_rounds"]
+    with session.update() as locked:
+        engine.state(locked)["verdicts"][str(round_no)] = given
+        known = engine.ledger_for(locked)
+        decision = ledger.decide(known, max_rounds)
+        result = engine.decision_dict(decision, known)
+        engine.state(locked)["decisions"][str(round_no)] = result
+    result["next"] = _guard_stop(session, data) or _next_step(
+        session, data["skill"], decision, known, given)
+    return {"session": session.id, "max_rounds": max_rounds, **result}
+
+
+def _answered_round(session: Session, data: dict[str, Any]) -> int:
+    """The round whose Codex answer the verdict is about: the latest, completed and valid."""
+    state = engine.state(data)
+    if state["schema"] is None:
+        raise SparringError("invalid_transition", f"{data['skill']} rounds are free text, not "
+                            "structured answers", "follow the workflow's own verbs (SKILL.md)")
+    turn = latest_turn(data)
+    if turn is None or turn["status"] != states.COMPLETED or turn.get("answer") is None:
+        status = turn["status"] if turn else "not started"
+        raise SparringError("invalid_transition", f"there is no answered round to judge "
+                            f"(latest turn: {status})", f"`sparring wait {session.id}` first; "
+                            "a failed round ends the debate (report it)")
+    if state["barrier"] and turn["round"] == 1:
+        if not state["seal"]:
+            raise SparringError("seal_required", "your own analysis is not sealed yet",
+                                f"`sparring seal {session.id} --file FILE` before judging "
+                                "Codex's answer")
+        if not state["revealed_at"]:
+            raise SparringError("not_revealed", "you have not read Codex's answer yet",
+                                f"`sparring wait {session.id}` shows it, now that you sealed")
+    return int(turn["round"])
+
+
+def _guard_stop(session: Session, data: dict[str, Any]) -> dict[str, Any] | None:
+    """Files changed during Codex's turn: the loop stops here, whatever the decision."""
+    guard = (latest_turn(data) or {}).get("guard") or {}
+    if not guard.get("violation") or guard.get("accepted"):
+        return None
+    return {"action": "stop", "reason": guard["violation"]["message"],
+            "changed": guard["changed"], "hint": guard["violation"]["hint"],
+            "command": f"sparring report {session.id} --synthesis FILE"}
+
+
+def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
+               given: dict[str, Any]) -> dict[str, Any]:
+    report = {"action": "report",
+              "command": f"sparring report {session.id} --synthesis FILE"}
+    if skill == "dual-model":
+        # One round, then the synthesis; a deeper dive on the same thread is optional.
+        follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
+            "DISAGREED_POINTS"]}
+        path = _write_vars(session, decision.round + 1, follow)
+        return {**report, "optional": {
+            "action": "resume", "vars_file": str(path),
+            "command": f"sparring resume {session.id} --template dual-model/continue "
+                       f"--vars-file {path} --var-file FOLLOW_UP=FILE"}}
+    if decision.decision != "continue":
+        return report
+    path = _write_vars(session, decision.round + 1, engine.next_vars(known, decision, given))
+    return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
+            "command": f"sparring resume {session.id} --template think-about/round2+ "
+                       f"--vars-file {path}"}
+
+
+def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
+    path = session.dir / f"round-{round_no}-vars.json"
+    path.write_text(json.dumps(variables, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,186 @@
+"""The decision record: what was decided, what is still disputed, and how honest
+the run was (DEGRADED when a participant failed, timed out, was stood in
+for, or the guard found changes).
+
+`build` gathers the facts from the session into one dict (saved as JSON
+beside the markdown); the workflow's `report` template renders it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from sparring import config, engine, states, workspace
+from sparring.commands.finalize import summarize
+from sparring.ledger import CLAUDE, CODEX
+from sparring.session import Session
+
+# Turn statuses that mean a participant did not give its answer.
+_BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
+        states.STOPPED: "was stopped"}
+
+
+def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | None
+          ) -> dict[str, Any]:
+    known = engine.ledger_for(data)
+    state = engine.state(data)
+    decision = _latest_decision(data)
+    summary = summarize(session, data)
+    return {
+        "title": question(data) or f"{data['skill']} session {session.id}",
+        "skill": data["skill"],
+        "session": session.id,
+        "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "outcome": _outcome(data, decision),
+        "decision": decision,
+        "degraded": degraded_reasons(data),
+        "consensus_points": [engine.point_row(p) for p in known.points.values()
+                             if p.is_agreed() and not p.is_pending()],
+        "disagreements": [engine.point_row(p) for p in known.points.values()
+                          if p.is_disputed() or p.is_pending()],
+        "codex_position": _last_position(data, CODEX),
+        "claude_position": _last_position(data, CLAUDE),
+        "summary": decision.get("summary") if decision else None,
+        "synthesis": synthesis,
+        "sources": _sources(known),
+        "concessions": known.concessions,
+        "rounds": _rounds(data),
+        "usage_total": summary["usage_total"],
+        "duration_s": summary["duration_s"],
+        "codex": {"path": None, "version": None, **summary["codex"]},
+        "applied": summary["applied"],
+        "seal": _seal(state),
+        "guard": _guard_findings(data),
+    }
+
+
+def question(data: dict[str, Any]) -> str | None:
+    for turn in data["turns"]:
+        found = (turn.get("template") or {}).get("question")
+        if found:
+            return str(found)
+    return data.get("question")
+
+
+def degraded_reasons(data: dict[str, Any]) -> list[str]:
+    found = []
+    for turn in data["turns"]:
+        label = f"Codex, round {turn['round']} ({turn['purpose']})"
+        if turn["status"] in _BAD:
+            code = (turn.get("error") or {}).get("code", "")
+            found.append(f"{label} {_BAD[turn['status']]}" + (f" [{code}]" if code else ""))
+        if turn.get("purpose") == "stand-in":
+            found.append(f"round {turn['round']}: Codex was unavailable; Claude stood in")
+        guard = turn.get("guard") or {}
+        if guard.get("violation"):
+            found.append(f"{label}: files changed during the turn: "
+                         + ", ".join(c["path"] for c in guard["changed"][:5]))
+        elif guard and guard.get("checked") is False:
+            found.append(f"{label}: the file guard could not check the tree")
+    found += [f"round {r}: {why}" for r, why in data.get("degraded_notes", [])]
+    return found
+
+
+def _latest_decision(data: dict[str, Any]) -> dict[str, Any] | None:
+    decisions = engine.state(data)["decisions"]
+    if not decisions:
+        return None
+    decision: dict[str, Any] = decisions[max(decisions, key=int)]
+    return decision
+
+
+def _outcome(data: dict[str, Any], decision: dict[str, Any] | None) -> str:
+    last = data["turns"][-1] if data["turns"] else None
+    if last is not None and last["status"] in _BAD:
+        return f"incomplete: Codex's last round {_BAD[last['status']]}"
+    if decision is None:
+        return "incomplete: no round was judged"
+    if decision["decision"] == "continue" and decision["round"] < (last or {}).get("round", 0):
+        return "incomplete: the last round was not judged"
+    return str(decision["decision"])
+
+
+def _last_position(data: dict[str, Any], side: str) -> str | None:
+    if side == CODEX:
+        answers = engine.answers_by_round(data)
+        return answers[max(answers)].get("position") if answers else None
+    verdicts = engine.state(data)["verdicts"]
+    found = [verdicts[k].get("position") for k in sorted(verdicts, key=int)]
+    return next((p for p in reversed(found) if p), None)
+
+
+def _sources(known: Any) -> list[dict[str, Any]]:
+    cited: dict[str, set[str]] = {}
+    for point in known.points.values():
+        for side, history in point.history.items():
+            for stance in history:
+                for item in stance.evidence:
+                    cited.setdefault(item, set()).add(side)
+    return [{"source": s, "cited_by": sorted(by)} for s, by in sorted(cited.items())]
+
+
+def _rounds(data: dict[str, Any]) -> list[dict[str, Any]]:
+    decisions = engine.state(data)["decisions"]
+    rows = []
+    for turn in data["turns"]:
+        started, ended = turn.get("started_at"), turn.get("ended_at")
+        usage = turn.get("usage") or {}
+        decided = decisions.get(str(turn["round"]))
+        rows.append({
+            "round": turn["round"], "turn": turn["n"], "purpose": turn["purpose"],
+            "status": states.reported(turn["status"]),
+            "error": (turn.get("error") or {}).get("code"),
+            "duration_s": round(ended - started, 1) if started and ended else None,
+            "input_tokens": usage.get("input_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0),
+            "effort": turn["settings"]["effort"],
+            "decision": decided["decision"] if decided else None,
+        })
+    return rows
+
+
+def _seal(state: dict[str, Any]) -> dict[str, Any] | None:
+    seal = state.get("seal")
+    if not seal:
+        return None
+    revealed = state.get("revealed_at")
+    return {"sealed_at": _stamp(seal["sealed_at"]), "sha256": seal["sha256"],
+            "revealed_at": _stamp(revealed) if revealed else None,
+            "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
+
+
+def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"round": t["round"], "turn": t["n"], "changed": t["guard"]["changed"],
+             "accepted": bool(t["guard"].get("accepted"))}
+            for t in data["turns"] if (t.get("guard") or {}).get("changed")]
+
+
+def _stamp(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+def default_path(data: dict[str, Any], extra: dict[str, str] | None = None) -> Path:
+    """Where the report goes: the workflow's `report_path` with its placeholders filled."""
+    root = Path(data["root"])
+    pattern = config.workflow(config.load(root), data["skill"])["report_path"]
+    now = time.time()
+    values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
+              "slug": slug(question(data) or data["id"]), "skill": data["skill"],
+              "session": data["id"], "branch": workspace.branch(root), **(extra or {})}
+    return root / str(pattern).format(**values)
+
+
+def slug(text: str, limit: int = 48) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:limit].rstrip("-") or "untitled"
+
+
+def usage_line(usage: dict[str, int]) -> str:
+    total = sum(usage.get(k, 0) for k in ("input_tokens", "output_tokens"))
+    return (f"{total:,} tokens ({usage.get('input_tokens', 0):,} in, "
+            f"{usage.get('output_tokens', 0):,} out, {usage.get('cached_input_tokens', 0):,} "
+            "cached)")
+

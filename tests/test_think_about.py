@@ -1,0 +1,344 @@
+"""think-about end to end through the CLI, against the fake codex scripted with answers:
+sealed independence, verdicts, the decision computed by the runner, and the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+QUESTION = "Should sessions live in Redis or SQLite?"
+
+
+def answer(points: list[dict[str, Any]], state: str = "continue", proposed: str | None = None,
+           approve: str | None = None, position: str = "SQLite is enough.") -> dict[str, Any]:
+    return {"position": position, "points": points,
+            "convergence": {"state": state, "reason": "because"},
+            "proposed_summary": proposed, "approve_summary": approve}
+
+
+def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None,
+       cls: str | None = None, note: str | None = None) -> dict[str, Any]:
+    found: dict[str, Any] = {"id": pid, "stance": stance,
+                             "evidence": [f"src/{pid.lower()}.py:10"] if evidence is None
+                             else evidence}
+    if claim:
+        found["claim"] = claim
+    if cls:
+        found["class"] = cls
+    if note:
+        found["note"] = note
+    return found
+
+
+def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
+    """A point as Codex gives it: claim always present."""
+    return pt(pid, stance, claim or f"Codex claim {pid}", **kw)
+
+
+class Debate:
+    """Drives one think-about session the way SKILL.md tells Claude to."""
+
+    def __init__(self, sparring: Any, fake: Any, tmp_path: Path) -> None:
+        self.sparring, self.fake, self.tmp = sparring, fake, tmp_path
+        self.sid = sparring("init", "--skill", "think-about").out["session"]
+        self.n = 0
+
+    def file(self, name: str, content: Any) -> str:
+        path = self.tmp / name
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+        return str(path)
+
+    def start(self) -> dict[str, Any]:
+        result = self.sparring("start", self.sid, "--template", "think-about/round1",
+                               "--var", f"QUESTION={QUESTION}")
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+    def wait(self) -> dict[str, Any]:
+        return dict(self.sparring("wait", self.sid, "--timeout", "30").out)
+
+    def seal(self, text: str = "# My analysis\nC-1: sessions need TTLs.\n") -> Any:
+        return self.sparring("seal", self.sid, "--file", self.file("analysis.md", text))
+
+    def verdict(self, body: dict[str, Any]) -> Any:
+        self.n += 1
+        return self.sparring("verdict", self.sid, "--file", self.file(f"v{self.n}.json", body))
+
+    def resume_from(self, decision: dict[str, Any]) -> dict[str, Any]:
+        assert decision["next"]["action"] == "resume", decision
+        result = self.sparring("resume", self.sid, "--template", "think-about/round2+",
+                               "--vars-file", decision["next"]["vars_file"])
+        assert result.exit_code == 0, result.raw
+        return self.wait()
+
+    def report(self, synthesis: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+        args = ["report", self.sid, "--out", str(self.tmp / "report.md")]
+        if synthesis is not None:
+            args += ["--synthesis", self.file("synthesis.json", synthesis)]
+        result = self.sparring(*args)
+        assert result.exit_code == 0, result.raw
+        return dict(result.out), Path(result.out["report"]).read_text()
+
+
+SYNTHESIS = {"recommendations": ["Use SQLite with WAL"], "open_questions": ["Multi-region?"],
+             "confidence": {"level": "medium", "reason": "no load test yet"}}
+
+
+@pytest.fixture
+def debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> Debate:
+    return Debate(sparring, fake_codex, tmp_path)
+
+
+def test_consensus_reached_honestly(debate: Debate) -> None:
+    debate.fake.script([
+        {"reply": answer([cpt("X-1", "agree", "SQLite handles our 200 writes/s"),
+                          cpt("X-2", "agree", "Redis adds an operational dependency")])},
+        {"reply": answer([cpt("X-1", "agree"), cpt("C-1", "agree", evidence=["docs/ttl.md:3"])],
+                         "agree", proposed="Use SQLite with a TTL sweep; revisit at 2k writes/s.")},
+    ])
+    debate.start()
+    withheld = debate.wait()
+    assert withheld["status"] == "completed"
+    assert withheld["review"] is None and "seal" in withheld["review_withheld"]
+    assert debate.verdict({"points": [], "convergence": {"state": "continue", "reason": "r"}}
+                          ).out["error"]["code"] == "seal_required"
+    assert debate.seal().exit_code == 0
+    revealed = debate.wait()
+    assert revealed["review"]["data"]["points"][0]["id"] == "X-1"
+
+    first = debate.verdict({
+        "position": "SQLite, with expiry handled",
+        "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                   pt("X-2", "disagree", cls="genuine_disagreement", note="we run Redis already"),
+                   pt("C-1", "agree", "Sessions need TTL expiry", cls="claude_only")],
+        "convergence": {"state": "continue", "reason": "X-2 open"},
+        "message": "Is Redis really a new dependency?"})
+    assert first.exit_code == 0, first.raw
+    assert first.out["decision"] == "continue"
+    assert {p["id"] for p in first.out["open_points"]} == {"X-2", "C-1"}
+    prompt_vars = json.loads(Path(first.out["next"]["vars_file"]).read_text())
+    assert "C-1" in prompt_vars["NEW_PERSPECTIVES"] and "X-2" in prompt_vars["DISAGREED_POINTS"]
+
+    second = debate.resume_from(first.out)
+    assert second["status"] == "completed" and second["round"] == 2
+    sent = debate.fake.stdin_of(-1).decode()
+    assert "Is Redis really a new dependency?" in sent and "Sessions need TTL expiry" in sent
+    assert "Should sessions live" not in sent, "round two carries the new state, not round one"
+
+    final = debate.verdict({
+        "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                   pt("C-1", "agree", cls="genuine_agreement"),
+                   pt("X-2", "agree", cls="genuine_agreement", evidence=["infra/redis.tf:1"])],
+        "convergence": {"state": "agree", "reason": "settled"}, "approve_summary": "S-1"})
+    assert final.out["decision"] == "consensus", final.out
+    assert final.out["summary"]["text"].startswith("Use SQLite with a TTL sweep")
+    assert final.out["next"]["action"] == "report"
+
+    out, text = debate.report(SYNTHESIS)
+    assert out["outcome"] == "consensus" and out["degraded"] is False
+    assert "DEGRADED" not in text
+    for section in ("## Consensus Points", "## Remaining Disagreements", "## Recommendations",
+                    "## Consolidated Sources", "## Open Questions", "## Confidence"):
+        assert section in text
+    assert "Use SQLite with WAL" in text and "infra/redis.tf:1" in text
+    assert "Seal before reveal: yes" in text
+    assert QUESTION in text.splitlines()[0]
+    data = json.loads(Path(out["json"]).read_text())
+    assert [r["round"] for r in data["rounds"]] == [1, 2]
+    assert all(r["input_tokens"] > 0 for r in data["rounds"])
+
+
+def test_one_sided_agreement_is_refused(debate: Debate) -> None:
+    debate.fake.script([
+        {"reply": answer([cpt("X-1", "agree", "SQLite handles the load")])},
+        {"reply": answer([cpt("X-1", "disagree", evidence=["load/report.md:12"])],
+                         position="On reflection the write load is too high")}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    claimed = debate.verdict({
+        "points": [pt("X-1", "agree", cls="genuine_agreement")],
+        "convergence": {"state": "agree", "reason": "we agree"},
+        "proposed_summary": "We agree on SQLite."})
+    assert claimed.out["decision"] == "continue"  # Claude alone cannot end it
+    assert claimed.out["kind"] == "confirmation"
+    assert claimed.out["next"]["kind"] == "confirmation"
+    forged = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                             "convergence": {"state": "agree", "reason": "r"},
+                             "approve_summary": "S-9"})
+    assert forged.out["error"]["code"] == "verdict_invalid"
+    assert "S-9 is not a proposed summary" in forged.out["error"]["message"]
+    claimed = debate.verdict({
+        "points": [pt("X-1", "agree", cls="genuine_agreement")],
+        "convergence": {"state": "agree", "reason": "we agree"},
+        "proposed_summary": "We agree on SQLite."})
+    confirmation = debate.resume_from(claimed.out)
+    assert "CONSENSUS CHECK" in debate.fake.stdin_of(-1).decode()
+    assert "We agree on SQLite." in debate.fake.stdin_of(-1).decode()
+    assert confirmation["status"] == "completed"
+    insisted = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+                              "convergence": {"state": "continue", "reason": "Codex objects"}})
+    assert insisted.out["decision"] == "continue"
+    assert [p["id"] for p in insisted.out["open_points"]] == ["X-1"]
+    lone = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                           "convergence": {"state": "agree", "reason": "r"},
+                           "approve_summary": "S-1"})
+    assert lone.out["decision"] != "consensus"
+
+
+def test_same_disagreements_twice_is_a_stalemate_with_a_decision_table(
+        debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree", "Redis for pub/sub")])},
+                        {"reply": answer([cpt("X-1", "agree", evidence=["bus.py:4"])])}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    verdict = {"points": [pt("X-1", "disagree", cls="genuine_disagreement",
+                             note="pub/sub is not needed")],
+               "convergence": {"state": "continue", "reason": "r"}}
+    first = debate.verdict(verdict)
+    debate.resume_from(first.out)
+    verdict["points"][0]["evidence"] = ["events.py:7"]
+    second = debate.verdict(verdict)
+    assert second.out["decision"] == "stalemate"
+    assert "two rounds running" in second.out["reasons"][0]
+    out, text = debate.report(SYNTHESIS)
+    assert out["outcome"] == "stalemate"
+    assert "| Point | Claude | Codex |" in text and "pub/sub is not needed" in text
+
+
+def test_the_round_cap_ends_in_stalemate(debate: Debate, repo: Path) -> None:
+    (repo / "sparring.yaml").write_text("think-about:\n  max_rounds: 2\n")
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree", evidence=["a:1"])])},
+                        {"reply": answer([cpt("X-2", "agree", evidence=["b:2"])])}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+                            "convergence": {"state": "continue", "reason": "r"}})
+    debate.resume_from(first.out)
+    second = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement",
+                                           evidence=["c:3"]),
+                                        pt("X-2", "disagree", cls="genuine_disagreement")],
+                             "convergence": {"state": "continue", "reason": "r"}})
+    assert second.out["decision"] == "stalemate"
+    assert "round cap (2)" in second.out["reasons"][0]
+    assert second.out["max_rounds"] == 2
+
+
+def test_invalid_answer_is_asked_again_once_then_the_round_fails(debate: Debate) -> None:
+    debate.fake.script(["I think SQLite is fine.", {"reply": {"position": "no points field"}}])
+    debate.start()
+    debate.seal()
+    out = debate.wait()
+    assert out["status"] == "failed" and out["purpose"] == "reask"
+    assert out["error"]["code"] == "invalid_answer"
+    assert out["review"] is None
+    calls = debate.fake.turn_calls()
+    assert len(calls) == 2 and "resume" in calls[1]["argv"]
+    assert "--output-schema" in calls[0]["argv"] and "--output-schema" in calls[1]["argv"]
+    assert "does not match the JSON schema" in debate.fake.stdin_of(-1).decode()
+    refused = debate.verdict({"points": [], "convergence": {"state": "agree", "reason": "r"}})
+    assert refused.out["error"]["code"] == "invalid_transition"
+    report, text = debate.report()
+    assert report["degraded"] is True and report["outcome"].startswith("incomplete")
+    assert "invalid_answer" in text
+
+
+def test_a_reask_that_succeeds_completes_the_round(debate: Debate) -> None:
+    debate.fake.script(["```\nnot json\n```", {"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    debate.seal()
+    out = debate.wait()
+    assert out["status"] == "completed" and out["purpose"] == "reask" and out["round"] == 1
+    assert out["review"]["data"]["points"][0]["id"] == "X-1"
+
+
+def test_codex_failing_mid_debate_gives_a_degraded_report(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree", "claim")])},
+                        {"mode": "rate_limited"}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+                            "convergence": {"state": "continue", "reason": "r"}})
+    result = debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
+                             "--vars-file", first.out["next"]["vars_file"])
+    failed = result.out if result.exit_code else debate.wait()
+    assert failed.get("status", "failed") == "failed"
+    out, text = debate.report(SYNTHESIS)
+    assert out["degraded"] is True
+    assert text.splitlines()[2].startswith("> **DEGRADED**")
+    assert "rate_limited" in text and "round 2" in text
+
+
+def test_verdict_must_classify_every_codex_point(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree")])}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    partial = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                              "convergence": {"state": "continue", "reason": "r"}})
+    assert partial.out["error"]["code"] == "verdict_invalid"
+    assert "X-2 are not classified" in partial.out["error"]["message"]
+    incoherent = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_agreement"),
+                                            pt("X-2", "agree", cls="codex_only"),
+                                            pt("C-1", "agree", cls="claude_only")],
+                                 "convergence": {"state": "continue", "reason": "r"}})
+    problems = incoherent.out["error"]["problems"]
+    assert any("X-1: class genuine_agreement needs stance agree" in p for p in problems)
+    assert any("C-1: a new point needs its claim" in p for p in problems)
+    not_json = debate.sparring("verdict", debate.sid, input=b"{oops")
+    assert not_json.out["error"]["code"] == "verdict_invalid"
+
+
+def test_a_seal_is_final_and_must_come_before_the_reveal(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    assert debate.wait()["review"] is None
+    assert debate.seal("first").exit_code == 0
+    again = debate.seal("first")
+    assert again.exit_code == 0 and again.out["already_sealed"] is True
+    assert debate.seal("second").out["error"]["code"] == "already_sealed"
+    assert debate.seal(" ").out["error"]["code"] == "input_empty"
+    debate.wait()
+    _, text = debate.report()
+    assert "Seal before reveal: yes" in text
+
+
+def test_reasoning_is_withheld_until_the_seal(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")]),
+                         "reasoning": "**Leaning** towards SQLite"}])
+    debate.start()
+    out = debate.wait()
+    texts = [a.get("text", "") for a in out["activities"] if a["kind"] == "reasoning"]
+    assert texts and all("Leaning" not in t for t in texts)
+    debate.seal()
+    shown = debate.wait()
+    assert any("Leaning" in a.get("text", "") for a in shown["activities"])
+
+
+def test_a_guard_violation_stops_the_loop(debate: Debate, repo: Path) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")]), "mode": "writes_file",
+                         "write_path": "app.py", "write_content": "print('changed')\n"}])
+    debate.start()
+    debate.seal()
+    out = debate.wait()
+    assert out["status"] == "completed"  # the turn's own status stays truthful
+    assert out["guard"]["clean"] is False
+    assert out["guard"]["changed"] == [{"path": "app.py", "change": "modified"}]
+    assert out["guard"]["violation"]["code"] == "guard_violation"
+    decided = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+                              "convergence": {"state": "continue", "reason": "r"}})
+    assert decided.out["next"]["action"] == "stop"
+    assert "app.py" in decided.out["next"]["reason"]
+    refused = debate.sparring("resume", debate.sid, input=b"go on")
+    assert refused.out["error"]["code"] == "guard_violation"
+    report, text = debate.report()
+    assert report["degraded"] is True and "`app.py` (modified)" in text
+    reverted = debate.sparring("guard", "revert", "--baseline", out["guard"]["baseline"])
+    assert reverted.exit_code == 0
+    assert (repo / "app.py").read_text() == "print('hello')\n"
