@@ -265,7 +265,7 @@ def doctor(cwd: Path) -> int:
 
 def _input(file: Path | None) -> bytes:
     """Bytes from --file, or from stdin when no file is given."""
-    from sparring.commands.start import read_input
+    from sparring.inputs import read_input
 
     return read_input(file, "--file")
 
@@ -431,10 +431,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:
-        verb = exc.ctx.command.name if exc.ctx and exc.ctx.command else "sparring"
-        emit(failure(str(verb), SparringError(
-            "usage_error", exc.format_message(), f"see `sparring {verb} --help`"
-            if verb != "sparring" else "see `sparring --help`")))
+        path = exc.ctx.command_path if exc.ctx else "sparring"
+        verb = path.removeprefix("sparring").strip() or "sparring"
+        emit(failure(verb, SparringError("usage_error", exc.format_message(),
+                                         f"see `{path} --help`")))
         return EXIT_USAGE
     except click.Abort:
         return EXIT_FAILED

@@ -45,6 +45,7 @@ CODES: dict[str, str] = {
     "already_sealed": "a different analysis was already sealed for this session",
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
+    "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
     "internal_error": "sparring hit a bug; the traceback is included",
 }
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring.errors import SparringError
+from sparring.inputs import read_input
 
 if TYPE_CHECKING:
     import jinja2
@@ -113,14 +114,12 @@ def _split(pair: str, option: str) -> tuple[str, str]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise SparringError("file_not_found", f"{path} does not exist",
-                            "check the path given to --var-file / --vars-file") from exc
+    raw = read_input(path, "--var-file / --vars-file")
+    return raw.decode("utf-8", errors="replace")
 
 
 def _load_vars_file(path: Path) -> dict[str, Any]:
+    """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
     text = _read_text(path)
     try:
         data = json.loads(text) if path.suffix == ".json" else _yaml(text)

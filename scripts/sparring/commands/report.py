@@ -10,7 +10,7 @@ from typing import Any
 from sparring import answers, templates
 from sparring import report as reports
 from sparring import session as sessions
-from sparring.commands.start import read_input
+from sparring.inputs import read_input
 from sparring.state import write_atomic
 
 

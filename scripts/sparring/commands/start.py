@@ -8,7 +8,6 @@ config — is reported as a failed start with its stderr, not as `running`.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, BinaryIO
 from sparring import answers, codex, config, engine, runner, states, templates, turns, view
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.inputs import read_input
 from sparring.session import Session, find_turn
 
 _START_POLL_S = 0.05
@@ -26,21 +26,6 @@ _START_CAP_S = 30.0
 def start_window() -> float:
     """Seconds codex must survive to count as started (Supervisor's `startsecs`)."""
     return float(os.environ.get("SPARRING_STARTSECS", "1.0"))
-
-
-def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None) -> bytes:
-    """Bytes exactly as given, from a file or from stdin (never from a terminal)."""
-    if path is not None:
-        try:
-            return path.read_bytes()
-        except FileNotFoundError as exc:
-            raise SparringError("file_not_found", f"{path} does not exist",
-                                f"check the path given to {option}") from exc
-    stream = stdin if stdin is not None else sys.stdin.buffer
-    if stream.isatty():
-        raise SparringError("input_empty", "nothing to read: stdin is a terminal",
-                            f"pass {option} FILE, or pipe the content on stdin")
-    return stream.read()
 
 
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:

@@ -1,0 +1,66 @@
+"""dual-model end to end: dispatch, parallel analysis, seal, compare, synthesis, continue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from test_think_about import answer, cpt, pt
+
+SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
+             "open_questions": ["What is the p99 budget?"],
+             "confidence": {"level": "high", "reason": "both read the same query plans"},
+             "conclusion": "Postgres stays; the replica buys two years."}
+
+
+def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, repo: Path,
+                                               tmp_path: Path) -> None:
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree", "Postgres handles the reads with a replica",
+                              evidence=["db/plan.txt:4"]),
+                          cpt("X-2", "agree", "Move search to OpenSearch")],
+                         position="Keep Postgres, add a replica, move search out.")},
+        {"reply": answer([cpt("X-2", "refine", "Search can stay in Postgres with trigram "
+                              "indexes up to 10M rows", evidence=["db/search.sql:12"])],
+                         position="Keep search in Postgres for now.")},
+    ])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    started = sparring("start", sid, "--template", "dual-model/dispatch", "--vars-file", "-",
+                       input=b"QUESTION: Should we leave Postgres?\nCONTEXT: 40M rows\n")
+    assert started.exit_code == 0, started.raw
+    assert "Should we leave Postgres?" in fake_codex.stdin_of(0).decode()
+    assert sparring("wait", sid).out["review"] is None  # not sealed yet
+    sparring("seal", sid, input=b"C-1: a replica is enough.\n")
+    first = sparring("wait", sid).out
+    assert first["review"]["data"]["position"].startswith("Keep Postgres")
+
+    verdict = {"position": "Keep Postgres with a replica; search stays for now.",
+               "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                          pt("X-2", "disagree", cls="genuine_disagreement",
+                             note="trigram indexes are enough at our size")],
+               "convergence": {"state": "continue", "reason": "search is open"}}
+    decided = sparring("verdict", sid, input=json.dumps(verdict).encode()).out
+    assert decided["next"]["action"] == "report"
+    deeper = decided["next"]["optional"]
+    assert "dual-model/continue" in deeper["command"]
+
+    report = sparring("report", sid, "--synthesis", "-", "--out", str(tmp_path / "dm.md"),
+                      input=json.dumps(SYNTHESIS).encode()).out
+    text = Path(report["report"]).read_text()
+    for section in ("## Codex Position", "## Claude Position", "## Agreements (High Confidence)",
+                    "## Points of Difference", "## Shared Conclusion"):
+        assert section in text
+    assert "Keep Postgres, add a replica" in text
+    assert "trigram indexes are enough at our size" in text
+    assert "Codex has not approved this text" in text
+
+    resumed = sparring("resume", sid, "--template", "dual-model/continue",
+                       "--vars-file", deeper["vars_file"], "--var-file", "FOLLOW_UP=-",
+                       input=b"How far does trigram search scale?")
+    assert resumed.exit_code == 0, resumed.raw
+    second = sparring("wait", sid).out
+    assert second["round"] == 2 and second["thread_id"] == first["thread_id"]
+    sent = fake_codex.stdin_of(-1).decode()
+    assert "How far does trigram search scale?" in sent and "X-2" in sent
+    assert second["review"]["data"]["points"][0]["stance"] == "refine"
