@@ -15,6 +15,8 @@ from sparring import templates
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
 LAUNCHER = "${CLAUDE_SKILL_DIR}/sparring"
+# Verbs that render a template from the YAML they are given.
+IMPLIED = {"discuss frame": "deep-discussion/first"}
 
 
 def skill_dirs() -> list[Path]:
@@ -27,6 +29,10 @@ def split(path: Path) -> tuple[dict[str, Any], str]:
     assert text.startswith("---\n"), f"{path} has no frontmatter"
     head, body = text[4:].split("\n---\n", 1)
     return yaml.safe_load(head), body
+
+
+def test_all_four_skills_exist() -> None:
+    assert [p.name for p in skill_dirs()] == list(SKILLS)
 
 
 def documents(skill: Path) -> list[Path]:
@@ -84,10 +90,11 @@ def template_uses(text: str) -> list[tuple[str, set[str]]]:
     uses = []
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        named = re.findall(r"--template ([\w+/-]+)|render ([\w+/-]+)|`([\w-]+/[\w+-]+)` template",
-                           line)
+        named = re.findall(r"--template ([\w+/-]+)|render ([\w+/-]+)|`([\w-]+/[\w+-]+)` "
+                           r"template|template `([\w-]+/[\w+-]+)`|(discuss frame)", line)
         for groups in named:
             name = next(g for g in groups if g)
+            name = IMPLIED.get(name, name)
             keys = set(re.findall(r"--var(?:-file)? ([A-Z_]+)=", line))
             keys |= {k for k in re.findall(r"`([A-Z][A-Z_]{2,})`", line)}
             if "<<'END'" in line:
@@ -108,4 +115,5 @@ def test_every_placeholder_exists_in_the_template_it_names(skill: Path) -> None:
             unknown = keys - templates.variables(name)
             assert not unknown, f"{doc.name}: {name} has no {sorted(unknown)}"
             checked += 1
-    assert checked, f"{skill.name} names no template"
+    if skill.name != "arch-debate":  # arch-debate's runner fills every template itself
+        assert checked, f"{skill.name} names no template"

@@ -371,6 +371,216 @@ def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
     return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
+def debate_turn_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The codex settings a debate round may set (the thread keeps its model)."""
+    for option in reversed([
+        click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
+                     help="Codex reasoning effort for this round."),
+        click.option("--model", envvar="SPARRING_MODEL",
+                     help="Codex model (round one only; later rounds keep the thread's)."),
+        click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
+                     help="Codex sandbox. Default: read-only."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds."),
+        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_STALL_AFTER", help="Stall limit, seconds."),
+    ]):
+        func = option(func)
+    return func
+
+
+@cli.group("debate")
+def debate_group() -> None:
+    """arch-debate: a folder of round files that is the decision record.
+
+    \b
+    sparring debate new DIR "QUESTION"   # DEBATE-PROTOCOL.md + round-0-claude.md
+    sparring debate round DIR            # Codex answers the newest Claude round
+    sparring debate status DIR           # whose turn, agreed or not, what next
+
+    Codex keeps one thread across rounds and runs read-only; the runner writes
+    round-N-codex.md from its answer. A side agrees only by opening a round with
+    AGREED: on its first line; the other side must confirm in its next round.
+    """
+
+
+@debate_group.command("new")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("question", metavar="QUESTION")
+def debate_new(directory: Path, question: str) -> int:
+    """Scaffold DIR/DEBATE-PROTOCOL.md and DIR/round-0-claude.md; never overwrites.
+
+    QUESTION may be `-` to read it from stdin. Prints dir, session, files, next.
+    """
+    from sparring.commands import debate as verb
+
+    def call() -> dict[str, Any]:
+        text = _input(None).decode("utf-8", errors="replace") if question == "-" else question
+        return verb.new(directory, text.strip(), Path.cwd())
+
+    return run_verb("debate new", call)
+
+
+@debate_group.command("round")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--stand-in", is_flag=True,
+              help="Codex is unavailable: write its round yourself as devil's advocate "
+              "(from --file or stdin); the debate is marked DEGRADED.")
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The stand-in round (default: stdin).")
+@debate_turn_options
+def debate_round(directory: Path, stand_in: bool, file: Path | None, **options: Any) -> int:
+    """Run Codex's next round: it answers the newest round-N-claude.md.
+
+    Round one starts the Codex thread; later rounds resume it, with only the new
+    round in the prompt. Returns like `start` (status running), plus `debate`
+    (as `debate status`). Then `sparring wait SESSION` and `debate status DIR`.
+    """
+    from sparring.commands import debate as verb
+
+    return run_verb("debate round", lambda: verb.round_(
+        directory, Path.cwd(), options, _input(file) if stand_in else None))
+
+
+@debate_group.command("status")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+def debate_status(directory: Path) -> int:
+    """Whose turn, how many rounds, agreed or not, rule breaks, and what to do next.
+
+    Writes round-N-agreed.md once an AGREED: round is confirmed by the other side,
+    and DECISION-NEEDED.md (positions side by side) when the round cap passes
+    without agreement. Prints step (claude|codex|agreed|stuck), agreed, proposal,
+    positions, rule_breaks, degraded, next.
+    """
+    from sparring.commands import debate as verb
+
+    return run_verb("debate status", lambda: verb.status(directory, Path.cwd()))
+
+
+def discuss_turn_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Limits of the Codex turn a discussion step starts (effort comes from its arguments)."""
+    for option in reversed([
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds."),
+        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
+                     envvar="SPARRING_STALL_AFTER", help="Stall limit, seconds."),
+    ]):
+        func = option(func)
+    return func
+
+
+@cli.group("discuss")
+def discuss_group() -> None:
+    """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.
+
+    \b
+    sparring discuss new --args "high CODEX"   # effort high|xhigh, model CODEX|NONE
+    sparring discuss frame SESSION            # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
+    sparring discuss round SESSION            # YAML: response, search_results
+    sparring discuss status SESSION           # markers, search requests, what next
+    sparring discuss synthesis SESSION        # Codex's synthesis turn
+    sparring discuss report SESSION           # YAML: the five synthesis sections + observations
+
+    Markers count only as lines of their own, outside code blocks and quotes:
+    [CONSENSUS_REACHED] (consensus needs both sides, in consecutive messages)
+    and [SEARCH_REQUEST: "query"] (Claude searches and passes the results on).
+    """
+
+
+@discuss_group.command("new")
+@click.option("--args", "arguments", default="", show_default=True,
+              help="The skill's arguments as typed (`-` reads them from stdin).")
+def discuss_new(arguments: str) -> int:
+    """Parse /deep-discussion arguments and create the session.
+
+    Valid: effort high (default) or xhigh, model CODEX (default) or NONE, in any
+    order and case. Anything else is invalid_arguments, listing the valid forms.
+    """
+    from sparring.commands import discuss as verb
+
+    def call() -> dict[str, Any]:
+        text = _input(None).decode("utf-8", errors="replace") if arguments == "-" else arguments
+        return verb.new(text, Path.cwd())
+
+    return run_verb("discuss new", call)
+
+
+@discuss_group.command("frame")
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The framing YAML (default: stdin).")
+@discuss_turn_options
+def discuss_frame(session: str, file: Path | None, **options: Any) -> int:
+    """Record the problem framing and Claude's opening view; start Codex's round 1.
+
+    YAML keys: TOPIC, FRAMING, CLAUDE_VIEW (required), CONTEXT. With model NONE no
+    Codex runs. Returns like `start`, plus `discussion` (as `discuss status`).
+    """
+    from sparring.commands import discuss as verb
+
+    return run_verb("discuss frame", lambda: verb.frame(session, Path.cwd(), _input(file),
+                                                        options))
+
+
+@discuss_group.command("round")
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The round YAML (default: stdin).")
+@discuss_turn_options
+def discuss_round(session: str, file: Path | None, **options: Any) -> int:
+    """Hand in Claude's response and start Codex's next round on the same thread.
+
+    YAML keys: response (required), search_results (for Codex's search requests).
+    Model NONE: critic (Claude's labelled counter-argument, standing in for Codex)
+    and response. When both sides have now marked [CONSENSUS_REACHED], no round
+    starts: the discussion is agreed.
+    """
+    from sparring.commands import discuss as verb
+
+    return run_verb("discuss round", lambda: verb.round_(session, Path.cwd(), _input(file),
+                                                         options))
+
+
+@discuss_group.command("status")
+@SESSION_ARG
+def discuss_status(session: str) -> int:
+    """Rounds, the last message, consensus per side, search requests, what to do next."""
+    from sparring.commands import discuss as verb
+
+    return run_verb("discuss status", lambda: verb.status(session, Path.cwd()))
+
+
+@discuss_group.command("synthesis")
+@SESSION_ARG
+@discuss_turn_options
+def discuss_synthesis(session: str, **options: Any) -> int:
+    """Ask Codex for its synthesis (agreed points, trade-offs, recommendation, open
+    questions, implementation hints) on the same thread. Then `wait`."""
+    from sparring.commands import discuss as verb
+
+    return run_verb("discuss synthesis", lambda: verb.synthesis(session, Path.cwd(), options))
+
+
+@discuss_group.command("report")
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Claude's synthesis YAML (default: stdin).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write it (default: .kkachi/{branch}/completed/"
+              "deep-discussion-{epoch}.md, or deep-discussion.report_path in sparring.yaml).")
+def discuss_report(session: str, file: Path | None, out: Path | None) -> int:
+    """Write the report: Timestamp, Topic, Model, Effort, Rounds, Consensus, the
+    synthesis, Codex's synthesis, Claude's final observations, the transcript, tokens.
+
+    YAML keys: agreed_points, key_trade_offs, recommended_approach, open_questions,
+    implementation_hints, final_observations (markdown text each).
+    """
+    from sparring.commands import discuss as verb
+
+    return run_verb("discuss report", lambda: verb.report(session, Path.cwd(), _input(file),
+                                                          out))
+
+
 @cli.group()
 def guard() -> None:
     """File-modification guard: did the tree change between two moments?

@@ -46,6 +46,9 @@ CODES: dict[str, str] = {
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
+    "debate_exists": "the folder already holds a debate; it is never overwritten",
+    "round_missing": "the round the next step answers has not been written yet",
+    "invalid_arguments": "the skill's arguments are not one of the valid forms",
     "internal_error": "sparring hit a bug; the traceback is included",
 }
 

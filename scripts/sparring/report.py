@@ -80,7 +80,7 @@ def degraded_reasons(data: dict[str, Any]) -> list[str]:
                          + ", ".join(c["path"] for c in guard["changed"][:5]))
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
-    found += [f"round {r}: {why}" for r, why in data.get("degraded_notes", [])]
+    found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
     return found
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sparring import answers, engine, events, process, states
+from sparring import answers, engine, events, markers, process, states
 from sparring.codex import INSTALL_HINT
 from sparring.config import TurnSettings
 from sparring.errors import CODES
@@ -53,6 +53,7 @@ def new_turn(
     recovers: int | None = None,
     schema: str | None = None,
     template: dict[str, Any] | None = None,
+    answer_file: str | None = None,
 ) -> dict[str, Any]:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
@@ -66,7 +67,7 @@ def new_turn(
                      "sandbox": settings.sandbox, "timeout": settings.timeout,
                      "stall_after": settings.stall_after},
         "argv": argv, "thread_id": thread_id, "recovers": recovers, "schema": schema,
-        "template": template, "answer": None, "guard": None,
+        "template": template, "answer": None, "guard": None, "answer_file": answer_file,
         "runner": None, "codex": None, "stop_requested": False,
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
@@ -130,9 +131,27 @@ def record_end(
         )
         if thread_id and not data.get("thread_id"):
             data["thread_id"] = thread_id
+        if outcome.status == states.COMPLETED and turn.get("answer_file"):
+            _deliver(session, turn, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
         return dict(turn)
+
+
+def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
+    """Write Codex's answer where the workflow wants it (codex itself runs read-only).
+
+    Never over a file that appeared meanwhile: then the answer stays in the turn's
+    folder and the turn says so.
+    """
+    body = markers.unwrap_fence(text).rstrip("\n") + "\n"
+    try:
+        with open(turn["answer_file"], "x", encoding="utf-8") as f:
+            f.write(body)
+    except FileExistsError:
+        kept = session.turn_file(turn["n"], "answer.md")
+        kept.write_text(body, encoding="utf-8")
+        turn["answer_file_kept"] = str(kept)
 
 
 def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) -> Outcome:

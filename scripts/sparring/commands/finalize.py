@@ -68,7 +68,7 @@ def _turn_row(turn: dict[str, Any]) -> dict[str, Any]:
 def _applied(data: dict[str, Any], latest: dict[str, Any] | None) -> dict[str, Any]:
     """What codex ran with: its own rollout record when found, else what we passed."""
     if latest is None:
-        return {}
+        return {"effort": None, "model": None, "sandbox": None, "source": "no codex turn"}
     passed = {key: latest["settings"][key] for key in ("effort", "model", "sandbox")}
     recorded = rollout.turn_context(data.get("thread_id"))
     if recorded:

@@ -62,7 +62,7 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
-          schema: str | None = None) -> dict[str, Any]:
+          schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     if data["turns"]:
@@ -80,13 +80,15 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
                                 "started", f"continue it with `sparring resume {session.id}`")
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
                               prompt=prompt.text, argv=codex.exec_argv(executable, request),
-                              thread_id=None, schema=schema, template=prompt.template)
+                              thread_id=None, schema=schema, template=prompt.template,
+                              answer_file=answer_file)
     return _launch(session, turn["n"])
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
            recover: bool = False, schema: str | None = None,
-           accept_changes: bool = False) -> dict[str, Any]:
+           accept_changes: bool = False, answer_file: str | None = None,
+           purpose: str = "round") -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     previous = _resumable(session, data, recover)
@@ -98,6 +100,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         prompt = Prompt(session.turn_file(previous["n"], turns.PROMPT).read_bytes(),
                         previous.get("template"))
         schema = schema or previous.get("schema") or "none"
+        answer_file = answer_file or previous.get("answer_file")
     assert prompt is not None
     settings = _resume_settings(data, previous, options)
     schema = _schema_for(data, schema)
@@ -113,11 +116,19 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         turn = turns.new_turn(
             session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
             round_no=previous["round"] if recover else previous["round"] + 1,
-            purpose="recovery" if recover else "round", argv=codex.exec_argv(executable, request),
+            purpose=_purpose(previous, recover, purpose),
+            argv=codex.exec_argv(executable, request),
             recovers=previous["n"] if recover else None, schema=schema,
-            template=prompt.template,
+            template=prompt.template, answer_file=answer_file,
         )
     return _launch(session, turn["n"])
+
+
+def _purpose(previous: dict[str, Any], recover: bool, given: str) -> str:
+    if not recover:
+        return given
+    # A recovered synthesis is still the synthesis, not a round of the transcript.
+    return "synthesis" if previous["purpose"] == "synthesis" else "recovery"
 
 
 def _check_guard(session: Session, previous: dict[str, Any], accept: bool) -> None:

@@ -1,0 +1,220 @@
+"""`sparring debate new|round|status`: arch-debate in a folder of round files.
+
+Codex keeps one thread across rounds (round one starts it, later rounds
+resume it), so each prompt carries only Claude's newest round, never the
+growing transcript. Codex runs read-only; the runner writes its round file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sparring import config, debate, markers, states, templates, view, workspace
+from sparring import report as reports
+from sparring import session as sessions
+from sparring.commands import start as turns_verbs
+from sparring.errors import SparringError
+from sparring.session import Session, latest_turn
+from sparring.state import write_atomic
+
+WORD_LIMIT = 500
+ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
+               "round-N-claude.md", "round-N-agreed.md")
+
+
+def new(directory: Path, question: str, cwd: Path) -> dict[str, Any]:
+    directory = (cwd / directory).resolve()
+    if not question.strip():
+        raise SparringError("input_empty", "the debate needs a question",
+                            'sparring debate new DIR "the question"')
+    existing = debate.read(directory)
+    if (directory / debate.PROTOCOL).exists() or existing.rounds or existing.misplaced:
+        raise SparringError("debate_exists", f"{directory} already holds a debate",
+                            f"continue it with `sparring debate status {directory}`, or pick "
+                            "a new folder")
+    root = workspace.find_root(directory.parent if not directory.exists() else directory)
+    max_rounds = config.workflow(config.load(root), "arch-debate")["max_rounds"]
+    directory.mkdir(parents=True, exist_ok=True)
+    _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
+        "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
+        "WORD_LIMIT": WORD_LIMIT}))
+    _write_new(directory / "round-0-claude.md",
+               templates.render("arch-debate/round-0-claude", {"QUESTION": question}))
+    session = sessions.create(root, "arch-debate", root)
+    with session.update() as data:
+        data["debate"] = {"dir": str(directory), "question": question, "sent": {},
+                          "max_rounds": max_rounds}
+    return {"dir": str(directory), "session": session.id, "question": question,
+            "files": [debate.PROTOCOL, "round-0-claude.md"],
+            "next": f"write round-0-claude.md and fill the protocol's slots (codebase context, "
+                    f"options, open questions), then `sparring debate round {directory}`"}
+
+
+def _write_new(path: Path, text: str) -> None:
+    with open(path, "x", encoding="utf-8") as f:  # never over a file that appeared meanwhile
+        f.write(text)
+
+
+def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
+    root = workspace.find_root(directory)
+    for session in reversed(sessions.all_sessions(root)):
+        try:
+            data = session.load()
+        except SparringError:
+            continue
+        if (data.get("debate") or {}).get("dir") == str(directory):
+            return session, data
+    raise SparringError("session_not_found", f"{directory} is not a debate sparring started",
+                        'start one with `sparring debate new DIR "QUESTION"`')
+
+
+def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes | None
+           ) -> dict[str, Any]:
+    directory = (cwd / directory).resolve()
+    session, data = find_session(directory)
+    _refuse_while_running(session, data)
+    state = debate.read(directory)
+    step = debate.next_step(state, data["debate"]["max_rounds"])
+    if step in ("agreed", "stuck"):
+        raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
+                            "round", f"see `sparring debate status {directory}`")
+    n = state.codex_rounds + 1
+    if step == "claude":
+        wanted = f"round-{state.last.n if state.last else 0}-claude.md"
+        raise SparringError("round_missing", f"{wanted} has not been written yet",
+                            f"write {directory / wanted}, then run this again")
+    claude_round = state.rounds[-1]
+    codex_file = directory / f"round-{n}-codex.md"
+    _record_sent(session, directory, claude_round, n)
+    if stand_in is not None:
+        return _stand_in(session, directory, codex_file, n, stand_in)
+    variables = {"ROUND": n, "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
+                 "CLAUDE_ROUND": claude_round.text, "CLAUDE_AGREED": claude_round.agrees,
+                 "WORD_LIMIT": WORD_LIMIT,
+                 "PROTOCOL": (directory / debate.PROTOCOL).read_text(encoding="utf-8")}
+    prompt = turns_verbs.Prompt(
+        templates.render("arch-debate/codex-round", variables).encode(),
+        {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
+    verb = turns_verbs.start if not data["turns"] else turns_verbs.resume
+    result = verb(str(session.dir), cwd, options, prompt, schema="none",
+                  answer_file=str(codex_file))
+    return {**result, "debate": status(directory, cwd)}
+
+
+def _refuse_while_running(session: Session, data: dict[str, Any]) -> None:
+    turn = latest_turn(data)
+    if turn is not None and not states.is_terminal(turn["status"]):
+        _, turn, _ = view.observe(session)
+        if not states.is_terminal(turn["status"]):
+            raise SparringError("session_busy", f"Codex is still writing round {turn['round']}",
+                                f"`sparring wait {session.id}`")
+
+
+def _record_sent(session: Session, directory: Path, claude_round: debate.Round, n: int) -> None:
+    """What Codex reads is recorded, so a later edit of it shows up as a rule break."""
+    with session.update() as data:
+        sent = data["debate"]["sent"]
+        sent[claude_round.name] = debate.digest(claude_round.text)
+        if n == 1:
+            protocol = (directory / debate.PROTOCOL).read_text(encoding="utf-8")
+            sent[debate.PROTOCOL] = debate.digest(protocol)
+
+
+def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
+              text: bytes) -> dict[str, Any]:
+    if not text.strip():
+        raise SparringError("input_empty", "the stand-in round is empty",
+                            "pass the devil's-advocate round with --file FILE or on stdin")
+    body = f"{debate.STAND_IN_NOTE}\n\n{text.decode('utf-8', errors='replace').strip()}\n"
+    _write_new(codex_file, body)
+    with session.update() as data:
+        data["debate"].setdefault("stand_ins", []).append(n)
+        data.setdefault("degraded_notes", []).append(
+            [n, "Codex was unavailable; Claude wrote this round as devil's advocate"])
+    return {"session": session.id, "stand_in": True, "file": str(codex_file),
+            "debate": status(directory, directory)}
+
+
+def status(directory: Path, cwd: Path) -> dict[str, Any]:
+    directory = (cwd / directory).resolve()
+    session, data = find_session(directory)
+    if data["turns"]:
+        view.observe(session)  # let a finished turn write its round file first
+        data = session.load()
+    state = debate.read(directory)
+    settings = data["debate"]
+    step = debate.next_step(state, settings["max_rounds"])
+    breaks = debate.rule_breaks(state, settings["sent"], WORD_LIMIT)
+    written = _write_outcome(session, data, directory, state, step, breaks)
+    turn = latest_turn(data)
+    return {
+        "dir": str(directory), "session": session.id, "question": settings["question"],
+        "rounds": state.codex_rounds, "max_rounds": settings["max_rounds"],
+        "files": [r.name for r in state.rounds] + written,
+        "step": step,
+        "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
+                        "error": turn.get("error")} if turn else None),
+        "agreed": _agreed_dict(state, directory),
+        "proposal": ({"by": state.proposal.side, "file": state.proposal.name}
+                     if state.proposal else None),
+        "stuck": step == "stuck",
+        "positions": debate.positions(state) if step == "stuck" else [],
+        "rule_breaks": breaks,
+        "degraded": reports.degraded_reasons(data),
+        "next": _next(step, state, directory, session, turn),
+    }
+
+
+def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
+    if not state.agreed:
+        return None
+    proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
+    return {"proposed_by": proposed.side, "proposed_in": proposed.name,
+            "confirmed_by": confirmed.side, "confirmed_in": confirmed.name,
+            "file": str(directory / f"round-{confirmed.n}-agreed.md")}
+
+
+def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
+                   state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
+    """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
+    model = reports.build(session, data, None)
+    question = data["debate"]["question"]
+    if step == "agreed":
+        assert state.agreed is not None
+        proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
+        path = directory / f"round-{confirmed.n}-agreed.md"
+        text = templates.render("arch-debate/agreed", {
+            "ROUND": confirmed.n, "QUESTION": question, "R": model,
+            "PROPOSED_BY": debate.NAMES[proposed.side], "PROPOSED_IN": proposed.name,
+            "CONFIRMED_BY": debate.NAMES[confirmed.side], "CONFIRMED_IN": confirmed.name,
+            "BRIEF": markers.after_agreed(proposed.text)})
+    elif step == "stuck":
+        path = directory / debate.DECISION_NEEDED
+        text = templates.render("arch-debate/decision-needed", {
+            "QUESTION": question, "R": model, "ROUNDS": debate.positions(state),
+            "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
+    else:
+        return []
+    if not path.exists():
+        write_atomic(path, text)
+    return [path.name]
+
+
+def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
+          turn: dict[str, Any] | None) -> str:
+    if turn is not None and not states.is_terminal(turn["status"]):
+        return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
+    if step == "agreed":
+        return "agreed: show the user the agreed brief and commit the debate folder"
+    if step == "stuck":
+        return f"{debate.STUCK}: show the user {debate.DECISION_NEEDED} and let them decide"
+    if step == "codex":
+        return f"`sparring debate round {directory}` runs Codex's next round"
+    last = state.last
+    wanted = f"round-{last.n if last else 0}-claude.md"
+    if state.proposal is not None and state.proposal.side == "codex":
+        return (f"Codex opened with AGREED: — write {wanted}: open it with AGREED: and restate "
+                "the brief to confirm, or answer its points if you do not agree")
+    return f"write {directory / wanted}, then `sparring debate round {directory}`"
+

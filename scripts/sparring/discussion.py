@@ -1,0 +1,106 @@
+"""deep-discussion: arguments, the transcript, and markers read by the runner.
+
+The transcript alternates Claude and the other side (Codex, or Claude's own
+labelled critic when the model is NONE): Claude opens round 1, the other side
+answers it, Claude answers that in round 2, and so on. Consensus needs two
+consecutive messages — one from each side — each carrying `[CONSENSUS_REACHED]`
+as a line of its own; one side saying it is only a proposal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sparring import events, markers
+from sparring.errors import SparringError
+from sparring.session import Session
+
+EFFORTS = ("high", "xhigh")
+MODELS = ("CODEX", "NONE")
+VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE], in any order and case; "
+               "defaults high and CODEX. For example: `/deep-discussion`, "
+               "`/deep-discussion xhigh`, `/deep-discussion NONE`, `/deep-discussion codex XHIGH`")
+SPEAKERS = {"claude": "Claude", "codex": "Codex",
+            "critic": "Claude as critic (standing in for Codex)"}
+
+
+def parse_arguments(text: str) -> tuple[str, str]:
+    """(effort, model) from the skill's arguments; anything else is a clear error."""
+    effort = model = None
+    for token in text.split():
+        if token.lower() in EFFORTS:
+            effort = _once("effort", effort, token.lower())
+        elif token.upper() in MODELS:
+            model = _once("model", model, token.upper())
+        else:
+            raise _invalid(f"{token!r} is neither an effort (high, xhigh) nor a model "
+                           "(CODEX, NONE)")
+    return effort or "high", model or "CODEX"
+
+
+def _once(what: str, current: str | None, value: str) -> str:
+    if current is not None and current != value:
+        raise _invalid(f"two {what}s given: {current} and {value}")
+    return value
+
+
+def _invalid(why: str) -> SparringError:
+    return SparringError("invalid_arguments", f"invalid /deep-discussion arguments: {why}",
+                         f"valid forms: {VALID_FORMS}")
+
+
+@dataclass(frozen=True)
+class Message:
+    round: int
+    speaker: str  # claude | codex | critic
+    text: str
+
+    @property
+    def consensus(self) -> bool:
+        return markers.has_consensus(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "speaker": self.speaker, "label": SPEAKERS[self.speaker],
+                "text": self.text, "consensus": self.consensus,
+                "search_requests": markers.search_requests(self.text),
+                "ignored_markers": self.ignored()}
+
+    def ignored(self) -> list[int]:
+        """Lines that mention a marker without counting (quoted, in code, in a sentence)."""
+        lines = markers.stray_mentions(self.text, markers.CONSENSUS)
+        lines += [n for n, line in enumerate(self.text.splitlines(), start=1)
+                  if "[SEARCH_REQUEST:" in line and n not in self._counted_searches()]
+        return sorted(set(lines))
+
+    def _counted_searches(self) -> set[int]:
+        return {n for n, line in markers.plain_lines(self.text)
+                if markers.search_requests(line)}
+
+
+def transcript(session: Session, data: dict[str, Any]) -> list[Message]:
+    """Claude's messages and the other side's, in the order they were written."""
+    found = [Message(m["round"], m["speaker"], m["text"])
+             for m in data["discussion"]["messages"]]
+    for turn in data["turns"]:
+        if turn["status"] == "completed" and turn["purpose"] != "synthesis":
+            text = events.read(session.turn_file(turn["n"], "events.jsonl"), True).final_message
+            found.append(Message(turn["round"], "codex", text or ""))
+    order = {"claude": 0, "codex": 1, "critic": 1}
+    return sorted(found, key=lambda m: (m.round, order[m.speaker]))
+
+
+def consensus(messages: list[Message]) -> bool:
+    """The last two messages, one from each side, both carry the marker."""
+    if len(messages) < 2:
+        return False
+    last, before = messages[-1], messages[-2]
+    return last.speaker != before.speaker and last.consensus and before.consensus
+
+
+def codex_synthesis(session: Session, data: dict[str, Any]) -> str | None:
+    for turn in reversed(data["turns"]):
+        if turn["purpose"] == "synthesis" and turn["status"] == "completed":
+            path = session.turn_file(turn["n"], "events.jsonl")
+            return events.read(path, True).final_message
+    return None

@@ -1,0 +1,176 @@
+"""arch-debate end to end through the CLI against the fake codex: one thread across
+rounds, runner-written Codex rounds, AGREED: only on a first line, the confirmation, the
+six-round stop, the stand-in round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+QUESTION = "Should we use Redis or SQLite for sessions?"
+
+
+class Debate:
+    def __init__(self, sparring: Any, fake: Any, repo: Path) -> None:
+        self.sparring, self.fake, self.dir = sparring, fake, repo / "debate"
+        created = sparring("debate", "new", "debate", QUESTION)
+        assert created.exit_code == 0, created.raw
+        self.session = created.out["session"]
+
+    def write(self, n: int, text: str) -> None:
+        (self.dir / f"round-{n}-claude.md").write_text(text)
+
+    def codex_round(self, *args: str) -> dict[str, Any]:
+        started = self.sparring("debate", "round", str(self.dir), *args)
+        assert started.exit_code == 0, started.raw
+        done = self.sparring("wait", self.session)
+        assert done.out["status"] == "completed", done.out
+        return self.status()
+
+    def status(self) -> dict[str, Any]:
+        result = self.sparring("debate", "status", str(self.dir))
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+
+@pytest.fixture
+def debate(sparring: Any, fake_codex: Any, repo: Path) -> Debate:
+    return Debate(sparring, fake_codex, repo)
+
+
+def test_new_scaffolds_the_protocol_and_round_zero(debate: Debate, sparring: Any,
+                                                    repo: Path) -> None:
+    protocol = (debate.dir / "DEBATE-PROTOCOL.md").read_text()
+    assert QUESTION in protocol
+    for slot in ("## Codebase context", "## Options under consideration", "## Open questions",
+                 "AGREED:", "500 words"):
+        assert slot in protocol
+    stub = (debate.dir / "round-0-claude.md").read_text()
+    for heading in ("## Recommended approach", "## Why it wins", "## Failure modes I already see",
+                    "## What I'm least confident about"):
+        assert heading in stub
+    again = sparring("debate", "new", "debate", "another question")
+    assert again.exit_code == 1 and again.out["error"]["code"] == "debate_exists"
+    assert (debate.dir / "DEBATE-PROTOCOL.md").read_text() == protocol
+    status = debate.status()
+    assert status["step"] == "codex" and status["rounds"] == 0
+    assert sorted(p.name for p in debate.dir.iterdir()) == ["DEBATE-PROTOCOL.md",
+                                                           "round-0-claude.md"]
+
+
+def test_a_debate_reaching_a_confirmed_agreement_on_one_thread(debate: Debate,
+                                                               repo: Path) -> None:
+    debate.fake.script([
+        "Redis is overkill here.\n\nBut your TTL story is thin: see app/session.py:12.",
+        "AGREED: SQLite with a TTL sweep job.\n\n- Settled: SQLite, WAL mode\n"
+        "- Changes: add sweep job\n- Open: vacuum schedule",
+    ])
+    debate.write(0, "SQLite, because we already ship it.\n")
+    first = debate.codex_round()
+    codex_1 = (debate.dir / "round-1-codex.md").read_text()
+    assert codex_1.startswith("Redis is overkill here.")
+    assert first["step"] == "claude" and first["rounds"] == 1
+    debate.write(1, "A sweep job every minute covers TTLs: app/sweep.py.\n")
+    second = debate.codex_round()
+    assert second["proposal"] == {"by": "codex", "file": "round-2-codex.md"}
+    assert second["agreed"] is None, "one side's AGREED: is not agreement"
+    assert "open it with AGREED:" in second["next"]
+    debate.write(2, "AGREED: SQLite with a TTL sweep job.\n\nConfirmed as written.\n")
+    final = debate.status()
+    assert final["step"] == "agreed"
+    assert final["agreed"]["confirmed_in"] == "round-2-claude.md"
+    agreed = (debate.dir / "round-2-agreed.md").read_text()
+    assert "SQLite with a TTL sweep job." in agreed and "Open: vacuum schedule" in agreed
+    assert "DEGRADED" not in agreed and "Tokens in / out" in agreed
+
+    calls = debate.fake.turn_calls()
+    assert len(calls) == 2
+    thread = calls[0]["thread_id"]
+    assert calls[1]["argv"][:5] == ["exec", "-s", "read-only", "resume", thread]
+    first_prompt, second_prompt = debate.fake.stdin_of(0).decode(), debate.fake.stdin_of(1).decode()
+    assert "SQLite, because we already ship it." in first_prompt and "## Rules" in first_prompt
+    assert "A sweep job every minute" in second_prompt
+    assert "SQLite, because we already ship it." not in second_prompt, "no growing transcript"
+    assert "## Rules" not in second_prompt
+    assert set(p.name for p in debate.dir.iterdir()) == {
+        "DEBATE-PROTOCOL.md", "round-0-claude.md", "round-1-codex.md", "round-1-claude.md",
+        "round-2-codex.md", "round-2-claude.md", "round-2-agreed.md"}
+
+
+@pytest.mark.parametrize("spoof", [
+    "> AGREED: quoted from Codex\n\nI still disagree.\n",
+    "    AGREED: indented\n\nI still disagree.\n",
+    "```\nAGREED: in a code block\n```\nI still disagree.\n",
+    "I still disagree.\n\nAGREED: on a later line\n",
+    "agreed: lower case\n",
+])
+def test_agreed_only_counts_on_the_first_line(debate: Debate, spoof: str) -> None:
+    debate.fake.script(["AGREED: SQLite.\n\nBrief.", "Fine, let us continue."])
+    debate.write(0, "SQLite.\n")
+    proposal = debate.codex_round()
+    assert proposal["proposal"]["by"] == "codex"
+    debate.write(1, spoof)
+    status = debate.status()
+    assert status["agreed"] is None and status["step"] == "codex"
+    assert not (debate.dir / "round-1-agreed.md").exists()
+    if "later line" in spoof:
+        assert any("does not count" in b for b in status["rule_breaks"])
+
+
+def test_six_rounds_without_agreement_stop_for_a_human_decision(debate: Debate) -> None:
+    debate.fake.script([f"Round {n}: Redis, because pub/sub. Evidence: bus.py:{n}"
+                        for n in range(1, 7)])
+    debate.write(0, "SQLite, because it is simpler.\n")
+    for n in range(1, 7):
+        status = debate.codex_round()
+        assert status["step"] == "claude", status
+        debate.write(n, f"Still SQLite: the numbers in round {n} do not need Redis.\n")
+    stuck = debate.status()
+    assert stuck["step"] == "stuck" and stuck["stuck"] is True
+    assert "stuck on values, not facts — decide" in stuck["next"]
+    assert [row["round"] for row in stuck["positions"]] == list(range(7))
+    decision = (debate.dir / "DECISION-NEEDED.md").read_text()
+    assert "| Round | Claude | Codex |" in decision
+    assert "Round 6: Redis, because pub/sub." in decision
+    refused = debate.sparring("debate", "round", str(debate.dir))
+    assert refused.out["error"]["code"] == "invalid_transition"
+
+
+def test_stand_in_round_is_labelled_and_degrades_the_debate(debate: Debate, sparring: Any,
+                                                             monkeypatch: Any) -> None:
+    debate.write(0, "SQLite.\n")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex anywhere
+    failed = sparring("debate", "round", str(debate.dir))
+    assert failed.out["error"]["code"] == "codex_not_found"
+    stood = sparring("debate", "round", str(debate.dir), "--stand-in",
+                     input=b"AGREED: everything.\n\nThe strongest case for Redis is pub/sub.")
+    assert stood.exit_code == 0, stood.raw
+    text = (debate.dir / "round-1-codex.md").read_text()
+    assert text.startswith("> NOTE: written by Claude playing devil's advocate")
+    status = debate.status()
+    assert status["proposal"] is None, "a stand-in round can never agree"
+    assert any("devil's advocate" in reason for reason in status["degraded"])
+
+
+def test_rule_breaks_are_reported_not_hidden(debate: Debate, repo: Path) -> None:
+    debate.fake.script(["Short answer."])
+    debate.write(0, "word " * 600)
+    status = debate.codex_round()
+    assert any("round-0-claude.md has 600 words (limit 500)" in b for b in status["rule_breaks"])
+    (debate.dir / "round-0-claude.md").write_text("rewritten after the fact\n")
+    (debate.dir / "round-3-claude.md").write_text("from the future\n")
+    later = debate.status()
+    assert any("round-0-claude.md was changed after Codex read it" in b
+               for b in later["rule_breaks"])
+    assert any("round-3-claude.md is out of order" in b for b in later["rule_breaks"])
+
+
+def test_the_next_round_needs_claudes_round_first(debate: Debate) -> None:
+    debate.fake.script(["Answer one."])
+    debate.write(0, "SQLite.\n")
+    debate.codex_round()
+    missing = debate.sparring("debate", "round", str(debate.dir))
+    assert missing.out["error"]["code"] == "round_missing"
+    assert "round-1-claude.md" in missing.out["error"]["message"]

@@ -1,0 +1,235 @@
+"""deep-discussion: arguments, markers (and spoofed ones), the flow on one thread, the
+report and where it goes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import discussion, markers
+from sparring.errors import SparringError
+from support.gitrepo import git
+
+FRAME = b"""TOPIC: Event sourcing for the billing service?
+FRAMING: |
+  Billing needs an audit trail; the team has no event-sourcing experience.
+CONTEXT: services/billing
+CLAUDE_VIEW: |
+  An append-only audit table gets most of the benefit at a fraction of the cost.
+"""
+
+SYNTHESIS = b"""agreed_points: "- audit table first"
+key_trade_offs: "- replay vs simplicity"
+recommended_approach: Audit table now, revisit event sourcing at 10x volume.
+open_questions: "- retention period?"
+implementation_hints: "- trigger-based capture"
+final_observations: Codex pushed harder on replay needs than I expected.
+"""
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", ("high", "CODEX")),
+    ("high", ("high", "CODEX")),
+    ("xhigh", ("xhigh", "CODEX")),
+    ("CODEX", ("high", "CODEX")),
+    ("none", ("high", "NONE")),
+    ("NONE high", ("high", "NONE")),
+    ("codex XHIGH", ("xhigh", "CODEX")),
+    ("  XHigh\tnOnE ", ("xhigh", "NONE")),
+    ("high high", ("high", "CODEX")),
+])
+def test_valid_arguments(text: str, expected: tuple[str, str]) -> None:
+    assert discussion.parse_arguments(text) == expected
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("low", "'low' is neither"),
+    ("high xhigh", "two efforts"),
+    ("CODEX NONE", "two models"),
+    ("gpt-5.5", "'gpt-5.5' is neither"),
+    ("--effort high", "'--effort' is neither"),
+])
+def test_invalid_arguments_list_the_valid_forms(text: str, needle: str) -> None:
+    with pytest.raises(SparringError) as err:
+        discussion.parse_arguments(text)
+    assert err.value.code == "invalid_arguments" and needle in err.value.message
+    assert "/deep-discussion [high|xhigh] [CODEX|NONE]" in err.value.hint
+
+
+def test_invalid_arguments_through_the_cli(sparring: Any, repo: Path) -> None:
+    result = sparring("discuss", "new", "--args", "medium")
+    assert result.exit_code == 1 and result.out["error"]["code"] == "invalid_arguments"
+    piped = sparring("discuss", "new", "--args", "-", input=b"xhigh none\n")
+    assert (piped.out["effort"], piped.out["model"]) == ("xhigh", "NONE")
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("I agree.\n[CONSENSUS_REACHED]\n", True),
+    ("  [CONSENSUS_REACHED]  \n", True),
+    ("> [CONSENSUS_REACHED]\n", False),
+    ("```\n[CONSENSUS_REACHED]\n```\n", False),
+    ("~~~md\n[CONSENSUS_REACHED]\n~~~\n", False),
+    ("    [CONSENSUS_REACHED]\n", False),
+    ("We are not at [CONSENSUS_REACHED] yet.\n", False),
+    ("[consensus_reached]\n", False),
+])
+def test_consensus_marker_counts_only_on_its_own_line(text: str, counts: bool) -> None:
+    assert markers.has_consensus(text) is counts
+
+
+def test_search_requests_are_parsed_and_spoofs_ignored() -> None:
+    text = ('Need data.\n[SEARCH_REQUEST: "sqlite wal throughput"]\n'
+            '> [SEARCH_REQUEST: "quoted request"]\n'
+            '```\n[SEARCH_REQUEST: "in code"]\n```\n'
+            'Inline [SEARCH_REQUEST: "inline"] mention.\n'
+            '[SEARCH_REQUEST: "second one"]\n')
+    assert markers.search_requests(text) == ["sqlite wal throughput", "second one"]
+    assert discussion.Message(1, "codex", text).ignored() == [3, 5, 7]
+
+
+class Discussion:
+    def __init__(self, sparring: Any, fake: Any, args: str = "") -> None:
+        self.sparring, self.fake = sparring, fake
+        created = sparring("discuss", "new", "--args", args)
+        assert created.exit_code == 0, created.raw
+        self.sid = created.out["session"]
+
+    def step(self, verb: str, body: bytes = b"") -> dict[str, Any]:
+        result = self.sparring("discuss", verb, self.sid, input=body)
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+    def wait(self) -> dict[str, Any]:
+        done = self.sparring("wait", self.sid)
+        assert done.out["status"] == "completed", done.out
+        return self.step("status")
+
+
+def test_a_discussion_with_a_search_request_reaching_consensus(
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
+    fake_codex.script([
+        'I need numbers.\n[SEARCH_REQUEST: "postgres audit trigger overhead"]\n',
+        "With that overhead the audit table wins.\n\n[CONSENSUS_REACHED]\n",
+        "## Agreed points\n- audit table\n## Key trade-offs\n- replay\n",
+    ])
+    talk = Discussion(sparring, fake_codex, "xhigh")
+    started = talk.step("frame", FRAME)
+    assert started["status"] in ("running", "completed")
+    first_call = fake_codex.turn_calls()[0]
+    assert "model_reasoning_effort=xhigh" in first_call["argv"]
+    status = talk.wait()
+    assert status["search_requests"] == ["postgres audit trigger overhead"]
+    talk.step("round", b"response: Here are the numbers.\n"
+                       b"search_results: 'Triggers add ~4% write latency (pgbench, 2024).'\n")
+    sent = fake_codex.stdin_of(-1).decode()
+    assert "Triggers add ~4% write latency" in sent and "Here are the numbers." in sent
+    assert "An append-only audit table" not in sent, "each round sends only what is new"
+    status = talk.wait()
+    assert status["consensus"] == {"claude": False, "other_side": True, "reached": False}
+    agreed = talk.step("round", b"response: |\n  Agreed.\n  [CONSENSUS_REACHED]\n")
+    assert agreed["consensus"]["reached"] is True
+    assert len(fake_codex.turn_calls()) == 2, "consensus reached: no third round"
+    assert talk.step("synthesis")["purpose"] == "synthesis"
+    talk.wait()
+    resumes = [c for c in fake_codex.turn_calls() if "resume" in c["argv"]]
+    assert len(resumes) == 2 and len({c["thread_id"] for c in fake_codex.turn_calls()}) == 1
+
+    report = talk.step("report", SYNTHESIS)
+    path = Path(report["report"])
+    assert re.fullmatch(r"deep-discussion-\d+\.md", path.name)
+    assert path.parent == repo / ".kkachi" / "main" / "completed"
+    text = path.read_text()
+    for field in ("| Timestamp |", "| Topic | Event sourcing for the billing service? |",
+                  "| Model | CODEX |", "| Effort | xhigh |", "| Rounds | 2 |",
+                  "| Consensus | yes", "### Agreed points", "### Key trade-offs",
+                  "### Recommended approach", "### Open questions", "### Implementation hints",
+                  "## Claude's final observations", "## Transcript", "### Codex's own synthesis",
+                  "Tokens in / out"):
+        assert field in text, field
+    assert "DEGRADED" not in text
+
+
+def test_spoofed_and_one_sided_consensus_do_not_end_it(sparring: Any, fake_codex: Any,
+                                                       repo: Path) -> None:
+    fake_codex.script(["You said:\n> [CONSENSUS_REACHED]\nbut I disagree.\n",
+                       "Not yet: the replay case is open.\n"])
+    talk = Discussion(sparring, fake_codex)
+    talk.step("frame", FRAME)
+    status = talk.wait()
+    assert status["consensus"]["other_side"] is False
+    assert status["last_message"]["ignored_markers"] == [2]
+    claude_alone = talk.step("round", b"response: |\n  I think we agree.\n  [CONSENSUS_REACHED]\n")
+    assert claude_alone["discussion"]["consensus"]["reached"] is False
+    status = talk.wait()
+    assert status["consensus"] == {"claude": True, "other_side": False, "reached": False}
+    assert "sparring discuss round" in status["next"]
+
+
+def test_the_round_cap_ends_the_discussion(sparring: Any, fake_codex: Any, repo: Path) -> None:
+    (repo / "sparring.yaml").write_text("deep-discussion:\n  max_rounds: 2\n")
+    fake_codex.script(["One.", "Two."])
+    talk = Discussion(sparring, fake_codex)
+    talk.step("frame", FRAME)
+    talk.wait()
+    talk.step("round", b"response: more\n")
+    status = talk.wait()
+    assert "round cap (2) reached" in status["next"]
+    refused = sparring("discuss", "round", talk.sid, input=b"response: again\n")
+    assert refused.out["error"]["code"] == "invalid_transition"
+
+
+def test_model_none_has_claude_argue_both_sides_labelled(sparring: Any, fake_codex: Any,
+                                                         repo: Path, tmp_path: Path) -> None:
+    talk = Discussion(sparring, fake_codex, "NONE")
+    talk.step("frame", FRAME)
+    talk.step("round", b"critic: Event sourcing gives replay for free.\n"
+                       b"response: Replay is not a requirement.\n")
+    talk.step("round", b"critic: |\n  Fair.\n  [CONSENSUS_REACHED]\n"
+                       b"response: |\n  Agreed.\n  [CONSENSUS_REACHED]\n")
+    status = talk.step("status")
+    assert status["consensus"]["reached"] is True and status["model"] == "NONE"
+    assert fake_codex.turn_calls() == []
+    out = sparring("discuss", "report", talk.sid, "--out", str(tmp_path / "r.md"),
+                   input=SYNTHESIS).out
+    text = Path(out["report"]).read_text()
+    assert "> **DEGRADED**" in text and "Claude argued both sides" in text
+    assert "Claude as critic (standing in for Codex)" in text
+    assert out["degraded"] is True
+
+
+def test_report_path_on_a_detached_head_and_outside_git(sparring: Any, fake_codex: Any,
+                                                        repo: Path, tmp_path: Path,
+                                                        monkeypatch: Any) -> None:
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "--detach")
+    talk = Discussion(sparring, fake_codex, "NONE")
+    talk.step("frame", FRAME)
+    path = Path(talk.step("report", SYNTHESIS)["report"])
+    assert path.parent == repo / ".kkachi" / f"detached-{sha[:7]}" / "completed"
+
+    git(repo, "checkout", "-q", "-b", "feature/audit")
+    talk = Discussion(sparring, fake_codex, "NONE")
+    talk.step("frame", FRAME)
+    path = Path(talk.step("report", SYNTHESIS)["report"])
+    assert path.parent == repo / ".kkachi" / "feature-audit" / "completed"
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    talk = Discussion(sparring, fake_codex, "NONE")
+    talk.step("frame", FRAME)
+    path = Path(talk.step("report", SYNTHESIS)["report"])
+    assert path.parent == plain / ".kkachi" / "no-git" / "completed"
+
+
+def test_framing_and_rounds_need_their_fields(sparring: Any, fake_codex: Any,
+                                              repo: Path) -> None:
+    talk = Discussion(sparring, fake_codex)
+    missing = sparring("discuss", "frame", talk.sid, input=b"TOPIC: only a topic\n")
+    assert missing.out["error"]["code"] == "usage_error"
+    assert "FRAMING, CLAUDE_VIEW" in missing.out["error"]["message"]
+    early = sparring("discuss", "round", talk.sid, input=b"response: hi\n")
+    assert early.out["error"]["code"] == "invalid_transition"
