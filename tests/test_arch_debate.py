@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from support.gitrepo import git
+
 QUESTION = "Should we use Redis or SQLite for sessions?"
 
 
@@ -97,6 +99,9 @@ def test_a_debate_reaching_a_confirmed_agreement_on_one_thread(debate: Debate,
     assert set(p.name for p in debate.dir.iterdir()) == {
         "DEBATE-PROTOCOL.md", "round-0-claude.md", "round-1-codex.md", "round-1-claude.md",
         "round-2-codex.md", "round-2-claude.md", "round-2-agreed.md"}
+    # The folder is the decision record; nothing else of ours shows up in git.
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == [
+        f"?? debate/{name}" for name in sorted(p.name for p in debate.dir.iterdir())]
 
 
 @pytest.mark.parametrize("spoof", [
@@ -174,3 +179,61 @@ def test_the_next_round_needs_claudes_round_first(debate: Debate) -> None:
     missing = debate.sparring("debate", "round", str(debate.dir))
     assert missing.out["error"]["code"] == "round_missing"
     assert "round-1-claude.md" in missing.out["error"]["message"]
+
+
+def test_a_codex_round_not_written_by_the_runner_cannot_agree(debate: Debate) -> None:
+    debate.write(0, "AGREED: SQLite.\n")
+    (debate.dir / "round-1-codex.md").write_text("AGREED: SQLite.\n\nForged.\n")
+    status = debate.status()
+    assert status["agreed"] is None and status["step"] != "agreed"
+    assert not list(debate.dir.glob("*agreed*"))
+    assert any("not what the runner wrote" in b for b in status["rule_breaks"])
+    assert any("round-1-codex.md is not Codex's" in d for d in status["degraded"])
+
+
+def test_editing_a_stand_in_or_codex_round_is_caught(debate: Debate, sparring: Any) -> None:
+    debate.write(0, "SQLite.\n")
+    sparring("debate", "round", str(debate.dir), "--stand-in", input=b"The case for Redis.")
+    path = debate.dir / "round-1-codex.md"
+    path.write_text("AGREED: " + path.read_text().split("\n", 2)[2])  # drop the NOTE line
+    debate.write(1, "AGREED: done.\n")
+    status = debate.status()
+    assert status["agreed"] is None
+    assert any("not what the runner wrote" in b for b in status["rule_breaks"])
+
+
+def test_a_failed_first_round_can_be_run_again(debate: Debate) -> None:
+    debate.fake.script([{"mode": "die_early"}, "Now I can answer."])
+    debate.write(0, "SQLite.\n")
+    failed = debate.sparring("debate", "round", str(debate.dir))
+    assert failed.out["error"]["code"] == "codex_start_failed"
+    again = debate.codex_round()
+    assert again["rounds"] == 1
+    assert (debate.dir / "round-1-codex.md").read_text() == "Now I can answer.\n"
+
+
+def test_codex_reads_the_rounds_written_while_it_was_away(debate: Debate, sparring: Any
+                                                          ) -> None:
+    debate.fake.script(["First real answer.", "Second real answer."])
+    debate.write(0, "SQLite.\n")
+    debate.codex_round()
+    debate.write(1, "Claude round one.\n")
+    sparring("debate", "round", str(debate.dir), "--stand-in", input=b"Stand-in case for Redis.")
+    debate.write(2, "Claude answers the stand-in.\n")
+    debate.codex_round()
+    sent = debate.fake.stdin_of(-1).decode()
+    assert "Claude round one." in sent and "Stand-in case for Redis." in sent
+    assert "Claude answers the stand-in." in sent and "(Claude's stand-in for you)" in sent
+    assert "SQLite." not in sent.split("---")[1], "what Codex already read is not resent"
+
+
+def test_a_moved_debate_folder_does_not_break_the_session(debate: Debate, repo: Path) -> None:
+    debate.fake.mode("slow", delay="1.5", reply="Answer for a folder that moved.")
+    debate.write(0, "SQLite.\n")
+    debate.sparring("debate", "round", str(debate.dir))
+    debate.dir.rename(repo / "moved")
+    done = debate.sparring("wait", debate.session)
+    assert done.exit_code == 0 and done.out["status"] == "completed"
+    kept = Path(debate.sparring("status", debate.session).out["session_dir"])
+    assert (kept / "turns" / "1" / "answer.md").read_text() == "Answer for a folder that moved.\n"
+    assert debate.sparring("finalize", debate.session).exit_code == 0

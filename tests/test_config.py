@@ -33,6 +33,7 @@ def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
     ("think-about:\n  max_rounds: 0\n", "'think-about.max_rounds' must be a positive"),
     ("think-about:\n  rounds: 3\n", "unknown setting 'think-about.rounds'"),
     ("think-about: 3\n", "section 'think-about' must be a mapping"),
+    ("think-about:\n  report_path: 'r/{when}.md'\n", "unknown placeholders ['when']"),
     ("effort: [unclosed\n", "not valid YAML"),
 ])
 def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -> None:

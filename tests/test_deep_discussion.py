@@ -3,6 +3,7 @@ report and where it goes."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -233,3 +234,56 @@ def test_framing_and_rounds_need_their_fields(sparring: Any, fake_codex: Any,
     assert "FRAMING, CLAUDE_VIEW" in missing.out["error"]["message"]
     early = sparring("discuss", "round", talk.sid, input=b"response: hi\n")
     assert early.out["error"]["code"] == "invalid_transition"
+
+
+def test_a_framing_that_could_not_start_codex_can_be_handed_in_again(
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: Any) -> None:
+    talk = Discussion(sparring, fake_codex)
+    with_codex = os.environ["PATH"]
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    failed = sparring("discuss", "frame", talk.sid, input=FRAME)
+    assert failed.out["error"]["code"] == "codex_not_found"
+    monkeypatch.setenv("PATH", with_codex)
+    fake_codex.mode("ok", reply="Answer.")
+    assert sparring("discuss", "frame", talk.sid, input=FRAME).exit_code == 0
+    assert talk.wait()["rounds"] == 1
+
+
+def test_a_stopped_round_is_asked_again_by_the_next_response(
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
+    fake_codex.script(["One.", {"mode": "hang"}, "Two, at last."])
+    talk = Discussion(sparring, fake_codex)
+    talk.step("frame", FRAME)
+    talk.wait()
+    talk.step("round", b"response: second\n")
+    sparring("stop", talk.sid)
+    again = talk.step("round", b"response: second, rephrased\n")
+    assert again["discussion"]["codex_turn"]["round"] == 2
+    status = talk.wait()
+    assert status["rounds"] == 2 and status["last_message"]["text"] == "Two, at last."
+    claude = [m for m in discussion.transcript(*_session(repo, talk.sid))
+              if m.speaker == "claude"]
+    assert [m.text for m in claude][-1] == "second, rephrased" and len(claude) == 2
+
+
+def test_a_guard_violation_stops_the_discussion_until_accepted(
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
+    fake_codex.script([{"mode": "writes_file", "write_path": "notes.txt", "reply": "One."},
+                       "Two."])
+    talk = Discussion(sparring, fake_codex)
+    talk.step("frame", FRAME)
+    assert talk.wait()["rounds"] == 1
+    refused = sparring("discuss", "round", talk.sid, input=b"response: next\n")
+    assert refused.out["error"]["code"] == "guard_violation"
+    assert "notes.txt" in refused.out["error"]["message"]
+    accepted = sparring("discuss", "round", talk.sid, "--accept-changes",
+                        input=b"response: next\n")
+    assert accepted.exit_code == 0, accepted.raw
+    assert talk.wait()["rounds"] == 2
+
+
+def _session(repo: Path, sid: str) -> tuple[Any, dict[str, Any]]:
+    from sparring.session import Session
+
+    session = Session(repo / ".sparring" / "sessions" / sid)
+    return session, session.load()

@@ -218,14 +218,18 @@ def test_resume_refuses_while_running_and_before_start(sparring: Any, session: s
 
 def test_runner_killed_mid_turn_poll_still_tells_the_truth(
         repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
-    fake_codex.mode("slow", delay="2", reply="finished without its runner")
+    fake_codex.mode("slow", delay="5")
     sparring("start", session, input=b"q")
-    runner = session_data(repo, session)["turns"][0]["runner"]
-    os.kill(runner["pid"], signal.SIGKILL)
-    assert sparring("poll", session).out["status"] == "running"  # codex still works
-    out = sparring("wait", session, "--timeout", "20").out
-    assert out["status"] == "completed"
-    assert out["review"]["text"] == "finished without its runner"
+    _wait_for(lambda: session_data(repo, session)["turns"][0]["codex"] is not None)
+    turn = session_data(repo, session)["turns"][0]
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    # codex dies with its runner (it never runs on unsupervised) ...
+    _wait_for(lambda: not _alive(turn["codex"]["pid"]))
+    # ... and poll records the truth from disk: what codex did, and that it did not finish.
+    out = sparring("poll", session).out
+    assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
+    assert out["recoverable"] is True and out["thread_id"]
+    assert any(a["kind"] == "reasoning" for a in out["activities"])
 
 
 def test_runner_and_codex_killed_is_reported_not_hidden(
@@ -236,6 +240,8 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
     os.killpg(turn["codex"]["pid"], signal.SIGKILL)
     _wait_for(lambda: not _alive(turn["codex"]["pid"]))
+    listing = sparring("status").out["sessions"]  # the list repairs too, before any poll
+    assert [row["status"] for row in listing] == ["failed"]
     out = sparring("poll", session).out
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
     assert out["recoverable"] is True
@@ -243,7 +249,7 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
 
 def test_limits_hold_even_when_the_runner_is_gone(
         repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
-    fake_codex.mode("hang")
+    fake_codex.mode("ignore_term")  # survives the signal it gets when its runner dies
     sparring("start", session, "--timeout", "1", input=b"q")
     turn = session_data(repo, session)["turns"][0]
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
@@ -286,3 +292,29 @@ def _wait_for(condition: Any, timeout: float = 10) -> None:
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.05)
+
+
+def test_what_codex_leaves_in_its_process_group_is_ended(
+        repo: Path, session: str, sparring: Any, monkeypatch: Any, tmp_path: Path) -> None:
+    pidfile = tmp_path / "leftover.pid"
+    leaky = tmp_path / "leaky-codex"
+    leaky.write_text(
+        "#!/bin/sh\ncat >/dev/null\n"
+        f"sleep 300 & echo $! > {pidfile}\n"
+        'echo \'{"type":"thread.started","thread_id":"t-1"}\'\n'
+        'echo \'{"type":"item.completed","item":{"id":"item_0","type":"agent_message",'
+        '"text":"done"}}\'\n'
+        'echo \'{"type":"turn.completed","usage":{}}\'\n')
+    leaky.chmod(0o755)
+    monkeypatch.setenv("SPARRING_CODEX", str(leaky))
+    sparring("start", session, input=b"q")
+    assert sparring("wait", session).out["status"] == "completed"
+    _wait_for(pidfile.exists)
+    _wait_for(lambda: not _alive(int(pidfile.read_text())))
+
+
+def test_stop_and_finalize_are_safe_before_anything_ran(sparring: Any, session: str) -> None:
+    stopped = sparring("stop", session)
+    assert stopped.exit_code == 0 and stopped.out["already_ended"] is True
+    assert stopped.out["status"] == "new"
+    assert sparring("finalize", session).exit_code == 0

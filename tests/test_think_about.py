@@ -342,3 +342,74 @@ def test_a_guard_violation_stops_the_loop(debate: Debate, repo: Path) -> None:
     reverted = debate.sparring("guard", "revert", "--baseline", out["guard"]["baseline"])
     assert reverted.exit_code == 0
     assert (repo / "app.py").read_text() == "print('hello')\n"
+
+
+def test_a_failed_round_is_asked_again_not_skipped(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")])},
+                        {"mode": "crash"},
+                        {"reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree", "new")])}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+                            "convergence": {"state": "continue", "reason": "r"}})
+    debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
+                    "--vars-file", first.out["next"]["vars_file"])
+    assert debate.wait()["status"] == "failed"
+    again = debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
+                            "--vars-file", first.out["next"]["vars_file"])
+    assert again.exit_code == 0, again.raw
+    out = debate.wait()
+    assert out["status"] == "completed" and out["round"] == 2, "round 2 again, not round 3"
+    judged = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement"),
+                                        pt("X-2", "agree", cls="codex_only")],
+                             "convergence": {"state": "continue", "reason": "r"}})
+    assert judged.exit_code == 0, judged.raw
+    assert judged.out["round"] == 2 and "X-2" in str(judged.out["agreed_points"])
+
+
+def test_nothing_goes_on_and_nothing_is_shown_before_the_seal(debate: Debate,
+                                                              tmp_path: Path) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    assert debate.wait()["review"] is None
+    refused = debate.sparring("resume", debate.sid, input=b"next round")
+    assert refused.out["error"]["code"] == "seal_required"
+    early = debate.sparring("report", debate.sid, "--out", str(tmp_path / "early.md"))
+    assert early.out["error"]["code"] == "seal_required"
+    assert not (tmp_path / "early.md").exists()
+
+
+def test_reports_never_replace_another_sessions_record(debate: Debate, sparring: Any,
+                                                       fake_codex: Any, repo: Path,
+                                                       tmp_path: Path) -> None:
+    paths = []
+    for _ in range(2):
+        run = Debate(sparring, fake_codex, tmp_path)
+        fake_codex.script([{"reply": answer([cpt("X-1", "agree")])}])
+        run.start()
+        run.seal()
+        run.wait()
+        out = sparring("report", run.sid).out
+        paths.append(Path(out["report"]))
+    assert paths[0] != paths[1] and paths[1].name.endswith("-2.md")
+    assert paths[0].parent == repo / "docs" / "decisions"
+    again = sparring("report", run.sid).out  # the same session may rewrite its own record
+    assert Path(again["report"]) == paths[1]
+    foreign = tmp_path / "notes.md"
+    foreign.write_text("mine")
+    refused = sparring("report", run.sid, "--out", str(foreign))
+    assert refused.out["error"]["code"] == "report_exists" and foreign.read_text() == "mine"
+
+
+def test_a_guard_violation_is_not_hidden_by_a_reask(debate: Debate, repo: Path) -> None:
+    debate.fake.script([{"mode": "writes_file", "write_path": "app.py", "reply": "not json"},
+                        {"reply": answer([cpt("X-1", "agree")])}])
+    debate.sparring("start", debate.sid, "--template", "think-about/round1",
+                    "--var", "QUESTION=q")
+    debate.seal()
+    out = debate.wait()
+    assert out["error"]["code"] == "invalid_answer" and out["purpose"] == "round"
+    assert out["guard"]["violation"] is not None, "no re-ask: the user decides first"
+    assert "no re-ask" in out["error"]["hint"]
+    assert len(debate.fake.turn_calls()) == 1

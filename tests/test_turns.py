@@ -179,3 +179,17 @@ def test_every_verb_accepts_the_session_directory(sparring: Any, session: str,
     assert result.exit_code == 0, result.raw
     assert result.out["session"] == session
     sparring("stop", session)
+
+
+def test_codex_gets_the_users_environment_untouched(sparring: Any, session: str,
+                                                    fake_codex: Any, monkeypatch: Any,
+                                                    tmp_path: Path) -> None:
+    home = tmp_path / "my-codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    monkeypatch.setenv("SPARRING_PROBE", "kept")
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    sparring("wait", session)
+    env = fake_codex.turn_calls()[0]["env"]
+    assert env["CODEX_HOME"] == str(home) and env["SPARRING_PROBE"] == "kept"
+    assert list(home.glob("sessions/*/*/*/rollout-*.jsonl")), "codex used the user's CODEX_HOME"

@@ -526,19 +526,23 @@ def discuss_frame(session: str, file: Path | None, **options: Any) -> int:
 @SESSION_ARG
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="The round YAML (default: stdin).")
+@click.option("--accept-changes", is_flag=True,
+              help="Go on although the guard found files changed during the last turn "
+              "(only after the user has seen them).")
 @discuss_turn_options
-def discuss_round(session: str, file: Path | None, **options: Any) -> int:
+def discuss_round(session: str, file: Path | None, accept_changes: bool,
+                  **options: Any) -> int:
     """Hand in Claude's response and start Codex's next round on the same thread.
 
     YAML keys: response (required), search_results (for Codex's search requests).
     Model NONE: critic (Claude's labelled counter-argument, standing in for Codex)
-    and response. When both sides have now marked [CONSENSUS_REACHED], no round
-    starts: the discussion is agreed.
+    and response. If Codex's last round failed, the response asks it again. When
+    both sides have now marked [CONSENSUS_REACHED], no round starts.
     """
     from sparring.commands import discuss as verb
 
     return run_verb("discuss round", lambda: verb.round_(session, Path.cwd(), _input(file),
-                                                         options))
+                                                         options, accept_changes))
 
 
 @discuss_group.command("status")
@@ -646,8 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         emit(failure(verb, SparringError("usage_error", exc.format_message(),
                                          f"see `{path} --help`")))
         return EXIT_USAGE
-    except click.Abort:
-        return EXIT_FAILED
+    except (click.Abort, KeyboardInterrupt):
+        emit(failure("sparring", SparringError(
+            "interrupted", "interrupted", "run the verb again; what it had written is kept")))
+        return 130
     except Exception as exc:  # a bug: still one JSON object, with what to report
         emit(failure("sparring", SparringError(
             "internal_error", f"{type(exc).__name__}: {exc}",

@@ -50,6 +50,24 @@ def _text(value: Any) -> str:
     return value
 
 
+REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
+
+
+def _report_path(value: Any) -> str:
+    text = _text(value)
+    import string
+
+    try:
+        used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError as exc:
+        raise ValueError(f"is not a valid pattern: {exc}") from exc
+    unknown = sorted(used - set(REPORT_PLACEHOLDERS))
+    if unknown:
+        raise ValueError(f"uses unknown placeholders {unknown}; known: "
+                         f"{', '.join('{' + p + '}' for p in REPORT_PLACEHOLDERS)}")
+    return text
+
+
 # Top-level key -> validator: how codex turns run.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "effort": _choice(EFFORTS),
@@ -61,14 +79,14 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
 # Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
 WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "max_rounds": _positive_int,
-    "report_path": _text,
+    "report_path": _report_path,
 }
 WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
     "think-about": {"max_rounds": 5,
                     "report_path": "docs/decisions/{date}-think-about-{slug}.md"},
     "dual-model": {"max_rounds": 3,
                    "report_path": "docs/decisions/{date}-dual-model-{slug}.md"},
-    "arch-debate": {"max_rounds": 6, "report_path": "{debate_dir}/REPORT.md"},
+    "arch-debate": {"max_rounds": 6},  # its records live in the debate folder
     "deep-discussion": {"max_rounds": 10,
                         "report_path": ".kkachi/{branch}/completed/deep-discussion-{epoch}.md"},
 }

@@ -36,6 +36,7 @@ class Round:
     side: str
     path: Path
     text: str
+    authentic: bool = True  # a Codex round the runner wrote and nobody edited since
 
     @property
     def name(self) -> str:
@@ -47,7 +48,8 @@ class Round:
 
     @property
     def agrees(self) -> bool:
-        return markers.opens_with_agreed(self.text)
+        # A Codex round only speaks for Codex when the runner wrote it, unchanged.
+        return self.authentic and markers.opens_with_agreed(self.text)
 
 
 @dataclass
@@ -76,7 +78,9 @@ def sequence() -> Any:
         n += 1
 
 
-def read(directory: Path) -> DebateState:
+def read(directory: Path, written: dict[str, str] | None = None) -> DebateState:
+    """The rounds in order; `written` maps each Codex round file the runner wrote (from
+    Codex's answer, or a labelled stand-in) to the digest it wrote."""
     present = {}
     for path in directory.iterdir() if directory.is_dir() else []:
         match = _ROUND_FILE.match(path.name)
@@ -87,7 +91,9 @@ def read(directory: Path) -> DebateState:
         if key not in present:
             break
         path = present.pop(key)
-        rounds.append(Round(key[0], key[1], path, path.read_text(encoding="utf-8")))
+        text = path.read_text(encoding="utf-8")
+        authentic = key[1] == "claude" or (written or {}).get(path.name) == digest(text)
+        rounds.append(Round(key[0], key[1], path, text, authentic))
     state = DebateState(rounds, misplaced=sorted(p.name for p in present.values()))
     _find_agreement(state)
     return state
@@ -128,6 +134,9 @@ def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> li
         recorded = sent.get(item.name)
         if recorded and recorded != digest(item.text):
             found.append(f"{item.name} was changed after Codex read it")
+        if not item.authentic:
+            found.append(f"{item.name} is not what the runner wrote from Codex's answer (written "
+                         "or edited by someone else): it does not count as Codex's round")
     return found
 
 
@@ -151,3 +160,12 @@ def positions(state: DebateState) -> list[dict[str, Any]]:
         row = by_round.setdefault(item.n, {"round": item.n, "claude": "", "codex": ""})
         row[item.side] = lead(item.text)
     return [by_round[n] for n in sorted(by_round)]
+
+
+def written_by_runner(data: dict[str, Any]) -> dict[str, str]:
+    """Codex round files the runner wrote: delivered answers and labelled stand-ins."""
+    found = dict(data["debate"].get("written", {}))
+    for turn in data["turns"]:
+        if turn.get("answer_sha256") and not turn.get("answer_file_kept"):
+            found[Path(turn["answer_file"]).name] = turn["answer_sha256"]
+    return found

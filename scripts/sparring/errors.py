@@ -49,6 +49,8 @@ CODES: dict[str, str] = {
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",
     "invalid_arguments": "the skill's arguments are not one of the valid forms",
+    "report_exists": "the report's file exists and belongs to something else",
+    "interrupted": "the verb was interrupted (Ctrl-C)",
     "internal_error": "sparring hit a bug; the traceback is included",
 }
 

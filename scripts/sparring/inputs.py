@@ -22,6 +22,9 @@ def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None) ->
         except FileNotFoundError as exc:
             raise SparringError("file_not_found", f"{path} does not exist",
                                 f"check the path given to {option}") from exc
+        except OSError as exc:
+            raise SparringError("file_not_found", f"cannot read {path}: {exc.strerror}",
+                                f"check the path given to {option} and its permissions") from exc
     stream = stdin if stdin is not None else sys.stdin.buffer
     if stream.isatty():
         raise SparringError("input_empty", "nothing to read: stdin is a terminal",

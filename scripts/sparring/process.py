@@ -14,7 +14,8 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 # Start times from psutil are floats derived from clock ticks; equal processes
 # agree to far better than this.
 _START_TIME_TOLERANCE = 0.05
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,13 @@ def spawn_background(
     stdout: Path,
     stderr: Path,
     env: Mapping[str, str] | None = None,
+    die_with_parent: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new session; output to files, stdin from a file or /dev/null."""
+    """Start `argv` in a new session; output to files, stdin from a file or /dev/null.
+
+    `die_with_parent`: the child gets SIGTERM if this process dies (Linux), so a child
+    never runs on unsupervised. Only for single-threaded parents (it uses preexec_fn).
+    """
     stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
     try:
         with open(stdout, "ab") as out, open(stderr, "ab") as err:
@@ -79,9 +86,57 @@ def spawn_background(
                 env=dict(env) if env is not None else None,
                 start_new_session=True,
                 close_fds=True,
+                preexec_fn=_death_signal(os.getpid()) if die_with_parent else None,
             )
     finally:
         stdin_file.close()
+
+
+def _death_signal(parent: int) -> Callable[[], None] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def arm() -> None:  # runs in the child between fork and exec
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before we armed it
+            os._exit(1)
+
+    return arm
+
+
+def has_exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether our child exited, without reaping it: its pid stays ours (a zombie) until
+    `wait`, so its process group can still be swept safely."""
+    try:
+        found = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return found is not None
+
+
+def sweep_group(leader: int, grace: float = 2.0) -> None:
+    """End what an exited (not yet reaped) leader left running in its process group."""
+    import psutil
+
+    def members() -> list[psutil.Process]:
+        found = []
+        for proc in psutil.process_iter(["pid", "status"]):
+            with contextlib.suppress(psutil.Error):
+                if (proc.pid != leader and proc.info["status"] != psutil.STATUS_ZOMBIE
+                        and os.getpgid(proc.pid) == leader):
+                    found.append(proc)
+        return found
+
+    left = members()
+    if not left:
+        return
+    _signal_group(leader, signal.SIGTERM)
+    _, alive = psutil.wait_procs(left, timeout=grace)
+    if alive:
+        _signal_group(leader, signal.SIGKILL)
 
 
 def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
@@ -160,11 +215,9 @@ def _signal_all(leader: int, procs: Sequence[psutil.Process], sig: signal.Signal
 
 
 def _signal_group(leader: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         if os.getpgid(leader) == leader:  # only a group we created by start_new_session
             os.killpg(leader, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def read_tail(path: Path, limit: int = 2000) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from sparring import config, engine, states, workspace
 from sparring.commands.finalize import summarize
+from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.session import Session
 
@@ -171,6 +172,29 @@ def default_path(data: dict[str, Any], extra: dict[str, str] | None = None) -> P
               "slug": slug(question(data) or data["id"]), "skill": data["skill"],
               "session": data["id"], "branch": workspace.branch(root), **(extra or {})}
     return root / str(pattern).format(**values)
+
+
+def destination(data: dict[str, Any], out: Path | None,
+                extra: dict[str, str] | None = None) -> Path:
+    """Where a record goes; another session's record (or any other file) is never replaced:
+    an explicit --out that exists is refused, a default path gets -2, -3, ..."""
+    ours = set(data.get("reports", []))
+    if out is not None:
+        path = out.resolve()
+        if path.exists() and str(path) not in ours:
+            raise SparringError("report_exists", f"{path} exists and is not this session's "
+                                "report", "choose another --out, or move the file away")
+        return path
+    return unique_path(default_path(data, extra), ours)
+
+
+def unique_path(path: Path, ours: set[str]) -> Path:
+    """`path`, or `path` with -2, -3, ... when a record that is not ours is there already."""
+    candidate, n = path.resolve(), 1
+    while candidate.exists() and str(candidate) not in ours:
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}").resolve()
+    return candidate
 
 
 def slug(text: str, limit: int = 48) -> str:

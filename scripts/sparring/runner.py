@@ -75,6 +75,8 @@ def _run_one(session: Session, n: int) -> int | None:
     turn = find_turn(session.load(), n)
     identity = process.Identity.from_dict(turn["codex"])
     end_reason = _watch(session, turn, proc, identity)
+    if end_reason is None:
+        process.sweep_group(proc.pid)  # what codex left behind in its group
     exit_code = proc.wait()
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
@@ -128,6 +130,10 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
     error = ended.get("error") or {}
     if error.get("code") != "invalid_answer" or ended["purpose"] == "reask":
         return
+    if (ended.get("guard") or {}).get("violation"):
+        # Files changed: the loop stops for the user; it does not ask again.
+        error["hint"] = "files changed during the turn (see guard): no re-ask; the user decides"
+        return
     problems = "\n".join(f"- {p}" for p in error.get("problems", []))
     settings = TurnSettings(**ended["settings"])
     request = codex.TurnRequest(
@@ -160,6 +166,7 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
                 stdin=session.turn_file(n, turns.PROMPT),
                 stdout=session.turn_file(n, turns.EVENTS),
                 stderr=session.turn_file(n, turns.STDERR),
+                die_with_parent=True,  # codex never runs on without a runner enforcing limits
             )
         except OSError as exc:
             turn.update(status=states.FAILED, ended_at=time.time(),
@@ -173,7 +180,7 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
 def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
            identity: process.Identity | None) -> str | None:
     """Wait for codex to exit; end it when a limit passes or we are told to stop."""
-    while proc.poll() is None:
+    while not process.has_exited(proc):
         reason = "stopped" if _terminated else turns.deadline_passed(session, turn, time.time())
         if reason:
             process.stop_tree(identity)

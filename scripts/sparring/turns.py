@@ -145,13 +145,15 @@ def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
     folder and the turn says so.
     """
     body = markers.unwrap_fence(text).rstrip("\n") + "\n"
+    turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
         with open(turn["answer_file"], "x", encoding="utf-8") as f:
             f.write(body)
-    except FileExistsError:
+    except OSError as exc:  # it exists already, or its folder moved: keep the answer anyway
         kept = session.turn_file(turn["n"], "answer.md")
         kept.write_text(body, encoding="utf-8")
         turn["answer_file_kept"] = str(kept)
+        turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"
 
 
 def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) -> Outcome:

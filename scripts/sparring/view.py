@@ -118,9 +118,10 @@ def _review(turn: dict[str, Any], view: events.TurnView) -> dict[str, Any] | Non
 
 
 def _withheld(data: dict[str, Any], turn: dict[str, Any]) -> str | None:
-    """Why Codex's round-one answer stays hidden: Claude has not sealed its own yet."""
+    """Why Codex's answer stays hidden: Claude has not sealed its own analysis yet (in a
+    sealed workflow no answer of Codex's, of any round, is shown before the seal)."""
     state = engine.state(data)
-    if not state["barrier"] or turn["round"] != 1 or state["seal"]:
+    if not state["barrier"] or state["seal"]:
         return None
     return ("Codex's answer stays hidden until you seal your own analysis: write it to a file, "
             f"then `sparring seal {data['id']} --file FILE`")
@@ -135,7 +136,7 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _note_reveal(session: Session, data: dict[str, Any], turn: dict[str, Any]) -> None:
     """The first time a sealed session shows Codex's round-one answer is the reveal."""
     state = engine.state(data)
-    if not state["barrier"] or turn["round"] != 1 or state["revealed_at"]:
+    if not state["barrier"] or state["revealed_at"]:
         return
     with session.update() as locked:
         engine.state(locked)["revealed_at"] = engine.state(locked)["revealed_at"] or time.time()

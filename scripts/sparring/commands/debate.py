@@ -74,7 +74,7 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes 
     directory = (cwd / directory).resolve()
     session, data = find_session(directory)
     _refuse_while_running(session, data)
-    state = debate.read(directory)
+    state = debate.read(directory, debate.written_by_runner(data))
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
@@ -89,17 +89,34 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes 
     _record_sent(session, directory, claude_round, n)
     if stand_in is not None:
         return _stand_in(session, directory, codex_file, n, stand_in)
-    variables = {"ROUND": n, "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
-                 "CLAUDE_ROUND": claude_round.text, "CLAUDE_AGREED": claude_round.agrees,
+    variables = {"ROUND": n, "FIRST_TURN": not data.get("thread_id"),
+                 "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
+                 "CLAUDE_ROUND": _unseen(state, data), "CLAUDE_AGREED": claude_round.agrees,
                  "WORD_LIMIT": WORD_LIMIT,
                  "PROTOCOL": (directory / debate.PROTOCOL).read_text(encoding="utf-8")}
     prompt = turns_verbs.Prompt(
         templates.render("arch-debate/codex-round", variables).encode(),
         {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
-    verb = turns_verbs.start if not data["turns"] else turns_verbs.resume
+    # Round one opens the thread; if it never did (codex died at start), open it now.
+    verb = turns_verbs.start if not data.get("thread_id") else turns_verbs.resume
     result = verb(str(session.dir), cwd, options, prompt, schema="none",
                   answer_file=str(codex_file))
     return {**result, "debate": status(directory, cwd)}
+
+
+def _unseen(state: debate.DebateState, data: dict[str, Any]) -> str:
+    """What Codex has not read on its thread: Claude's newest round, preceded by any rounds
+    written while Codex was unavailable (a stand-in and the round answering it)."""
+    delivered = {Path(t["answer_file"]).name for t in data["turns"] if t.get("answer_sha256")}
+    last_seen = max((i for i, r in enumerate(state.rounds) if r.name in delivered), default=-1)
+    unseen = state.rounds[last_seen + 1:]  # from round 0 when Codex has answered nothing
+    if len(unseen) == 1:
+        return unseen[0].text
+    parts = ["(Rounds written while you were unavailable, then Claude's newest round.)"]
+    for item in unseen:
+        label = " (Claude's stand-in for you)" if item.side == "codex" else ""
+        parts.append(f"### {item.name}{label}\n\n{item.text.strip()}")
+    return "\n\n".join(parts) + "\n"
 
 
 def _refuse_while_running(session: Session, data: dict[str, Any]) -> None:
@@ -130,6 +147,7 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
     _write_new(codex_file, body)
     with session.update() as data:
         data["debate"].setdefault("stand_ins", []).append(n)
+        data["debate"].setdefault("written", {})[codex_file.name] = debate.digest(body)
         data.setdefault("degraded_notes", []).append(
             [n, "Codex was unavailable; Claude wrote this round as devil's advocate"])
     return {"session": session.id, "stand_in": True, "file": str(codex_file),
@@ -142,10 +160,13 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     if data["turns"]:
         view.observe(session)  # let a finished turn write its round file first
         data = session.load()
-    state = debate.read(directory)
+    state = debate.read(directory, debate.written_by_runner(data))
     settings = data["debate"]
     step = debate.next_step(state, settings["max_rounds"])
     breaks = debate.rule_breaks(state, settings["sent"], WORD_LIMIT)
+    breaks += [f"Codex's round {t['round']} could not be written to its file "
+               f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
+               for t in data["turns"] if t.get("answer_file_kept")]
     written = _write_outcome(session, data, directory, state, step, breaks)
     turn = latest_turn(data)
     return {
@@ -161,7 +182,9 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "stuck": step == "stuck",
         "positions": debate.positions(state) if step == "stuck" else [],
         "rule_breaks": breaks,
-        "degraded": reports.degraded_reasons(data),
+        "degraded": reports.degraded_reasons(data) + [
+            f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
+            if not r.authentic],
         "next": _next(step, state, directory, session, turn),
     }
 
@@ -179,6 +202,8 @@ def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
                    state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
     model = reports.build(session, data, None)
+    model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
+                          for r in state.rounds if not r.authentic]
     question = data["debate"]["question"]
     if step == "agreed":
         assert state.agreed is not None

@@ -46,23 +46,27 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
         raise SparringError("invalid_transition", "this discussion is already framed",
                             f"go on with `sparring discuss round {session.id}`")
     given = _mapping(raw, ("TOPIC", "FRAMING", "CLAUDE_VIEW"), "framing")
+    started: dict[str, Any] = {}
+    if data["discussion"]["model"] != "NONE":
+        variables = {**given, "EFFORT": data["discussion"]["effort"],
+                     "MAX_ROUNDS": data["discussion"]["max_rounds"]}
+        prompt = turns_verbs.Prompt(
+            templates.render("deep-discussion/first", variables).encode(),
+            {"name": "deep-discussion/first", "question": given["TOPIC"]})
+        # Codex's turn first: if it cannot start, nothing is recorded and framing can be
+        # handed in again.
+        started = turns_verbs.start(str(session.dir), cwd, _effort(data, options), prompt,
+                                    schema="none")
     with session.update() as locked:
         locked["discussion"].update(topic=given["TOPIC"], framing=given["FRAMING"],
                                     context=given.get("CONTEXT", ""))
         locked["discussion"]["messages"].append(
             {"round": 1, "speaker": "claude", "text": given["CLAUDE_VIEW"]})
-    if data["discussion"]["model"] == "NONE":
-        return status(ref, cwd)
-    variables = {**given, "EFFORT": data["discussion"]["effort"],
-                 "MAX_ROUNDS": data["discussion"]["max_rounds"]}
-    prompt = turns_verbs.Prompt(templates.render("deep-discussion/first", variables).encode(),
-                                {"name": "deep-discussion/first", "question": given["TOPIC"]})
-    started = turns_verbs.start(str(session.dir), cwd, _effort(data, options), prompt,
-                                schema="none")
     return {**started, "discussion": status(ref, cwd)}
 
 
-def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
+def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
+           accept_changes: bool = False) -> dict[str, Any]:
     session, data = _load(ref, cwd)
     _refuse_while_running(session, data)
     settings = data["discussion"]
@@ -70,45 +74,52 @@ def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
         raise SparringError("invalid_transition", "frame the problem first",
                             f"`sparring discuss frame {session.id}`")
     messages = discussion.transcript(session, data)
-    none = settings["model"] == "NONE"
-    needed = ("critic",) if none and messages[-1].speaker == "claude" else ("response",)
-    given = _mapping(raw, needed, "round")
-    if messages[-1].speaker == "claude" and not none:
-        raise SparringError("invalid_transition", "Codex has not answered your last message",
-                            f"`sparring wait {session.id}`; a failed round can be retried "
-                            f"with `sparring resume {session.id} --recover`")
     if discussion.consensus(messages) or _codex_rounds(messages) >= settings["max_rounds"]:
         raise SparringError("invalid_transition", "the discussion is over (consensus or the "
                             "round cap)", f"`sparring discuss synthesis {session.id}`")
-    return _add_round(session, data, messages, given, cwd, options)
-
-
-def _add_round(session: Session, data: dict[str, Any], messages: list[discussion.Message],
-               given: dict[str, Any], cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
-    settings = data["discussion"]
-    last_round = messages[-1].round
-    new: list[dict[str, Any]] = []
     if settings["model"] == "NONE":
-        if messages[-1].speaker == "claude":
-            new.append({"round": last_round, "speaker": "critic", "text": given["critic"]})
-        if given.get("response"):
-            new.append({"round": last_round + 1, "speaker": "claude", "text": given["response"]})
-    else:
-        new.append({"round": last_round + 1, "speaker": "claude", "text": given["response"]})
-    with session.update() as locked:
-        locked["discussion"]["messages"].extend(new)
-    data = session.load()
-    after = discussion.transcript(session, data)
-    if settings["model"] == "NONE" or discussion.consensus(after):
+        return _none_round(session, messages, raw, cwd)
+    given = _mapping(raw, ("response",), "round")
+    # Codex's last round failed (stopped, timed out...): this response asks it again.
+    retry = messages[-1].speaker == "claude"
+    round_no = messages[-1].round if retry else messages[-1].round + 1
+    message = {"round": round_no, "speaker": "claude", "text": given["response"]}
+    if not retry and discussion.consensus(
+            [*messages, discussion.Message(round_no, "claude", given["response"])]):
+        _add_messages(session, [message])  # Claude confirms Codex's consensus: no new round
         return status(str(session.dir), cwd)
-    variables = {"ROUND": last_round + 1, "MAX_ROUNDS": settings["max_rounds"],
+    variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
     prompt = turns_verbs.Prompt(templates.render("deep-discussion/round", variables).encode(),
                                 {"name": "deep-discussion/round", "question": settings["topic"]})
     resumed = turns_verbs.resume(str(session.dir), cwd, _effort(data, options), prompt,
-                                 schema="none")
+                                 schema="none", accept_changes=accept_changes)
+    _add_messages(session, [message], replace_round=round_no if retry else 0)
     return {**resumed, "discussion": status(str(session.dir), cwd)}
+
+
+def _none_round(session: Session, messages: list[discussion.Message], raw: bytes,
+                cwd: Path) -> dict[str, Any]:
+    """Model NONE: Claude's labelled critic answers, then (optionally) Claude responds."""
+    last = messages[-1]
+    given = _mapping(raw, ("critic",) if last.speaker == "claude" else ("response",), "round")
+    new = []
+    if last.speaker == "claude":
+        new.append({"round": last.round, "speaker": "critic", "text": given["critic"]})
+    if given.get("response"):
+        new.append({"round": last.round + 1, "speaker": "claude", "text": given["response"]})
+    _add_messages(session, new)
+    return status(str(session.dir), cwd)
+
+
+def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: int = 0) -> None:
+    with session.update() as locked:
+        kept = locked["discussion"]["messages"]
+        if replace_round:  # a retried round replaces Claude's message of that round
+            kept[:] = [m for m in kept if not (m["round"] == replace_round
+                                               and m["speaker"] == "claude")]
+        kept.extend(new)
 
 
 def status(ref: str, cwd: Path) -> dict[str, Any]:
@@ -181,8 +192,7 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
     settings = data["discussion"]
     model = reports.build(session, data, None)
     now = time.time()
-    path = (out if out is not None else reports.default_path(
-        data, {"epoch": str(int(now))})).resolve()
+    path = reports.destination(data, out, {"epoch": str(int(now))})
     text = templates.render("deep-discussion/report", {"R": model, "D": {
         "timestamp": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(now)),
         "topic": settings["topic"], "framing": settings.get("framing", ""),
@@ -193,6 +203,9 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)
     write_atomic(path.with_suffix(".json"), json.dumps(model, ensure_ascii=False, indent=2))
+    with session.update() as locked:
+        if str(path) not in locked.setdefault("reports", []):
+            locked["reports"].append(str(path))
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "rounds": _codex_rounds(messages)}
 

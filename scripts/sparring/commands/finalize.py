@@ -8,7 +8,7 @@ from typing import Any
 
 from sparring import rollout, states, turns, view
 from sparring import session as sessions
-from sparring.commands.stop import stop_turn
+from sparring.commands.stop import stop_running
 from sparring.session import Session
 from sparring.state import write_json_atomic
 
@@ -20,10 +20,8 @@ def finalize(ref: str, cwd: Path) -> dict[str, Any]:
     data = session.load()
     stopped_running = False
     if data["turns"]:
-        _, turn, _ = view.observe(session)
-        if not states.is_terminal(turn["status"]):
-            stop_turn(session, turn["n"])  # a summary describes turns that have ended
-            stopped_running = True
+        view.observe(session)
+        stopped_running = stop_running(session)  # a summary describes turns that have ended
     summary = summarize(session, session.load())
     summary["stopped_running_turn"] = stopped_running
     path = session.dir / SUMMARY_FILE

@@ -7,20 +7,23 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, templates
+from sparring import answers, engine, templates
 from sparring import report as reports
 from sparring import session as sessions
+from sparring.errors import SparringError
 from sparring.inputs import read_input
+from sparring.session import Session
 from sparring.state import write_atomic
 
 
 def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
+    _reportable(session, data)
     synthesis = _synthesis(synthesis_file)
     model = reports.build(session, data, synthesis)
     text = _tidy(templates.render(f"{data['skill']}/report", {"R": model}))
-    path = (out if out is not None else reports.default_path(data)).resolve()
+    path = reports.destination(data, out)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, text)
     beside = path.with_suffix(".json")
@@ -32,6 +35,19 @@ def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -
     return {"session": session.id, "report": str(path), "json": str(beside),
             "outcome": model["outcome"], "degraded": bool(model["degraded"]),
             "degraded_reasons": model["degraded"]}
+
+
+def _reportable(session: Session, data: dict[str, Any]) -> None:
+    own = {"arch-debate": "`sparring debate status DIR` writes its records",
+           "deep-discussion": f"`sparring discuss report {session.id}`"}
+    if data["skill"] in own:
+        raise SparringError("invalid_transition", f"{data['skill']} has its own records",
+                            own[data["skill"]])
+    state = engine.state(data)
+    answered = any(t["status"] == "completed" for t in data["turns"])
+    if state["barrier"] and answered and not state["seal"]:
+        raise SparringError("seal_required", "the report would reveal Codex's answer before "
+                            "your own analysis is sealed", f"`sparring seal {session.id}` first")
 
 
 def _tidy(text: str) -> str:

@@ -29,7 +29,7 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
                                 f"{_when(existing['sealed_at'])}", "a seal cannot be replaced: "
                                 "that is what makes it a seal; continue with the debate")
         if existing is None:
-            if state["revealed_at"]:
+            if state["revealed_at"] or any(t["round"] > 1 for t in data["turns"]):
                 raise SparringError("invalid_transition", "Codex's answer was already "
                                     "revealed; sealing now would prove nothing", "continue "
                                     "with `sparring verdict`")

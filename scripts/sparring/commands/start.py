@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import answers, codex, config, engine, runner, states, templates, turns, view
+from sparring import (
+    answers,
+    codex,
+    config,
+    engine,
+    process,
+    runner,
+    states,
+    templates,
+    turns,
+    view,
+)
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.inputs import read_input
@@ -65,7 +76,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
           schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
-    if data["turns"]:
+    if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
@@ -75,7 +86,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
                                 sandbox=settings.sandbox, model=settings.model,
                                 output_schema=answers.schema_path(schema) if schema else None)
     with session.update() as locked:
-        if locked["turns"]:  # another `start` won the race while we looked up codex
+        if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
                                 "started", f"continue it with `sparring resume {session.id}`")
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
@@ -90,9 +101,10 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
            accept_changes: bool = False, answer_file: str | None = None,
            purpose: str = "round") -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    data = session.load()
-    previous = _resumable(session, data, recover)
-    _check_guard(session, previous, accept_changes)
+    previous, data = _resumable(session, session.load(), recover)
+    if not recover:  # asking the same round again reveals nothing new
+        _require_seal(session, data)
+    _check_guard(session, data, accept_changes)
     if recover:
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
@@ -115,7 +127,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
                                 f"check it with `sparring poll {session.id}`")
         turn = turns.new_turn(
             session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
-            round_no=previous["round"] if recover else previous["round"] + 1,
+            round_no=_round_after(locked, previous, recover),
             purpose=_purpose(previous, recover, purpose),
             argv=codex.exec_argv(executable, request),
             recovers=previous["n"] if recover else None, schema=schema,
@@ -131,18 +143,27 @@ def _purpose(previous: dict[str, Any], recover: bool, given: str) -> str:
     return "synthesis" if previous["purpose"] == "synthesis" else "recovery"
 
 
-def _check_guard(session: Session, previous: dict[str, Any], accept: bool) -> None:
-    """A round that changed the user's files stops the loop until the user says go on."""
-    violation = (previous.get("guard") or {}).get("violation")
-    if not violation or previous["guard"].get("accepted"):
+def unaccepted_violations(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Turns whose guard found changed files the user has not yet accepted."""
+    return [t for t in data["turns"]
+            if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
+
+
+def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
+    """Changed files stop the loop until the user says go on (every such turn counts, also
+    one whose round was then re-asked)."""
+    found = unaccepted_violations(data)
+    if not found:
         return
     if not accept:
+        violation = found[-1]["guard"]["violation"]
         raise SparringError("guard_violation", violation["message"], violation["hint"] +
                             "; once the user has decided, `sparring resume "
                             f"{session.id} --accept-changes ...` goes on",
-                            changed=previous["guard"]["changed"])
+                            changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
-        find_turn(locked, previous["n"])["guard"]["accepted"] = True
+        for turn in unaccepted_violations(locked):
+            turn["guard"]["accepted"] = True
 
 
 def _schema_for(data: dict[str, Any], given: str | None) -> str | None:
@@ -152,10 +173,36 @@ def _schema_for(data: dict[str, Any], given: str | None) -> str | None:
     return given or engine.state(data)["schema"]
 
 
-def _resumable(session: Session, data: dict[str, Any], recover: bool) -> dict[str, Any]:
+def _can_start(data: dict[str, Any]) -> bool:
+    """Round one may start when nothing ran yet, or when every try ended before codex
+    opened a thread (nothing to resume)."""
+    return not data["turns"] or (not data.get("thread_id") and all(
+        states.is_terminal(t["status"]) for t in data["turns"]))
+
+
+def _round_after(data: dict[str, Any], previous: dict[str, Any], recover: bool) -> int:
+    """The round a new turn belongs to: a round without an answer is asked again, not skipped
+    (the engine judges rounds in order and would otherwise judge a stale one)."""
+    answered = any(t["round"] == previous["round"] and t["status"] == states.COMPLETED
+                   for t in data["turns"])
+    return int(previous["round"]) + (0 if recover or not answered else 1)
+
+
+def _require_seal(session: Session, data: dict[str, Any]) -> None:
+    """In a sealed workflow nothing goes on until Claude's own analysis is on record."""
+    state = engine.state(data)
+    if state["barrier"] and not state["seal"]:
+        raise SparringError("seal_required", "your own analysis is not sealed yet",
+                            f"`sparring seal {session.id} --file FILE` first: a later round "
+                            "would otherwise show you Codex's view before yours is on record")
+
+
+def _resumable(session: Session, data: dict[str, Any], recover: bool
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ended turn to follow, and the session as it is now (after any repair)."""
     previous = view.current_turn(session, data)
     if not states.is_terminal(previous["status"]):
-        _, previous, _ = view.observe(session)  # it may have ended with its runner
+        data, previous, _ = view.observe(session)  # it may have ended with its runner
     if not states.is_terminal(previous["status"]):
         raise SparringError("session_busy", f"round {previous['round']} is still running",
                             f"wait for it with `sparring wait {session.id}` or end it with "
@@ -163,13 +210,13 @@ def _resumable(session: Session, data: dict[str, Any], recover: bool) -> dict[st
     data = session.load()
     if not data.get("thread_id"):
         raise SparringError("no_thread", "codex never opened a thread in this session",
-                            "nothing to resume; run the round again in a new session "
-                            "(`sparring init`), then `sparring start`")
+                            f"nothing to resume: start round one again with `sparring start "
+                            f"{session.id}` (after `sparring doctor` if codex failed at once)")
     if recover and not previous.get("recoverable"):
         code = "recovery_exhausted" if previous.get("recovers") else "invalid_transition"
         raise SparringError(code, f"round {previous['round']} ({previous['status']}) cannot be "
                             "recovered", "report what you have, or resume with a new prompt")
-    return previous
+    return previous, data
 
 
 def _resume_settings(data: dict[str, Any], previous: dict[str, Any],
@@ -208,6 +255,9 @@ def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
     window, begun = start_window(), time.monotonic()
     while True:
         turn = find_turn(session.load(), n)
+        if not states.is_terminal(turn["status"]) and not process.is_alive(
+                process.Identity.from_dict(turn["runner"])):
+            _, turn, _ = view.observe(session)  # the runner died: record that, don't wait
         if states.is_terminal(turn["status"]):
             return turn
         started = turn.get("started_at")

@@ -27,9 +27,11 @@ def status(ref: str | None, cwd: Path) -> dict[str, Any]:
 def _row(session: sessions.Session) -> dict[str, Any]:
     try:
         data = session.load()
+        latest = sessions.latest_turn(data)
+        if latest is not None and not states.is_terminal(latest["status"]):
+            data, latest, _ = view.observe(session)  # a dead runner's turn is recorded first
     except SparringError as exc:  # one unreadable session must not hide the others
         return {"session": session.id, "status": "unreadable", "error": exc.to_dict()}
-    latest = sessions.latest_turn(data)
     return {
         "session": session.id,
         "skill": data["skill"],

@@ -12,6 +12,7 @@ from typing import Any
 
 from sparring import answers, config, engine, ledger, states
 from sparring import session as sessions
+from sparring.commands.start import unaccepted_violations
 from sparring.errors import SparringError
 from sparring.session import Session, latest_turn
 
@@ -62,13 +63,14 @@ def _answered_round(session: Session, data: dict[str, Any]) -> int:
 
 
 def _guard_stop(session: Session, data: dict[str, Any]) -> dict[str, Any] | None:
-    """Files changed during Codex's turn: the loop stops here, whatever the decision."""
-    guard = (latest_turn(data) or {}).get("guard") or {}
-    if not guard.get("violation") or guard.get("accepted"):
+    """Files changed during a Codex turn: the loop stops here, whatever the decision."""
+    found = unaccepted_violations(data)
+    if not found:
         return None
-    return {"action": "stop", "reason": guard["violation"]["message"],
-            "changed": guard["changed"], "hint": guard["violation"]["hint"],
-            "command": f"sparring report {session.id} --synthesis FILE"}
+    violation = found[-1]["guard"]["violation"]
+    return {"action": "stop", "reason": violation["message"],
+            "changed": [c for t in found for c in t["guard"]["changed"]],
+            "hint": violation["hint"], "command": f"sparring report {session.id} --synthesis FILE"}
 
 
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
