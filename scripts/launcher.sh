@@ -3,15 +3,48 @@
 # `python3 install.py` made (a private virtual environment), so the skills work even
 # when the system Python has none of sparring's dependencies.
 data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
-for python in "${SPARRING_PYTHON:-}" "$data/venv/bin/python"; do
-  if [ -n "$python" ] && [ -x "$python" ]; then
-    exec "$python" -m sparring "$@"
-  fi
-done
+# Tells `sparring doctor` which skill folder is in use (the plugin's, a clone's, an install).
+SPARRING_LAUNCHER="$0"
+export SPARRING_LAUNCHER
+if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
+  exec "$SPARRING_PYTHON" -m sparring "$@"
+fi
+if [ -x "$data/venv/bin/python" ]; then
+  # -I: nothing in the project's working directory or the user's PYTHONPATH can stand in
+  # for the runtime's own sparring and its dependencies.
+  exec "$data/venv/bin/python" -I -m sparring "$@"
+fi
 if command -v sparring >/dev/null 2>&1; then
   exec sparring "$@"
 fi
-cat <<'JSON'
+
+# No runtime: one JSON error whose hint is the command that fixes it, as exactly as we can.
+here=$(cd "$(dirname "$0")" && pwd)
+fix="from a clone of sparring, python3 install.py --user (or --project DIR)"
+if [ -f "$here/../../install.py" ]; then
+  # skills/<name>/ of a clone, or of the Claude Code plugin (a clone too).
+  fix="python3 $(cd "$here/../.." && pwd)/install.py --runtime-only"
+elif [ -f "$here/.sparring-install.json" ]; then
+  # An installed copy: its marker names the clone it came from (install.py writes one
+  # key per line); reinstalling the same target brings the runtime back.
+  source=$(sed -n 's/^  "source": "\(.*\)",$/\1/p' "$here/.sparring-install.json")
+  skills=$(cd "$here/.." && pwd)
+  where="--project $(cd "$here/../../.." && pwd)"
+  if [ "$skills" = "$(cd "$HOME" 2>/dev/null && pwd)/.claude/skills" ]; then
+    where="--user"
+  fi
+  if [ -n "$source" ] && [ -f "$source/install.py" ]; then
+    fix="python3 $source/install.py $where"
+  else
+    fix="from a clone of sparring, python3 install.py $where"
+  fi
+fi
+hint="run \`$fix\`: it creates the runtime in $data/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
+case "$hint" in
+  *\"* | *\\*) # a path that would need JSON escaping: fall back to the general advice
+    hint="run \`python3 install.py --user\` (or --project DIR) from a clone of sparring: it creates the runtime in \${XDG_DATA_HOME:-~/.local/share}/sparring/venv; or set SPARRING_PYTHON to a Python that has sparring installed" ;;
+esac
+cat <<JSON
 {
   "schema_version": 1,
   "ok": false,
@@ -19,7 +52,7 @@ cat <<'JSON'
   "error": {
     "code": "runtime_missing",
     "message": "the sparring runtime is not installed",
-    "hint": "from a clone of sparring run `python3 install.py --user` (or --project DIR): it creates the runtime in ~/.local/share/sparring/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
+    "hint": "$hint"
   }
 }
 JSON

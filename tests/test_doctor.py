@@ -2,17 +2,42 @@
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from sparring import __version__
+from support.installing import ROOT, SKILLS, install_env, run_install, shared_runtime
+
+MARKER = ".sparring-install.json"
 
 
 def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in out["checks"]}
 
 
+@pytest.fixture
+def installed(repo: Path, tmp_path_factory: pytest.TempPathFactory,
+              monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`install.py --project repo` with the session's runtime, which doctor then sees."""
+    data = shared_runtime(tmp_path_factory)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    done = run_install("--project", repo, env=install_env(data))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return data
+
+
+def write_marker(folder: Path, version: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / MARKER).write_text(json.dumps({"tool": "sparring", "version": version,
+                                             "files": {}}))
+
+
 def test_ready_with_a_codex_that_accepts_every_flag(sparring: Any, repo: Path,
-                                                    fake_codex: Any) -> None:
+                                                    fake_codex: Any, installed: Path) -> None:
     result = sparring("doctor")
     assert result.exit_code == 0
     assert result.out["ready"] is True, result.out
@@ -50,3 +75,112 @@ def test_invalid_config_is_reported(sparring: Any, repo: Path, fake_codex: Any) 
     out = sparring("doctor").out
     assert out["ready"] is False
     assert "unknown setting 'efort'" in checks(out)["config"]["detail"]
+
+
+# -- the installation: where the skills are, and the runtime ------------------------------
+
+
+def test_reports_where_the_skills_are_installed_and_the_runtime(sparring: Any, repo: Path,
+                                                                 fake_codex: Any,
+                                                                 installed: Path) -> None:
+    found = checks(sparring("doctor").out)
+
+    skills, runtime = found["skills"], found["runtime"]
+    assert skills["ok"] and runtime["ok"]
+    listed = ", ".join(f"{name} {__version__}" for name in SKILLS)
+    assert f"project {repo}/.claude/skills: {listed}" in skills["detail"]
+    assert "/.claude/skills: none" in skills["detail"]  # the user folder
+    venv_python = installed / "sparring" / "venv" / "bin" / "python"
+    assert f"private runtime {venv_python}: sparring {__version__}" in runtime["detail"]
+    assert f"built from {ROOT}" in runtime["detail"]
+
+
+def test_skills_in_the_user_folder_count(sparring: Any, repo: Path, fake_codex: Any,
+                                         tmp_path_factory: pytest.TempPathFactory,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    data = shared_runtime(tmp_path_factory)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    assert run_install("--user", env=install_env(data)).returncode == 0
+
+    found = checks(sparring("doctor").out)["skills"]
+
+    assert found["ok"]
+    assert f"user {Path.home()}/.claude/skills: {SKILLS[0]} {__version__}" in found["detail"]
+    assert f"project {repo}/.claude/skills: none" in found["detail"]
+
+
+def test_skills_installed_nowhere_is_a_problem_with_the_install_command(
+        sparring: Any, repo: Path, fake_codex: Any) -> None:
+    out = sparring("doctor").out
+
+    found = checks(out)["skills"]
+    assert out["ready"] is False and found["ok"] is False
+    assert f"install.py --project {repo}`" in found["hint"]
+    assert found["hint"] in out["hints"]
+
+
+def test_the_clone_the_launcher_runs_from_counts_and_names_its_installer(
+        sparring: Any, repo: Path, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As when a plugin's (or a clone's) skill calls its own launcher.
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(ROOT / "skills" / SKILLS[0] / "sparring"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no runtime anywhere
+
+    found = checks(sparring("doctor").out)
+
+    assert found["skills"]["ok"]
+    assert f"in use from {ROOT / 'skills'}" in found["skills"]["detail"]
+    assert found["runtime"]["hint"] == \
+        f"create it: run `python3 {ROOT / 'install.py'} --runtime-only`"
+
+
+def test_skills_of_another_version_are_a_problem(sparring: Any, repo: Path, fake_codex: Any,
+                                                 installed: Path) -> None:
+    write_marker(Path.home() / ".claude" / "skills" / "think-about", "0.0.1")
+
+    found = checks(sparring("doctor").out)["skills"]
+
+    assert found["ok"] is False
+    assert "user" in found["detail"] and "think-about 0.0.1" in found["detail"]
+    assert "version 0.0.1" in found["hint"] and "reinstall" in found["hint"]
+    assert f"python3 {ROOT / 'install.py'} --project {repo}" in found["hint"]
+
+
+def test_no_runtime_is_a_problem_with_the_command_that_makes_one(
+        sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+
+    found = checks(sparring("doctor").out)["runtime"]
+
+    assert found["ok"] is False
+    assert "sparring/venv does not exist" in found["detail"]
+    assert found["hint"].startswith("create it: ")
+    assert "install.py --runtime-only`" in found["hint"]
+
+
+def test_a_runtime_of_another_version_is_a_problem(sparring: Any, repo: Path, fake_codex: Any,
+                                                   tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    old = tmp_path / "old-python"
+    old.write_text("#!/bin/sh\necho 0.0.9\n")
+    old.chmod(old.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("SPARRING_PYTHON", str(old))
+
+    found = checks(sparring("doctor").out)["runtime"]
+
+    assert found["ok"] is False
+    assert f"SPARRING_PYTHON {old} has sparring 0.0.9, this is {__version__}" == found["detail"]
+    assert found["hint"].startswith("update it: ")
+
+
+def test_a_broken_runtime_is_a_problem(sparring: Any, repo: Path, fake_codex: Any,
+                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    python = tmp_path / "data" / "sparring" / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\nexit 1\n")
+    python.chmod(0o755)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+    found = checks(sparring("doctor").out)["runtime"]
+
+    assert found["ok"] is False and "cannot import sparring" in found["detail"]
+    assert found["hint"].startswith("repair it: ")

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from sparring import __version__, codex, config, workspace
+from sparring import __version__, codex, config, process, workspace
 from sparring.errors import SparringError
 
 TESTED_CODEX = "0.169.0"
+# Written by install.py: a marker in each skill folder it installed, and the runtime's
+# state beside the private virtual environment the launcher runs.
+MARKER = ".sparring-install.json"
+RUNTIME_STATE = "runtime.json"
 
 
 def doctor(cwd: Path) -> dict[str, Any]:
@@ -18,6 +25,9 @@ def doctor(cwd: Path) -> dict[str, Any]:
     checks += _codex()
     checks.append(_project(cwd))
     checks.append(_config(cwd))
+    places = _skill_places(cwd)
+    checks.append(_skills(places))
+    checks.append(_runtime(places))
     problems = [c for c in checks if not c["ok"]]
     return {
         "ready": not problems,
@@ -76,3 +86,127 @@ def _config(cwd: Path) -> dict[str, Any]:
     where = root / config.CONFIG_FILE
     detail = f"{where}: {settings}" if settings else f"no {config.CONFIG_FILE}; defaults apply"
     return _check("config", True, detail)
+
+
+# -- the installation: skills and runtime (install.py) ---------------------------------
+
+
+def _data_dir() -> Path:
+    # The launcher's rule: ${XDG_DATA_HOME:-$HOME/.local/share}/sparring.
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "sparring"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _installed(skills_dir: Path) -> dict[str, str]:
+    """Skill name -> version, for the folders install.py installed (they hold its marker)."""
+    if not skills_dir.is_dir():
+        return {}
+    found = {}
+    for folder in sorted(skills_dir.iterdir()):
+        marker = _read_json(folder / MARKER)
+        if marker.get("tool") == "sparring":
+            found[folder.name] = str(marker.get("version", "?"))
+    return found
+
+
+def _launcher() -> Path | None:
+    """The skill launcher that started us, when one did (it exports its path)."""
+    value = os.environ.get("SPARRING_LAUNCHER", "")
+    return Path(value).absolute() if value else None
+
+
+def _skill_places(cwd: Path) -> dict[str, Path]:
+    """Where Claude Code looks for skills: the project's root, and the user's home."""
+    root = workspace.find_root(cwd)
+    return {"project": root / ".claude" / "skills", "user": Path.home() / ".claude" / "skills"}
+
+
+def _clone(places: dict[str, Path]) -> Path | None:
+    """A sparring clone to run install.py from: the launcher's own (a clone or the plugin),
+    else the one the runtime or an installed skill was made from."""
+    launcher = _launcher()
+    candidates = [launcher.resolve().parents[1]] if launcher and launcher.exists() else []
+    sources = [_read_json(_data_dir() / RUNTIME_STATE).get("source")]
+    for skills_dir in places.values():
+        sources += [_read_json(d / MARKER).get("source") for d in sorted(skills_dir.glob("*"))]
+    candidates += [Path(s) for s in sources if isinstance(s, str) and s]
+    return next((c for c in candidates if (c / "install.py").is_file()), None)
+
+
+def _install_command(args: str, places: dict[str, Path]) -> str:
+    clone = _clone(places)
+    if clone is None:
+        return f"from a clone of sparring run `python3 install.py {args}`"
+    return f"run `python3 {clone / 'install.py'} {args}`"
+
+
+def _skills(places: dict[str, Path]) -> dict[str, Any]:
+    installed = {label: _installed(where) for label, where in places.items()}
+    parts = [f"{label} {places[label]}: " + (", ".join(
+        f"{name} {version}" for name, version in found.items()) or "none")
+        for label, found in installed.items()]
+    launcher = _launcher()
+    in_use = launcher.parent if launcher and (launcher.parent / "SKILL.md").is_file() else None
+    if in_use is not None and in_use.parent not in places.values():
+        parts.append(f"in use from {in_use.parent} (the plugin, or a clone)")
+    detail = "; ".join(parts)
+    project = places["project"].parents[1]
+    install = _install_command(f"--project {project}", places)
+    other = sorted({v for found in installed.values() for v in found.values()} - {__version__})
+    if other:
+        return _check("skills", False, detail,
+                      f"the installed skills are version {', '.join(other)} but the runtime "
+                      f"is {__version__}: reinstall them, {install} (or --user)")
+    ok = any(installed.values()) or in_use is not None
+    return _check("skills", ok, detail,
+                  f"install the skills: {install} (or --user, for every project)")
+
+
+def _runtime(places: dict[str, Path]) -> dict[str, Any]:
+    """The Python the launcher will run, found in the launcher's own order."""
+    chosen = os.environ.get("SPARRING_PYTHON", "")
+    venv = _data_dir() / "venv"
+    fix = _install_command("--runtime-only", places)
+    if chosen and os.access(chosen, os.X_OK):
+        return _runtime_python(Path(chosen), "SPARRING_PYTHON", [], fix)
+    if os.access(venv / "bin" / "python", os.X_OK):
+        return _runtime_python(venv / "bin" / "python", "private runtime", ["-I"], fix)
+    on_path = shutil.which("sparring")
+    if on_path:
+        return _check("runtime", True, f"no private runtime in {venv}; the launcher falls back "
+                      f"to `sparring` on PATH ({on_path})")
+    return _check("runtime", False, f"no runtime: {venv} does not exist",
+                  f"create it: {fix}")
+
+
+def _runtime_python(python: Path, label: str, flags: list[str], fix: str) -> dict[str, Any]:
+    version = _imports(python, flags)
+    where = f"{label} {python}"
+    state = _read_json(_data_dir() / RUNTIME_STATE) if label == "private runtime" else {}
+    built = f", built from {state['source']}" if state.get("source") else ""
+    if version is None:
+        return _check("runtime", False, f"{where} cannot import sparring", f"repair it: {fix}")
+    if version != __version__:
+        return _check("runtime", False, f"{where} has sparring {version}, this is {__version__}",
+                      f"update it: {fix}")
+    return _check("runtime", True, f"{where}: sparring {version}{built}")
+
+
+def _imports(python: Path, flags: list[str]) -> str | None:
+    """The sparring version `python` imports; ours when it is the Python running now."""
+    if Path(sys.executable).absolute() == python.absolute():
+        return __version__
+    try:
+        done = process.run([str(python), *flags, "-c",
+                            "import sparring; print(sparring.__version__)"], timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -1,0 +1,77 @@
+"""Running install.py in tests: its environment, one shared runtime per session, projects.
+
+Used by test_install.py, test_doctor.py and the Claude Code integration tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.gitrepo import git
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL = ROOT / "install.py"
+MARKER = ".sparring-install.json"
+SKILLS = sorted(d.name for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").is_file())
+BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the runtime
+RUN_TIMEOUT_S = 300
+
+def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str, str]:
+    """This process's environment with the runtime's data dir, minus any SPARRING_ setting
+    of the developer's (a SPARRING_PYTHON would bypass the runtime under test)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SPARRING_") or k.startswith("SPARRING_TEST_")}
+    env["XDG_DATA_HOME"] = str(data)
+    if home is not None:
+        env["HOME"] = str(home)
+        env["CODEX_HOME"] = str(home / ".codex")
+    env.update(extra)
+    return env
+
+
+def run_install(*args: str | Path, env: dict[str, str], cwd: Path | None = None,
+                installer: Path = INSTALL) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(installer), *map(str, args)], env=env, cwd=cwd,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          timeout=RUN_TIMEOUT_S, check=False)
+
+
+def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """XDG_DATA_HOME of a runtime made once per session; test modules share it on disk."""
+    base = tmp_path_factory.getbasetemp() / "shared-runtime"
+    data = base / "data"
+    if not (data / "sparring" / "runtime.json").is_file():
+        (base / "home").mkdir(parents=True, exist_ok=True)
+        done = run_install("--runtime-only", env=install_env(data, base / "home"))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "create runtime" in done.stdout
+        # As it was made, before other tests register their projects as its users.
+        shutil.copytree(data, base / "pristine", symlinks=True)
+    return data
+
+
+def copy_runtime(tmp_path_factory: pytest.TempPathFactory, dest: Path) -> Path:
+    """A private copy of the session's runtime as it was made (its one user is the
+    --runtime-only registration), for a test that changes or removes the runtime. A venv
+    copy still works here: the launcher runs `venv/bin/python -I -m sparring`, whose
+    site-packages are found relative to the interpreter link; only the scripts' shebangs
+    name the old path, and nothing runs them."""
+    shared_runtime(tmp_path_factory)
+    shutil.copytree(tmp_path_factory.getbasetemp() / "shared-runtime" / "pristine", dest,
+                    symlinks=True)
+    return dest
+
+
+def make_project(path: Path) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "app.py").write_text("print('hello')\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    return path

@@ -1,0 +1,470 @@
+"""install.py: the skills as plain marked files, the private runtime, idempotence, uninstall.
+
+Creating a virtual environment and pip installing takes seconds, so one runtime is made per
+session by `install.py --runtime-only` (which is itself the proof that install.py creates a
+runtime from nothing) and shared where a test only needs a runtime that is up to date. A test
+that removes or rebuilds the runtime works on a copy of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import __version__
+from support.installing import (
+    BARE_PATH,
+    INSTALL,
+    MARKER,
+    ROOT,
+    SKILLS,
+    copy_runtime,
+    install_env,
+    make_project,
+    run_install,
+    shared_runtime,
+)
+
+Snapshot = dict[str, tuple[str, int, int]]
+
+
+def snapshot(top: Path) -> Snapshot:
+    """Every file and link under `top`: content hash, mtime and mode."""
+    found = {}
+    for folder, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = Path(folder) / name
+            info = path.lstat()
+            digest = "" if path.is_dir() or path.is_symlink() else \
+                hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path.relative_to(top))] = (digest, info.st_mtime_ns, info.st_mode)
+    return found
+
+
+def source_files(skill: str) -> dict[str, Path]:
+    """The repo's files of a skill, links resolved, as install.py should copy them."""
+    top = ROOT / "skills" / skill
+    found = {}
+    for folder, _, files in os.walk(top, followlinks=True):
+        for name in files:
+            path = Path(folder) / name
+            found[path.relative_to(top).as_posix()] = path.resolve()
+    return found
+
+
+def marker_of(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / MARKER).read_text())
+    return data
+
+
+def code_of(text: str) -> str:
+    fenced = re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+    inline = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    return "\n".join(fenced + inline)
+
+
+def named_commands(text: str) -> set[tuple[str, ...]]:
+    """`sparring VERB [WORD]` in a document's code; WORD is a subcommand for groups and is
+    harmless otherwise (click shows the command's help whatever argument precedes --help)."""
+    found = re.findall(r"(?:^|[\s/])sparring ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?", code_of(text),
+                       re.M)
+    return {(verb, sub) if sub else (verb,) for verb, sub in found}
+
+
+# -- fixtures ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_runtime(tmp_path_factory)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+@pytest.fixture
+def env(runtime: Path) -> dict[str, str]:
+    return install_env(runtime)
+
+
+@pytest.fixture
+def own_runtime(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    return copy_runtime(tmp_path_factory, tmp_path / "data")
+
+
+def installed(project: Path, env: dict[str, str]) -> Path:
+    done = run_install("--project", project, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return project / ".claude" / "skills"
+
+
+# -- install -------------------------------------------------------------------------------------
+
+
+def test_the_repo_has_the_four_skills() -> None:
+    assert set(SKILLS) <= {"arch-debate", "deep-discussion", "dual-model", "think-about"}
+    assert {"dual-model", "think-about"} <= set(SKILLS)
+
+
+def test_installs_each_skill_as_plain_files_with_a_marker(project: Path,
+                                                          env: dict[str, str]) -> None:
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    target = project / ".claude" / "skills"
+    assert sorted(p.name for p in target.iterdir()) == SKILLS
+    for skill in SKILLS:
+        folder = target / skill
+        assert re.search(rf"^install +{re.escape(str(folder))}", done.stdout, re.M)
+        expected = source_files(skill)
+        copied = {p.relative_to(folder).as_posix(): p for p in folder.rglob("*")
+                  if not p.is_dir() and p.name != MARKER}
+        assert set(copied) == set(expected)
+        for rel, path in copied.items():
+            assert not path.is_symlink() and path.is_file(), f"{path} is not a plain file"
+            assert path.read_bytes() == expected[rel].read_bytes()
+        assert os.access(folder / "sparring", os.X_OK), "the launcher stays executable"
+        marker = marker_of(folder)
+        assert (marker["tool"], marker["skill"], marker["version"], marker["source"]) == (
+            "sparring", skill, __version__, str(ROOT))
+        assert {rel: f["sha256"] for rel, f in marker["files"].items()} == {
+            rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in copied.items()}
+        assert marker["files"]["sparring"]["mode"] == "755"
+    assert "doctor: ready" in done.stdout, done.stdout
+
+
+def test_every_named_file_and_command_runs_through_the_installed_launcher(
+        project: Path, runtime: Path, env: dict[str, str], tmp_path: Path) -> None:
+    target = installed(project, env)
+    # Nothing of ours on this PATH, and the system Python is not the one that runs.
+    assert shutil.which("sparring", path=BARE_PATH) is None
+    bare = {"PATH": BARE_PATH, "HOME": str(tmp_path / "bare-home"),
+            "XDG_DATA_HOME": str(runtime)}
+    for skill in SKILLS:
+        folder = target / skill
+        docs = [folder / "SKILL.md", *sorted((folder / "references").glob("*.md"))]
+        commands: set[tuple[str, ...]] = set()
+        for doc in docs:
+            text = doc.read_text()
+            for name in re.findall(r"`references/([\w.-]+\.md)`", text):
+                assert (folder / "references" / name).is_file(), f"{doc} names {name}"
+            commands |= named_commands(text)
+        assert commands, f"{skill} names no runner command"
+        for command in sorted(commands):
+            done = subprocess.run(["env", "-i", *(f"{k}={v}" for k, v in bare.items()),
+                                   str(folder / "sparring"), *command, "--help"],
+                                  cwd=project, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0, f"{skill}: sparring {' '.join(command)}: {done}"
+            assert "Usage: " in done.stdout
+
+
+def test_a_codex_turn_runs_through_the_installed_launcher(project: Path, runtime: Path,
+                                                         env: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    """The runner's background process runs on the runtime too (the fake codex answers)."""
+    launcher = installed(project, env) / SKILLS[0] / "sparring"
+    bare = ["env", "-i", f"PATH={ROOT / 'tests' / 'support' / 'bin'}:{BARE_PATH}",
+            f"HOME={tmp_path}", f"XDG_DATA_HOME={runtime}"]
+
+    def run(*args: str, stdin: str = "") -> dict[str, Any]:
+        done = subprocess.run([*bare, str(launcher), *args], cwd=project, input=stdin,
+                              capture_output=True, text=True, timeout=60)
+        out: dict[str, Any] = json.loads(done.stdout)
+        assert out["ok"] is True, out
+        return out
+
+    session = run("init", "--skill", "deep-discussion")["session"]
+    run("start", session, stdin="Is this installed runtime enough for a turn?")
+    waited = run("wait", session, "--timeout", "30")
+    run("stop", session)
+    assert waited["status"] == "completed", waited
+    assert waited["review"]["text"]
+
+
+def test_the_runtime_brings_its_own_dependencies(runtime: Path, tmp_path: Path) -> None:
+    venv = runtime / "sparring" / "venv"
+    assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
+    probe = ("import click, jinja2, jsonschema, psutil, yaml, git, sparring; "
+             "print('\\n'.join(m.__file__ for m in (click, jinja2, jsonschema, psutil, yaml, "
+             "git, sparring)))")
+    done = subprocess.run(["env", "-i", f"PATH={BARE_PATH}", f"HOME={tmp_path}",
+                           str(venv / "bin" / "python"), "-I", "-c", probe],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for module_file in done.stdout.split():
+        assert module_file.startswith(str(venv)), module_file
+
+
+def test_a_second_run_changes_nothing_and_says_so(project: Path, runtime: Path,
+                                                  env: dict[str, str]) -> None:
+    target = installed(project, env)
+    before = snapshot(project), snapshot(runtime)
+
+    done = run_install("--project", project, env=env)
+    as_json = run_install("--project", project, "--json", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert (snapshot(project), snapshot(runtime)) == before
+    actions = [line.split()[0] for line in done.stdout.splitlines()
+               if not line.startswith(("doctor", "nothing"))]
+    assert actions == ["unchanged"] * (len(SKILLS) + 1), done.stdout
+    assert done.stdout.rstrip().endswith("nothing changed: already installed and up to date")
+    summary = json.loads(as_json.stdout)
+    assert summary["ok"] is True and summary["changed"] is False
+    assert {a["verb"] for a in summary["actions"]} == {"unchanged"}
+    assert summary["target"] == str(target)
+    assert summary["doctor"]["ready"] is True
+
+
+def test_dry_run_writes_nothing(tmp_path: Path, project: Path, runtime: Path,
+                                env: dict[str, str]) -> None:
+    fresh = install_env(tmp_path / "fresh-data")
+    before = snapshot(tmp_path)
+
+    done = run_install("--project", project, "--dry-run", env=fresh)
+
+    assert done.returncode == 0, done.stderr
+    assert snapshot(tmp_path) == before
+    assert "would create runtime" in done.stdout
+    for skill in SKILLS:
+        assert re.search(rf"^would install +{project}/.claude/skills/{skill}\b", done.stdout,
+                         re.M), done.stdout
+    installed(project, env)
+    before = snapshot(tmp_path), snapshot(runtime)
+    done = run_install("--project", project, "--uninstall", "--dry-run", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (snapshot(tmp_path), snapshot(runtime)) == before
+    assert done.stdout.count("would remove ") == len(SKILLS)
+
+
+def test_codex_missing_is_a_warning_not_a_failure(project: Path, runtime: Path) -> None:
+    done = run_install("--project", project, env=install_env(runtime, PATH=BARE_PATH))
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "doctor warning: codex:" in done.stdout
+    assert "npm install -g @openai/codex" in done.stdout
+
+
+def test_user_install_goes_to_the_home_claude_folder(runtime: Path, env: dict[str, str],
+                                                     tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])  # the fake home of conftest
+    done = run_install("--user", env=env, cwd=tmp_path)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    for skill in SKILLS:
+        assert marker_of(home / ".claude" / "skills" / skill)["skill"] == skill
+    done = run_install("--user", "--uninstall", env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (home / ".claude").exists(), "the folders install.py created are gone"
+
+
+# -- foreign folders ----------------------------------------------------------------------------
+
+
+def test_a_foreign_folder_of_the_same_name_is_refused_with_a_hint(project: Path,
+                                                                  env: dict[str, str]) -> None:
+    mine = project / ".claude" / "skills" / SKILLS[-1]
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("my own skill\n")
+    before = snapshot(project)
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 1
+    assert str(mine) in done.stderr and "--force" in done.stderr
+    assert snapshot(project) == before, "nothing changes when one folder is refused"
+    done = run_install("--project", project, "--force", env=env)
+    assert done.returncode == 0, done.stderr
+    assert re.search(rf"^replace +{re.escape(str(mine))}", done.stdout, re.M)
+    assert marker_of(mine)["skill"] == SKILLS[-1]
+
+
+def test_force_replaces_a_link_without_touching_what_it_points_to(
+        project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    elsewhere = tmp_path / "my-skills" / SKILLS[0]
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "SKILL.md").write_text("mine\n")
+    link = project / ".claude" / "skills" / SKILLS[0]
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere)
+
+    assert run_install("--project", project, env=env).returncode == 1
+    done = run_install("--project", project, "--force", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert not link.is_symlink() and marker_of(link)["skill"] == SKILLS[0]
+    assert (elsewhere / "SKILL.md").read_text() == "mine\n"
+
+
+# -- uninstall ---------------------------------------------------------------------------------
+
+
+def test_uninstall_leaves_nothing_of_ours_and_keeps_what_is_not_ours(
+        project: Path, own_runtime: Path) -> None:
+    env = install_env(own_runtime)
+    skills = project / ".claude" / "skills"
+    (skills / "my-skill").mkdir(parents=True)
+    (skills / "my-skill" / "SKILL.md").write_text("a foreign skill\n")
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    installed(project, env)
+    (skills / SKILLS[0] / "NOTES.md").write_text("my notes in a folder of ours\n")
+    theirs = {p: p.read_text() for p in (skills / "my-skill" / "SKILL.md",
+                                         skills / SKILLS[0] / "NOTES.md",
+                                         project / ".claude" / "settings.json")}
+    # A plugin user of the same runtime (--runtime-only) keeps it while registered.
+    assert run_install("--runtime-only", env=env).returncode == 0
+    done = run_install("--runtime-only", "--uninstall", env=env)
+    assert done.returncode == 0 and "runtime still used by 1 other target" in done.stdout
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    left = {p for p in (project / ".claude").rglob("*") if not p.is_dir()}
+    assert left == set(theirs)
+    assert all(path.read_text() == text for path, text in theirs.items())
+    assert not list(project.rglob(MARKER))
+    assert not (own_runtime / "sparring").exists(), "the last user took the runtime with it"
+    assert "remove runtime" in done.stdout
+    assert re.search(rf"kept 1 file.* {re.escape(str(skills / SKILLS[0]))}|"
+                     rf"{re.escape(str(skills / SKILLS[0]))}.*kept 1 file", done.stdout)
+
+
+def test_uninstall_twice_changes_nothing(project: Path, env: dict[str, str]) -> None:
+    installed(project, env)
+    assert run_install("--project", project, "--uninstall", env=env).returncode == 0
+    before = snapshot(project)
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert snapshot(project) == before
+    assert not (project / ".claude").exists()
+    assert "nothing changed: already uninstalled" in done.stdout
+    assert "runtime still used" in done.stdout  # the session's own --runtime-only user
+
+
+# -- updates and the runtime ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Iterator[Path]:
+    """A copy of this clone (links kept) that a test may edit."""
+    dest = tmp_path / "clone"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    for name in ("skills", "references", "scripts", "templates"):
+        shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=ignore)
+    for name in ("install.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    yield dest
+
+
+def test_a_changed_source_updates_only_what_changed(project: Path, own_runtime: Path,
+                                                    clone: Path) -> None:
+    env = install_env(own_runtime)
+    installer = clone / "install.py"
+    assert run_install("--project", project, env=env, installer=installer).returncode == 0
+    target = project / ".claude" / "skills"
+    skill, other = SKILLS[-1], SKILLS[0]
+    untouched = snapshot(target / other)
+    (clone / "skills" / skill / "SKILL.md").write_text("---\nname: changed\n---\nnew body\n")
+    gone = sorted((clone / "skills" / skill / "references").iterdir())[0]
+    gone.unlink()
+    with (clone / "scripts" / "sparring" / "workspace.py").open("a") as f:
+        f.write("\n# a change the runtime must pick up\n")
+
+    done = run_install("--project", project, env=env, installer=installer)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(rf"^update +{re.escape(str(target / skill))} +\(1 changed, 1 removed",
+                     done.stdout, re.M), done.stdout
+    assert (target / skill / "SKILL.md").read_text().endswith("new body\n")
+    assert not (target / skill / "references" / gone.name).exists()
+    assert snapshot(target / other) == untouched
+    assert "update runtime" in done.stdout
+    venv_python = own_runtime / "sparring" / "venv" / "bin" / "python"
+    check = subprocess.run([str(venv_python), "-I", "-c",
+                            "import sparring.workspace as w, pathlib; "
+                            "print('must pick up' in pathlib.Path(w.__file__).read_text())"],
+                           capture_output=True, text=True, timeout=60)
+    assert check.stdout.strip() == "True", check
+
+
+def test_the_launcher_without_a_runtime_says_how_to_make_one(
+        project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    target = installed(project, env)
+    empty = tmp_path / "no-data"
+    bare = ["env", "-i", f"PATH={BARE_PATH}", f"HOME={tmp_path}", f"XDG_DATA_HOME={empty}"]
+
+    for launcher, fix in ((target / SKILLS[0] / "sparring", f"--project {project}"),
+                          (ROOT / "skills" / SKILLS[0] / "sparring", "--runtime-only")):
+        done = subprocess.run([*bare, str(launcher), "init", "--skill", "think-about"],
+                              cwd=project, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 1
+        out = json.loads(done.stdout)
+        assert out["ok"] is False and out["error"]["code"] == "runtime_missing"
+        command = re.search(r"`(python3 \S+ [^`]+)`", out["error"]["hint"])
+        assert command and command.group(1) == f"python3 {INSTALL} {fix}"
+        assert f"{empty}/sparring/venv" in out["error"]["hint"]
+        # The hint's command is one install.py accepts (as a dry run: no pip here).
+        argv = command.group(1).split()[1:]
+        dry = run_install(*argv[1:], "--dry-run", env=install_env(empty))
+        assert dry.returncode == 0 and "would create runtime" in dry.stdout, dry
+
+
+# -- the installer itself --------------------------------------------------------------------------
+
+
+def test_an_old_python_gets_a_sentence_not_a_traceback(tmp_path: Path) -> None:
+    # Parsed by an old interpreter before the check runs: the syntax must be that old too.
+    ast.parse(INSTALL.read_text(), feature_version=(3, 7))
+    fake_old = ("import runpy, sys; sys.version_info = (3, 8, 10, 'final', 0); "
+                f"sys.argv = ['install.py', '--user']; runpy.run_path({str(INSTALL)!r}, "
+                "run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", fake_old], capture_output=True, text=True,
+                          timeout=30, env=install_env(tmp_path))
+    assert done.returncode == 1
+    assert "sparring needs Python 3.10 or newer" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_usage_errors(tmp_path: Path, env: dict[str, str]) -> None:
+    assert run_install(env=env).returncode == 2
+    assert run_install("--user", "--project", tmp_path, env=env).returncode == 2
+    done = run_install("--project", tmp_path / "missing", env=env)
+    assert done.returncode == 2 and "not a directory" in done.stderr
+
+
+def test_the_plugin_manifests_name_the_package_version() -> None:
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
+    [entry] = market["plugins"]
+    assert plugin["name"] == entry["name"] == "sparring"
+    assert plugin["version"] == entry["version"] == __version__
+    assert entry["source"] == "./", "the repository root is the plugin"
+
+
+def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
+                                                               tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    offline = install_env(data, PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_FIND_LINKS="")
+
+    done = run_install("--project", project, env=offline)
+
+    assert done.returncode == 1
+    assert "error: pip could not install sparring into the runtime" in done.stderr
+    assert f"read {data}/sparring/pip.log" in done.stderr
+    assert not (data / "sparring" / "venv").exists(), "a venv without sparring is removed"
+    assert not (project / ".claude").exists(), "no skills without their runtime"
