@@ -53,7 +53,7 @@ def environment(base: Path) -> dict[str, str]:
 
 
 def bench_poll(repo: Path, env: dict[str, str], runs: int) -> tuple[float, float]:
-    sid = sparring("init", "--skill", "think-about", cwd=repo, env=env)["session"]
+    sid = sparring("init", "--skill", "deep-discussion", cwd=repo, env=env)["session"]
     sparring("start", sid, cwd=repo, env=env, stdin=b"q")
     assert sparring("wait", sid, cwd=repo, env=env)["status"] == "completed"
     poll = [wall([*CLI, "poll", sid], repo, env) for _ in range(runs)]
@@ -64,7 +64,7 @@ def bench_poll(repo: Path, env: dict[str, str], runs: int) -> tuple[float, float
 def bench_wait_latency(repo: Path, env: dict[str, str], turns: int) -> list[float]:
     latencies = []
     for _ in range(turns):
-        sid = sparring("init", "--skill", "think-about", cwd=repo, env=env)["session"]
+        sid = sparring("init", "--skill", "deep-discussion", cwd=repo, env=env)["session"]
         slow = {**env, "FAKE_CODEX_MODE": "slow", "FAKE_CODEX_DELAY": "1.5"}
         started = sparring("start", sid, cwd=repo, env=slow, stdin=b"q")
         done = sparring("wait", sid, "--timeout", "60", cwd=repo, env=env)

@@ -18,10 +18,9 @@ import click
 
 from sparring import __version__
 from sparring.answers import CODEX_ANSWER
-from sparring.config import EFFORTS, SANDBOXES
+from sparring.config import EFFORTS, SANDBOXES, SKILLS
 from sparring.errors import SparringError
 from sparring.output import emit, failure, success
-from sparring.session import SKILLS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

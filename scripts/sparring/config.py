@@ -81,7 +81,7 @@ WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "max_rounds": _positive_int,
     "report_path": _report_path,
 }
-WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
+WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {  # also the list of workflows (SKILLS)
     "think-about": {"max_rounds": 5,
                     "report_path": "docs/decisions/{date}-think-about-{slug}.md"},
     "dual-model": {"max_rounds": 3,
@@ -163,3 +163,6 @@ def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSett
         timeout=float(pick("timeout", TIMEOUT_BY_EFFORT[effort])),
         stall_after=float(pick("stall_after", STALL_BY_EFFORT[effort])),
     )
+
+
+SKILLS = tuple(sorted(WORKFLOW_DEFAULTS))

@@ -15,13 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring import engine, workspace
+from sparring import workspace
 from sparring.errors import SparringError
 from sparring.state import StateFile
 
 SESSION_FILE = "session.json"
 FORMAT = 1
-SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
 
 
 class Session:
@@ -50,6 +49,8 @@ class Session:
 
 def create(root: Path, skill: str, cwd: Path) -> Session:
     """A new session with an id unique even when many `init`s run at once."""
+    from sparring import engine  # only new sessions need it; poll starts faster without
+
     parent = workspace.sessions_dir(root, create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for _ in range(20):
