@@ -30,6 +30,15 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
+# The two limits every verb that starts a codex turn takes.
+LIMIT_OPTIONS = [
+    click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                 envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
+                 "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
+    click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
+                 envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
+                 "event for this many seconds. Default by effort: 180/300/600/900."),
+]
 TEMPLATE_OPTIONS = [
     click.option("--template", metavar="NAME",
                  help="Render this prompt template instead of reading a prompt "
@@ -63,12 +72,7 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
                      help=effort_help),
         click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
                      help="Codex sandbox. Default: read-only (resume: the previous round's)."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
-                     "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
-        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
-                     "event for this many seconds. Default by effort: 180/300/600/900."),
+        *LIMIT_OPTIONS,
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read the prompt from this file (default: stdin)."),
         *TEMPLATE_OPTIONS,
@@ -80,6 +84,12 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
         options.insert(1, click.option("--model", envvar="SPARRING_MODEL",
                                        help="Codex model. Default: codex's own configuration."))
 
+    return apply_options(options)
+
+
+def apply_options(options: list[Callable[[Any], Any]]) -> Callable[[Callable[..., Any]],
+                                                                   Callable[..., Any]]:
+    """One decorator applying `options` in the order listed (as --help shows them)."""
     def apply(func: Callable[..., Any]) -> Callable[..., Any]:
         for option in reversed(options):
             func = option(func)
@@ -370,22 +380,16 @@ def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
     return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
-def debate_turn_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The codex settings a debate round may set (the thread keeps its model)."""
-    for option in reversed([
-        click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
-                     help="Codex reasoning effort for this round."),
-        click.option("--model", envvar="SPARRING_MODEL",
-                     help="Codex model (round one only; later rounds keep the thread's)."),
-        click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
-                     help="Codex sandbox. Default: read-only."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds."),
-        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_STALL_AFTER", help="Stall limit, seconds."),
-    ]):
-        func = option(func)
-    return func
+# The codex settings a debate round may set (the thread keeps its model).
+debate_turn_options = apply_options([
+    click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
+                 help="Codex reasoning effort for this round."),
+    click.option("--model", envvar="SPARRING_MODEL",
+                 help="Codex model (round one only; later rounds keep the thread's)."),
+    click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
+                 help="Codex sandbox. Default: read-only."),
+    *LIMIT_OPTIONS,
+])
 
 
 @cli.group("debate")
@@ -456,16 +460,8 @@ def debate_status(directory: Path) -> int:
     return run_verb("debate status", lambda: verb.status(directory, Path.cwd()))
 
 
-def discuss_turn_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Limits of the Codex turn a discussion step starts (effort comes from its arguments)."""
-    for option in reversed([
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds."),
-        click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
-                     envvar="SPARRING_STALL_AFTER", help="Stall limit, seconds."),
-    ]):
-        func = option(func)
-    return func
+# A discussion step's codex turn: its limits (the effort comes from the arguments).
+discuss_turn_options = apply_options(LIMIT_OPTIONS)
 
 
 @cli.group("discuss")

@@ -27,6 +27,20 @@ def current_turn(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     return turn
 
 
+def require_idle(session: Session, data: dict[str, Any]
+                 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The session and its latest turn, which has ended (a dead runner's turn is recorded
+    first); `session_busy` while codex still works on it."""
+    turn = latest_turn(data)
+    if turn is not None and not states.is_terminal(turn["status"]):
+        data, turn, _ = observe(session)
+        if not states.is_terminal(turn["status"]):
+            raise SparringError("session_busy", f"round {turn['round']} is still running",
+                                f"wait for it with `sparring wait {session.id}` or end it with "
+                                f"`sparring stop {session.id}`")
+    return data, turn
+
+
 def observe(session: Session) -> tuple[dict[str, Any], dict[str, Any], events.TurnView]:
     """(session data, latest turn, its events), after repairing a turn whose runner died."""
     data = session.load()

@@ -73,7 +73,7 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes 
            ) -> dict[str, Any]:
     directory = (cwd / directory).resolve()
     session, data = find_session(directory)
-    _refuse_while_running(session, data)
+    data, _ = view.require_idle(session, data)
     state = debate.read(directory, debate.written_by_runner(data))
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
@@ -117,15 +117,6 @@ def _unseen(state: debate.DebateState, data: dict[str, Any]) -> str:
         label = " (Claude's stand-in for you)" if item.side == "codex" else ""
         parts.append(f"### {item.name}{label}\n\n{item.text.strip()}")
     return "\n\n".join(parts) + "\n"
-
-
-def _refuse_while_running(session: Session, data: dict[str, Any]) -> None:
-    turn = latest_turn(data)
-    if turn is not None and not states.is_terminal(turn["status"]):
-        _, turn, _ = view.observe(session)
-        if not states.is_terminal(turn["status"]):
-            raise SparringError("session_busy", f"Codex is still writing round {turn['round']}",
-                                f"`sparring wait {session.id}`")
 
 
 def _record_sent(session: Session, directory: Path, claude_round: debate.Round, n: int) -> None:

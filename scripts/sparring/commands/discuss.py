@@ -68,7 +68,7 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
 def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
            accept_changes: bool = False) -> dict[str, Any]:
     session, data = _load(ref, cwd)
-    _refuse_while_running(session, data)
+    data, _ = view.require_idle(session, data)
     settings = data["discussion"]
     if settings["topic"] is None:
         raise SparringError("invalid_transition", "frame the problem first",
@@ -172,7 +172,7 @@ def _next(session: Session, settings: dict[str, Any], messages: list[discussion.
 
 def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     session, data = _load(ref, cwd)
-    _refuse_while_running(session, data)
+    data, _ = view.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
         return {**status(ref, cwd), "next": f"write the report: `sparring discuss report {ref}`"}
@@ -217,15 +217,6 @@ def _load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:
         raise SparringError("invalid_transition", f"{session.id} is not a deep-discussion",
                             "start one with `sparring discuss new --args -`")
     return session, data
-
-
-def _refuse_while_running(session: Session, data: dict[str, Any]) -> None:
-    turn = latest_turn(data)
-    if turn is not None and not states.is_terminal(turn["status"]):
-        _, turn, _ = view.observe(session)
-        if not states.is_terminal(turn["status"]):
-            raise SparringError("session_busy", "Codex is still answering",
-                                f"`sparring wait {session.id}`")
 
 
 def _codex_rounds(messages: list[discussion.Message]) -> int:

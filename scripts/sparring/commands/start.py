@@ -200,14 +200,9 @@ def _require_seal(session: Session, data: dict[str, Any]) -> None:
 def _resumable(session: Session, data: dict[str, Any], recover: bool
                ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ended turn to follow, and the session as it is now (after any repair)."""
-    previous = view.current_turn(session, data)
-    if not states.is_terminal(previous["status"]):
-        data, previous, _ = view.observe(session)  # it may have ended with its runner
-    if not states.is_terminal(previous["status"]):
-        raise SparringError("session_busy", f"round {previous['round']} is still running",
-                            f"wait for it with `sparring wait {session.id}` or end it with "
-                            f"`sparring stop {session.id}`")
-    data = session.load()
+    view.current_turn(session, data)  # there is one
+    data, previous = view.require_idle(session, data)
+    assert previous is not None
     if not data.get("thread_id"):
         raise SparringError("no_thread", "codex never opened a thread in this session",
                             f"nothing to resume: start round one again with `sparring start "
