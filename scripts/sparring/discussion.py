@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sparring import events, markers
+from sparring import markers, turns
 from sparring.errors import SparringError
 from sparring.session import Session
 
@@ -84,8 +84,7 @@ def transcript(session: Session, data: dict[str, Any]) -> list[Message]:
              for m in data["discussion"]["messages"]]
     for turn in data["turns"]:
         if turn["status"] == "completed" and turn["purpose"] != "synthesis":
-            text = events.read(session.turn_file(turn["n"], "events.jsonl"), True).final_message
-            found.append(Message(turn["round"], "codex", text or ""))
+            found.append(Message(turn["round"], "codex", turns.final_text(session, turn) or ""))
     order = {"claude": 0, "codex": 1, "critic": 1}
     return sorted(found, key=lambda m: (m.round, order[m.speaker]))
 
@@ -101,6 +100,5 @@ def consensus(messages: list[Message]) -> bool:
 def codex_synthesis(session: Session, data: dict[str, Any]) -> str | None:
     for turn in reversed(data["turns"]):
         if turn["purpose"] == "synthesis" and turn["status"] == "completed":
-            path = session.turn_file(turn["n"], "events.jsonl")
-            return events.read(path, True).final_message
+            return turns.final_text(session, turn)
     return None

@@ -48,7 +48,7 @@ def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | No
         "synthesis": synthesis,
         "sources": _sources(known),
         "concessions": known.concessions,
-        "rounds": _rounds(data),
+        "rounds": _rounds(data, summary),
         "usage_total": summary["usage_total"],
         "duration_s": summary["duration_s"],
         "codex": {"path": None, "version": None, **summary["codex"]},
@@ -123,21 +123,19 @@ def _sources(known: Any) -> list[dict[str, Any]]:
     return [{"source": s, "cited_by": sorted(by)} for s, by in sorted(cited.items())]
 
 
-def _rounds(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _rounds(data: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The session summary's turn rows, with tokens in and out and each round's decision."""
     decisions = engine.state(data)["decisions"]
     rows = []
-    for turn in data["turns"]:
-        started, ended = turn.get("started_at"), turn.get("ended_at")
-        usage = turn.get("usage") or {}
-        decided = decisions.get(str(turn["round"]))
+    for row in summary["turns"]:
+        usage = row["usage"] or {}
+        decided = decisions.get(str(row["round"]))
         rows.append({
-            "round": turn["round"], "turn": turn["n"], "purpose": turn["purpose"],
-            "status": states.reported(turn["status"]),
-            "error": (turn.get("error") or {}).get("code"),
-            "duration_s": round(ended - started, 1) if started and ended else None,
+            **{key: row[key] for key in ("round", "turn", "purpose", "status", "error",
+                                         "effort")},
+            "duration_s": round(row["duration_s"], 1) if row["duration_s"] is not None else None,
             "input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0),
-            "effort": turn["settings"]["effort"],
             "decision": decided["decision"] if decided else None,
         })
     return rows

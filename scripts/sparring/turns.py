@@ -86,6 +86,11 @@ def last_activity(session: Session, turn: dict[str, Any]) -> float:
         return started
 
 
+def final_text(session: Session, turn: dict[str, Any]) -> str | None:
+    """Codex's last message in an ended turn, from its events."""
+    return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
+
+
 def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str | None:
     """`timeout` or `stalled` when the turn is past one of its limits, else None."""
     started = float(turn.get("started_at") or turn["created_at"])
