@@ -39,6 +39,8 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     for name in list(os.environ):
         if name.startswith(("SPARRING_", "FAKE_CODEX_")) and not name.startswith("SPARRING_TEST_"):
             monkeypatch.delenv(name)
+    # Tests run inside Claude Code must not see it (doctor reads which one runs us).
+    monkeypatch.delenv("CLAUDE_CODE_EXECPATH", raising=False)
     for key, value in (("NAME", "Sparring Tests"), ("EMAIL", "tests@sparring.invalid")):
         monkeypatch.setenv(f"GIT_AUTHOR_{key}", value)
         monkeypatch.setenv(f"GIT_COMMITTER_{key}", value)

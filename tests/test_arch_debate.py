@@ -42,24 +42,71 @@ def debate(sparring: Any, fake_codex: Any, repo: Path) -> Debate:
     return Debate(sparring, fake_codex, repo)
 
 
-def test_new_scaffolds_the_protocol_and_round_zero(debate: Debate, sparring: Any,
-                                                    repo: Path) -> None:
+def test_new_scaffolds_the_protocol(debate: Debate, sparring: Any, repo: Path) -> None:
     protocol = (debate.dir / "DEBATE-PROTOCOL.md").read_text()
     assert QUESTION in protocol
     for slot in ("## Codebase context", "## Options under consideration", "## Open questions",
                  "AGREED:", "500 words"):
         assert slot in protocol
-    stub = (debate.dir / "round-0-claude.md").read_text()
-    for heading in ("## Recommended approach", "## Why it wins", "## Failure modes I already see",
-                    "## What I'm least confident about"):
-        assert heading in stub
     again = sparring("debate", "new", "debate", "another question")
     assert again.exit_code == 1 and again.out["error"]["code"] == "debate_exists"
     assert (debate.dir / "DEBATE-PROTOCOL.md").read_text() == protocol
     status = debate.status()
-    assert status["step"] == "codex" and status["rounds"] == 0
-    assert sorted(p.name for p in debate.dir.iterdir()) == ["DEBATE-PROTOCOL.md",
-                                                           "round-0-claude.md"]
+    assert status["step"] == "claude" and status["rounds"] == 0
+    assert "round-0-claude.md" in status["next"] and "--file " in status["next"]
+    assert sorted(p.name for p in debate.dir.iterdir()) == ["DEBATE-PROTOCOL.md"]
+
+
+def test_the_protocol_and_the_rounds_come_from_the_inbox(sparring: Any, fake_codex: Any,
+                                                          repo: Path) -> None:
+    """The skill's route: files Claude wrote into .sparring/inbox/, handed in with --file."""
+    inbox = repo / ".sparring" / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "protocol.yaml").write_text(
+        "question: |\n  Redis or SQLite for {\"sessions\": 'ttl'}?\n"
+        "codebase_context: |\n  api/session.py keeps {'ttl': 30}.\n"
+        "options:\n  - Redis\n  - SQLite\n")
+    created = sparring("debate", "new", "debate/store", "--file", str(inbox / "protocol.yaml"))
+    assert created.exit_code == 0, created.raw
+    folder = repo / "debate" / "store"
+    protocol = (folder / "DEBATE-PROTOCOL.md").read_text()
+    assert "Redis or SQLite for {\"sessions\": 'ttl'}?" in protocol
+    assert "api/session.py keeps {'ttl': 30}." in protocol and "- Redis\n- SQLite" in protocol
+    assert created.out["inbox"] == str(inbox)
+    assert not (inbox / "protocol.yaml").exists(), "taken from the inbox once used"
+    session_dir = Path(sparring("status", created.out["session"]).out["session_dir"])
+    assert [p.name.endswith("-protocol.yaml") for p in (session_dir / "inputs").iterdir()] == [
+        True]
+
+    fake_codex.script(["AGREED: SQLite.\n\nBrief: SQLite in WAL mode."])
+    (inbox / "round.md").write_text("SQLite, because `$(we)` ship it already.\n")
+    started = sparring("debate", "round", str(folder), "--file", str(inbox / "round.md"))
+    assert started.exit_code == 0 and started.out["started"] is True, started.raw
+    assert (folder / "round-0-claude.md").read_text() == (
+        "SQLite, because `$(we)` ship it already.\n")
+    assert sparring("wait", created.out["session"]).out["status"] == "completed"
+    (inbox / "round.md").write_text("AGREED: SQLite.\n\nBrief: SQLite in WAL mode.\n")
+    settled = sparring("debate", "round", str(folder), "--file", str(inbox / "round.md"))
+    assert settled.exit_code == 0, settled.raw
+    assert settled.out["started"] is False and settled.out["debate"]["step"] == "agreed"
+    assert (folder / "round-1-agreed.md").is_file()
+    assert len(fake_codex.turn_calls()) == 1, "no Codex round after the agreement"
+    assert not list(inbox.iterdir())
+
+
+def test_a_round_codex_has_not_read_can_be_handed_in_again(debate: Debate, sparring: Any,
+                                                           tmp_path: Path,
+                                                           monkeypatch: Any) -> None:
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first.write_text("First draft.\n")
+    second.write_text("Second draft.\n")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: the round is written, not read
+    failed = sparring("debate", "round", str(debate.dir), "--file", str(first))
+    assert failed.out["error"]["code"] == "codex_not_found"
+    assert first.read_text() == "First draft.\n", "a file outside the inbox is never moved"
+    failed = sparring("debate", "round", str(debate.dir), "--file", str(second))
+    assert failed.out["error"]["code"] == "codex_not_found"
+    assert (debate.dir / "round-0-claude.md").read_text() == "Second draft.\n"
 
 
 def test_a_debate_reaching_a_confirmed_agreement_on_one_thread(debate: Debate,
@@ -149,7 +196,7 @@ def test_stand_in_round_is_labelled_and_degrades_the_debate(debate: Debate, spar
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex anywhere
     failed = sparring("debate", "round", str(debate.dir))
     assert failed.out["error"]["code"] == "codex_not_found"
-    stood = sparring("debate", "round", str(debate.dir), "--stand-in",
+    stood = sparring("debate", "round", str(debate.dir), "--stand-in", "-",
                      input=b"AGREED: everything.\n\nThe strongest case for Redis is pub/sub.")
     assert stood.exit_code == 0, stood.raw
     text = (debate.dir / "round-1-codex.md").read_text()
@@ -193,7 +240,7 @@ def test_a_codex_round_not_written_by_the_runner_cannot_agree(debate: Debate) ->
 
 def test_editing_a_stand_in_or_codex_round_is_caught(debate: Debate, sparring: Any) -> None:
     debate.write(0, "SQLite.\n")
-    sparring("debate", "round", str(debate.dir), "--stand-in", input=b"The case for Redis.")
+    sparring("debate", "round", str(debate.dir), "--stand-in", "-", input=b"The case for Redis.")
     path = debate.dir / "round-1-codex.md"
     path.write_text("AGREED: " + path.read_text().split("\n", 2)[2])  # drop the NOTE line
     debate.write(1, "AGREED: done.\n")
@@ -218,7 +265,8 @@ def test_codex_reads_the_rounds_written_while_it_was_away(debate: Debate, sparri
     debate.write(0, "SQLite.\n")
     debate.codex_round()
     debate.write(1, "Claude round one.\n")
-    sparring("debate", "round", str(debate.dir), "--stand-in", input=b"Stand-in case for Redis.")
+    sparring("debate", "round", str(debate.dir), "--stand-in", "-",
+             input=b"Stand-in case for Redis.")
     debate.write(2, "Claude answers the stand-in.\n")
     debate.codex_round()
     sent = debate.fake.stdin_of(-1).decode()

@@ -184,3 +184,37 @@ def test_a_broken_runtime_is_a_problem(sparring: Any, repo: Path, fake_codex: An
 
     assert found["ok"] is False and "cannot import sparring" in found["detail"]
     assert found["hint"].startswith("repair it: ")
+
+
+def fake_claude(tmp_path: Path, version: str) -> Path:
+    path = tmp_path / "claude-bin" / "claude"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.330", "2.2.0"])
+def test_a_claude_code_the_skills_are_proven_in_is_fine(
+        sparring: Any, repo: Path, tmp_path: Path, monkeypatch: Any, version: str) -> None:
+    monkeypatch.setenv("CLAUDE_CODE_EXECPATH", str(fake_claude(tmp_path, version)))
+    found = checks(sparring("doctor").out)["claude_code"]
+    assert found["ok"], found
+    assert f": {version};" in found["detail"] and "running this command" in found["detail"]
+
+
+def test_an_older_claude_code_than_proven_is_named_with_the_upgrade(
+        sparring: Any, repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("PATH", f"{fake_claude(tmp_path, '2.1.150').parent}:/usr/bin:/bin")
+    out = sparring("doctor").out
+    found = checks(out)["claude_code"]
+    assert not found["ok"] and out["ready"] is False
+    assert "older than 2.1.197" in found["hint"]
+    assert "npm install -g @anthropic-ai/claude-code" in found["hint"]
+    assert found["hint"] in out["hints"]
+
+
+def test_doctor_prints_the_inbox_ready_for_claude_to_write(sparring: Any, repo: Path) -> None:
+    out = sparring("doctor").out
+    assert out["inbox"] == str(repo / ".sparring" / "inbox")
+    assert (repo / ".sparring" / ".gitignore").is_file()

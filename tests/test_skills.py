@@ -15,6 +15,9 @@ from sparring import templates
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
 LAUNCHER = "${CLAUDE_SKILL_DIR}/sparring"
+# What a skill may do without asking: run its launcher, write into the inbox, read its own files.
+ALLOWED_TOOLS = [f"Bash({LAUNCHER} *)", "Edit(.sparring/inbox/**)",
+                 "Read(/${CLAUDE_SKILL_DIR}/**)"]
 # Verbs that render a template from the YAML they are given.
 IMPLIED = {"discuss frame": "deep-discussion/first"}
 
@@ -46,7 +49,7 @@ def test_frontmatter_is_valid(skill: Path) -> None:
     description = meta["description"]
     assert 80 <= len(description) <= 1024
     assert "Use when" in description, "the description says when to use the skill"
-    assert meta["allowed-tools"] == f"Bash({LAUNCHER} *)", "pre-approve the runner, no more"
+    assert meta["allowed-tools"] == ALLOWED_TOOLS, "pre-approve the runner and the inbox, no more"
     assert len(body.splitlines()) < 150, "SKILL.md is a short router"
     assert "$ARGUMENTS" in body
 
@@ -85,11 +88,21 @@ def test_every_named_command_runs(skill: Path, sparring: Any) -> None:
         assert result.exit_code == 0, f"`sparring {' '.join(command)}` does not exist"
 
 
+def inbox_files(text: str) -> dict[str, set[str]]:
+    """Keys of each YAML file a document shows: a ```yaml block after a line naming
+    `INBOX/<file>`."""
+    found: dict[str, set[str]] = {}
+    pattern = r"`INBOX/([\w.-]+\.ya?ml)`(?:(?!```).)*?```yaml\n(.*?)```"
+    for name, block in re.findall(pattern, text, re.S):
+        found[name] = set(re.findall(r"^([A-Za-z_]+):", block, re.M))
+    return found
+
+
 def template_uses(text: str) -> list[tuple[str, set[str]]]:
     """(template, variables) for each place a document passes variables to a template."""
     uses = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
+    files = inbox_files(text)
+    for line in text.splitlines():
         named = re.findall(r"--template ([\w+/-]+)|render ([\w+/-]+)|`([\w-]+/[\w+-]+)` "
                            r"template|template `([\w-]+/[\w+-]+)`|(discuss frame)", line)
         for groups in named:
@@ -97,11 +110,8 @@ def template_uses(text: str) -> list[tuple[str, set[str]]]:
             name = IMPLIED.get(name, name)
             keys = set(re.findall(r"--var(?:-file)? ([A-Z_]+)=", line))
             keys |= {k for k in re.findall(r"`([A-Z][A-Z_]{2,})`", line)}
-            if "<<'END'" in line:
-                for body in lines[i + 1:]:
-                    if body.strip() == "END":
-                        break
-                    keys |= set(re.findall(r"^([A-Z][A-Z_]+):", body))
+            for file in re.findall(r"(?:--vars-file|--file) INBOX/([\w.-]+)", line):
+                keys |= files.get(file, set())
             uses.append((name, keys))
     return uses
 
@@ -117,3 +127,46 @@ def test_every_placeholder_exists_in_the_template_it_names(skill: Path) -> None:
             checked += 1
     if skill.name != "arch-debate":  # arch-debate's runner fills every template itself
         assert checked, f"{skill.name} names no template"
+        assert any(keys for doc in documents(skill) for _, keys in
+                   template_uses(doc.read_text())), f"{skill.name}: no variables found"
+
+
+# Shapes Claude Code refuses before `allowed-tools` applies (reference §12a): a heredoc,
+# redirection, a pipe, a variable prefix, command substitution, text in quotes.
+REFUSED = re.compile(r"<<|[|>;]|\$\(|^\s*[A-Z_]+=|['\"]")
+
+
+def runner_commands(text: str) -> list[str]:
+    """Every runner command a document shows: lines of fenced sh blocks, inline code."""
+    fenced = [line for block in re.findall(r"```sh\n(.*?)```", text, re.S)
+              for line in block.splitlines() if line.strip()]
+    inline = re.findall(r"`([^`\n]*sparring [^`\n]*)`", re.sub(r"```.*?```", "", text,
+                                                              flags=re.S))
+    return fenced + [c for c in inline if re.match(r"(\$\{CLAUDE_SKILL_DIR\}/)?sparring ", c)]
+
+
+@pytest.mark.parametrize("skill", skill_dirs(), ids=lambda p: p.name)
+def test_every_command_shown_is_one_claude_code_approves(skill: Path) -> None:
+    """What SKILL.md shows is what Claude copies: the launcher by its full path, plain
+    arguments, text only in files."""
+    body = split(skill / "SKILL.md")[1]
+    shown = runner_commands(body)
+    assert shown, f"{skill.name} shows no runner command"
+    for command in shown:
+        assert command.startswith(f"{LAUNCHER} "), f"not by its full path: {command}"
+        assert not REFUSED.search(command), f"a shape Claude Code refuses: {command}"
+    for doc in documents(skill)[1:]:
+        for command in runner_commands(doc.read_text()):
+            assert re.match(r"sparring |\$\{CLAUDE_SKILL_DIR\}/sparring ", command), command
+            assert not REFUSED.search(command), f"{doc.name}: a refused shape: {command}"
+
+
+@pytest.mark.parametrize("skill", skill_dirs(), ids=lambda p: p.name)
+def test_every_flag_shown_exists(skill: Path, sparring: Any) -> None:
+    for doc in documents(skill):
+        for command in runner_commands(doc.read_text()):
+            words = command.split()
+            verb = words[1:3] if words[1] in ("debate", "discuss", "guard") else words[1:2]
+            help_text = sparring(*verb, "--help").raw
+            for flag in re.findall(r"\s(--[a-z-]+)", command):
+                assert flag in help_text, f"{doc.name}: `{' '.join(verb)}` has no {flag}"

@@ -35,7 +35,6 @@ MINIMAL: dict[str, dict[str, Any]] = {
     "dual-model/dispatch": {"QUESTION": "Q?"},
     "dual-model/continue": {"FOLLOW_UP": "why?"},
     "arch-debate/protocol": {"QUESTION": "Q?", "FILES": ["DEBATE-PROTOCOL.md"]},
-    "arch-debate/round-0-claude": {"QUESTION": "Q?"},
     "arch-debate/codex-round": {"ROUND": 2, "FIRST_TURN": False,
                                 "CLAUDE_ROUND_FILE": "round-1-claude.md",
                                 "CLAUDE_ROUND": "text", "CLAUDE_AGREED": False},

@@ -45,16 +45,32 @@ def _where(path: Any) -> str:
 
 
 def load_json(raw: bytes, what: str) -> Any:
-    """Parse JSON handed to us by Claude; a fenced ```json block is accepted."""
+    """Parse what Claude handed us: JSON, or YAML (block style reads well for long prose);
+    a fenced ```json or ```yaml block is accepted."""
     text = raw.decode("utf-8", errors="replace").strip()
     if text.startswith("```"):
         text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SparringError(f"{what}_invalid", f"the {what} is not JSON: {exc.msg} at line "
-                            f"{exc.lineno}", f"write the {what} as one JSON object "
-                            f"(schema: {schema_path(_SCHEMA_OF[what])})") from exc
+        if not text.startswith(("{", "[")):
+            found = _yaml_mapping(text)
+            if found is not None:
+                return found
+        raise SparringError(f"{what}_invalid", f"the {what} is neither JSON nor a YAML mapping: "
+                            f"{exc.msg} at line {exc.lineno}", f"write the {what} as one JSON "
+                            f"object or YAML mapping (schema: {schema_path(_SCHEMA_OF[what])})"
+                            ) from exc
+
+
+def _yaml_mapping(text: str) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        found = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 _SCHEMA_OF = {"verdict": CLAUDE_VERDICT, "synthesis": CLAUDE_SYNTHESIS}

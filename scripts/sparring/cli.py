@@ -53,14 +53,38 @@ TEMPLATE_OPTIONS = [
 
 
 def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
-    """Run one verb and print its JSON; SparringError becomes the error object."""
+    """Run one verb and print its JSON; SparringError becomes the error object.
+
+    Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
+    where they are when it failed (inputs.py)."""
+    from sparring import inputs
+
     try:
         payload = call()
     except SparringError as exc:
+        inputs.forget_taken()
         emit(failure(verb, exc))
         return EXIT_FAILED
+    except BaseException:
+        inputs.forget_taken()
+        raise
+    inputs.archive_taken(_session_dir(payload))
     emit(success(verb, payload))
     return EXIT_OK
+
+
+def _session_dir(payload: dict[str, Any]) -> Path | None:
+    """The folder of the session a verb's output names, if any."""
+    if payload.get("session_dir"):
+        return Path(payload["session_dir"])
+    if not payload.get("session"):
+        return None
+    from sparring import session as sessions
+
+    try:
+        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
+    except SparringError:
+        return None
 
 
 def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -397,52 +421,70 @@ def debate_group() -> None:
     """arch-debate: a folder of round files that is the decision record.
 
     \b
-    sparring debate new DIR "QUESTION"   # DEBATE-PROTOCOL.md + round-0-claude.md
-    sparring debate round DIR            # Codex answers the newest Claude round
-    sparring debate status DIR           # whose turn, agreed or not, what next
+    sparring debate new DIR --file PROTOCOL.yaml   # DEBATE-PROTOCOL.md
+    sparring debate round DIR --file ROUND.md      # Claude's round, then Codex answers it
+    sparring debate status DIR                     # whose turn, agreed or not, what next
 
     Codex keeps one thread across rounds and runs read-only; the runner writes
-    round-N-codex.md from its answer. A side agrees only by opening a round with
-    AGREED: on its first line; the other side must confirm in its next round.
+    round-N-codex.md from its answer, and round-N-claude.md from the file Claude
+    hands in. A side agrees only by opening a round with AGREED: on its first
+    line; the other side must confirm in its next round.
     """
 
 
 @debate_group.command("new")
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("question", metavar="QUESTION")
-def debate_new(directory: Path, question: str) -> int:
-    """Scaffold DIR/DEBATE-PROTOCOL.md and DIR/round-0-claude.md; never overwrites.
+@click.argument("question", metavar="[QUESTION]", required=False)
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The protocol as YAML: question (required), codebase_context, options, "
+              "open_questions (`-` reads stdin).")
+def debate_new(directory: Path, question: str | None, file: Path | None) -> int:
+    """Scaffold DIR/DEBATE-PROTOCOL.md with the question, the rules and the protocol's
+    slots; never overwrites.
 
-    QUESTION may be `-` to read it from stdin. Prints dir, session, files, next.
+    Give the question as QUESTION, or the whole protocol with --file. Prints dir,
+    session, files, inbox, next.
     """
     from sparring.commands import debate as verb
 
     def call() -> dict[str, Any]:
-        text = _input(None).decode("utf-8", errors="replace") if question == "-" else question
-        return verb.new(directory, text.strip(), Path.cwd())
+        if (question is None) == (file is None):
+            raise SparringError("usage_error", "give QUESTION or --file, one of them",
+                                "sparring debate new DIR --file PROTOCOL.yaml")
+        if file is not None:
+            text, slots = verb.protocol_from(_input(file))
+            return verb.new(directory, text, Path.cwd(), slots)
+        assert question is not None
+        return verb.new(directory, question.strip(), Path.cwd())
 
     return run_verb("debate new", call)
 
 
 @debate_group.command("round")
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--stand-in", is_flag=True,
-              help="Codex is unavailable: write its round yourself as devil's advocate "
-              "(from --file or stdin); the debate is marked DEGRADED.")
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="The stand-in round (default: stdin).")
+              help="Claude's next round, written to round-N-claude.md before Codex answers it "
+              "(`-` reads stdin). Without it, that file must already exist.")
+@click.option("--stand-in", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Codex is unavailable: FILE is its round, written by Claude as devil's "
+              "advocate; it is labelled and the debate is marked DEGRADED.")
 @debate_turn_options
-def debate_round(directory: Path, stand_in: bool, file: Path | None, **options: Any) -> int:
-    """Run Codex's next round: it answers the newest round-N-claude.md.
+def debate_round(directory: Path, file: Path | None, stand_in: Path | None,
+                 **options: Any) -> int:
+    """Hand in Claude's round (--file), then run Codex's next round: it answers the
+    newest round-N-claude.md.
 
     Round one starts the Codex thread; later rounds resume it, with only the new
-    round in the prompt. Returns like `start` (status running), plus `debate`
-    (as `debate status`). Then `sparring wait SESSION` and `debate status DIR`.
+    round in the prompt. Returns like `start` (status running) with `started`, plus
+    `debate` (as `debate status`); then `sparring wait SESSION` and `debate status
+    DIR`. When Claude's round settles the debate (it confirms an AGREED:), nothing
+    starts: `started` is false and `debate.step` says agreed.
     """
     from sparring.commands import debate as verb
 
     return run_verb("debate round", lambda: verb.round_(
-        directory, Path.cwd(), options, _input(file) if stand_in else None))
+        directory, Path.cwd(), options, _input(file) if file is not None else None,
+        _input(stand_in) if stand_in is not None else None))
 
 
 @debate_group.command("status")
@@ -469,12 +511,12 @@ def discuss_group() -> None:
     """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.
 
     \b
-    sparring discuss new --args "high CODEX"   # effort high|xhigh, model CODEX|NONE
-    sparring discuss frame SESSION            # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
-    sparring discuss round SESSION            # YAML: response, search_results
-    sparring discuss status SESSION           # markers, search requests, what next
-    sparring discuss synthesis SESSION        # Codex's synthesis turn
-    sparring discuss report SESSION           # YAML: the five synthesis sections + observations
+    sparring discuss new --args "high CODEX"        # effort high|xhigh, model CODEX|NONE
+    sparring discuss frame SESSION --file F        # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
+    sparring discuss round SESSION --file F        # YAML: response, search_results
+    sparring discuss status SESSION                # markers, search requests, what next
+    sparring discuss synthesis SESSION             # Codex's synthesis turn
+    sparring discuss report SESSION --file F       # YAML: the synthesis sections
 
     Markers count only as lines of their own, outside code blocks and quotes:
     [CONSENSUS_REACHED] (consensus needs both sides, in consecutive messages)
@@ -485,7 +527,9 @@ def discuss_group() -> None:
 @discuss_group.command("new")
 @click.option("--args", "arguments", default="", show_default=True,
               help="The skill's arguments as typed (`-` reads them from stdin).")
-def discuss_new(arguments: str) -> int:
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A file holding the skill's arguments as typed (instead of --args).")
+def discuss_new(arguments: str, file: Path | None) -> int:
     """Parse /deep-discussion arguments and create the session.
 
     Valid: effort high (default) or xhigh, model CODEX (default) or NONE, in any
@@ -494,7 +538,10 @@ def discuss_new(arguments: str) -> int:
     from sparring.commands import discuss as verb
 
     def call() -> dict[str, Any]:
-        text = _input(None).decode("utf-8", errors="replace") if arguments == "-" else arguments
+        if file is not None or arguments == "-":
+            text = _input(file).decode("utf-8", errors="replace")
+        else:
+            text = arguments
         return verb.new(text, Path.cwd())
 
     return run_verb("discuss new", call)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 from typing import Any
 
@@ -20,7 +22,37 @@ def failure(verb: str, error: SparringError) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "ok": False, "verb": verb, "error": error.to_dict()}
 
 
+# Where the runner tells the caller what to run next. Only these are respelled: Codex's and
+# Claude's own texts are passed on exactly as written.
+_COMMAND_KEYS = frozenset({"hint", "hints", "next", "command"})
+
+
+def program() -> str:
+    """How the caller runs sparring: the skill launcher's full path when called through it
+    (Claude Code approves the launcher by that path only), else `sparring`."""
+    launcher = os.environ.get("SPARRING_LAUNCHER", "")
+    return shlex.quote(launcher) if os.path.isabs(launcher) else "sparring"
+
+
+def spell_commands(value: Any, prog: str, key: str = "") -> Any:
+    """`value` with every `sparring …` command in a hint or next step spelled `prog …`, so the
+    caller can run it exactly as printed."""
+    if isinstance(value, dict):
+        return {k: spell_commands(v, prog, k if k in _COMMAND_KEYS else key)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [spell_commands(v, prog, key) for v in value]
+    if isinstance(value, str) and key in _COMMAND_KEYS:
+        if key == "command" and value.startswith("sparring "):
+            value = prog + value[len("sparring"):]
+        return value.replace("`sparring ", f"`{prog} ")
+    return value
+
+
 def emit(obj: dict[str, Any]) -> None:
+    prog = program()
+    if prog != "sparring":
+        obj = spell_commands(obj, prog)
     text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.

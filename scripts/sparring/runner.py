@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sparring import answers, codex, process, states, templates, turns
 from sparring.config import TurnSettings
 from sparring.session import Session, find_turn
+from sparring.workspace import STATE_DIR
 
 if TYPE_CHECKING:
     from subprocess import Popen
@@ -89,14 +90,30 @@ def _guard_snapshot(session: Session, n: int) -> Path | None:
     """Snapshot the tree before codex runs; a guard that cannot run must not block the turn."""
     from sparring import guard
 
-    root = Path(session.load()["root"])
+    data = session.load()
+    root = Path(data["root"])
     path = session.turn_file(n, GUARD_BASELINE)
     try:
-        guard.take(root, store=session.turn_file(n, GUARD_STORE)).save(path)
+        guard.take(root, exclude=_claude_writes(root, data),
+                   store=session.turn_file(n, GUARD_STORE)).save(path)
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
     return path
+
+
+def _claude_writes(root: Path, data: dict[str, Any]) -> list[str]:
+    """Where Claude may write while Codex works: the session's inbox. Under the root's own
+    `.sparring/` the guard never looks anyway; an inbox in a subfolder (Claude Code started
+    there) is left out explicitly."""
+    if not data.get("inbox"):
+        return []
+    own = Path(data["inbox"]).parent  # <dir>/.sparring, self-ignoring like the root's
+    try:
+        relative = own.relative_to(root).as_posix()
+    except ValueError:
+        return []  # outside the tree the guard watches
+    return [relative] if relative != STATE_DIR else []
 
 
 def _guard_check(baseline: Path | None) -> dict[str, Any]:

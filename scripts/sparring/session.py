@@ -52,6 +52,7 @@ def create(root: Path, skill: str, cwd: Path) -> Session:
     from sparring import engine  # only new sessions need it; poll starts faster without
 
     parent = workspace.sessions_dir(root, create=True)
+    inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for _ in range(20):
         directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
@@ -63,6 +64,7 @@ def create(root: Path, skill: str, cwd: Path) -> Session:
         session.state.create(
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
+             "inbox": str(inbox),
              "engine": engine.initial(skill)}
         )
         return session

@@ -1,8 +1,10 @@
 """Where a project's sparring state lives: `<root>/.sparring/`, self-ignoring.
 
 The root is the nearest directory, from the working directory up, that holds
-`.git` (a repository or a worktree) or an existing `.sparring/`; outside any
-repository it is the working directory itself. No git process is needed.
+`.git` (a repository or a worktree) or sparring's sessions (`.sparring/sessions/`);
+outside any repository it is the working directory itself. No git process is
+needed. A `.sparring/` holding only an inbox (Claude Code started in a subfolder)
+does not make a root.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ STATE_DIR = ".sparring"
 def find_root(start: Path) -> Path:
     start = start.resolve()
     for candidate in (start, *start.parents):
-        if (candidate / ".git").exists() or (candidate / STATE_DIR).is_dir():
+        if (candidate / ".git").exists() or (candidate / STATE_DIR / "sessions").is_dir():
             return candidate
     return start
 
@@ -39,6 +41,22 @@ def sessions_dir(root: Path, create: bool = False) -> Path:
     path = state_dir(root, create) / "sessions"
     if create:
         path.mkdir(exist_ok=True)
+    return path
+
+
+def inbox_dir(cwd: Path, create: bool = False) -> Path:
+    """`<cwd>/.sparring/inbox`: where Claude's Write tool drops files for the runner.
+
+    It sits in the directory Claude Code runs in (the Bash tool's working directory), not
+    necessarily the root: Claude Code lets a skill write only below its working directory.
+    """
+    path = state_dir(cwd.resolve(), create) / "inbox"
+    if create:
+        try:
+            path.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise SparringError("not_writable", f"cannot create {path}: {exc.strerror}",
+                                "run sparring from a directory you can write to") from exc
     return path
 
 

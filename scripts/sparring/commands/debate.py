@@ -7,6 +7,7 @@ growing transcript. Codex runs read-only; the runner writes its round file.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from sparring import report as reports
 from sparring import session as sessions
 from sparring.commands import start as turns_verbs
 from sparring.errors import SparringError
+from sparring.inputs import mapping as inputs_mapping
 from sparring.session import Session, latest_turn
 from sparring.state import write_atomic
 
@@ -23,11 +25,18 @@ ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")
 
 
-def new(directory: Path, question: str, cwd: Path) -> dict[str, Any]:
+PROTOCOL_SLOTS = {"codebase_context": "CODEBASE_CONTEXT", "options": "OPTIONS",
+                  "open_questions": "OPEN_QUESTIONS"}
+
+
+def new(directory: Path, question: str, cwd: Path,
+        slots: dict[str, str] | None = None) -> dict[str, Any]:
+    """Scaffold DIR/DEBATE-PROTOCOL.md: the question, the rules, and the protocol's slots
+    (codebase context, options, open questions) when given."""
     directory = (cwd / directory).resolve()
     if not question.strip():
         raise SparringError("input_empty", "the debate needs a question",
-                            'sparring debate new DIR "the question"')
+                            "give it in the protocol file's `question:`")
     existing = debate.read(directory)
     if (directory / debate.PROTOCOL).exists() or existing.rounds or existing.misplaced:
         raise SparringError("debate_exists", f"{directory} already holds a debate",
@@ -36,19 +45,25 @@ def new(directory: Path, question: str, cwd: Path) -> dict[str, Any]:
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
     max_rounds = config.workflow(config.load(root), "arch-debate")["max_rounds"]
     directory.mkdir(parents=True, exist_ok=True)
+    filled = {PROTOCOL_SLOTS[k]: v for k, v in (slots or {}).items() if v.strip()}
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
         "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
-        "WORD_LIMIT": WORD_LIMIT}))
-    _write_new(directory / "round-0-claude.md",
-               templates.render("arch-debate/round-0-claude", {"QUESTION": question}))
+        "WORD_LIMIT": WORD_LIMIT, **filled}))
     session = sessions.create(root, "arch-debate", root)
+    inbox = workspace.inbox_dir(Path.cwd())
     with session.update() as data:
         data["debate"] = {"dir": str(directory), "question": question, "sent": {},
                           "max_rounds": max_rounds}
     return {"dir": str(directory), "session": session.id, "question": question,
-            "files": [debate.PROTOCOL, "round-0-claude.md"],
-            "next": f"write round-0-claude.md and fill the protocol's slots (codebase context, "
-                    f"options, open questions), then `sparring debate round {directory}`"}
+            "files": [debate.PROTOCOL], "inbox": str(inbox),
+            "next": f"write your opening round (round 0) to {inbox}/round.md, then "
+                    f"`sparring debate round {directory} --file {inbox}/round.md`"}
+
+
+def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:
+    """The question and the protocol's slots from a YAML (or JSON) mapping."""
+    given = inputs_mapping(raw, "protocol", ("question",), (*PROTOCOL_SLOTS, "question"))
+    return given["question"].strip(), {k: given.get(k, "") for k in PROTOCOL_SLOTS}
 
 
 def _write_new(path: Path, text: str) -> None:
@@ -69,25 +84,33 @@ def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
                         'start one with `sparring debate new DIR "QUESTION"`')
 
 
-def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes | None
-           ) -> dict[str, Any]:
+def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
+           stand_in: bytes | None) -> dict[str, Any]:
+    """Record Claude's round (when given), then run Codex's next round, or write the labelled
+    stand-in round in its place. Once the debate is agreed or stuck, nothing starts."""
     directory = (cwd / directory).resolve()
     session, data = find_session(directory)
     data, _ = view.require_idle(session, data)
+    if claude is not None:
+        _write_claude_round(directory, data, claude)
     state = debate.read(directory, debate.written_by_runner(data))
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
+        if claude is not None:  # Claude's round settled it: that is the answer
+            return {"session": session.id, "started": False, "debate": status(directory, cwd)}
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
                             "round", f"see `sparring debate status {directory}`")
     n = state.codex_rounds + 1
     if step == "claude":
         wanted = f"round-{state.last.n if state.last else 0}-claude.md"
+        inbox = _inbox(data)
         raise SparringError("round_missing", f"{wanted} has not been written yet",
-                            f"write {directory / wanted}, then run this again")
+                            f"write your round to {inbox}/round.md and run `sparring debate "
+                            f"round {directory} --file {inbox}/round.md`")
     claude_round = state.rounds[-1]
     codex_file = directory / f"round-{n}-codex.md"
-    _record_sent(session, directory, claude_round, n)
     if stand_in is not None:
+        _record_sent(session, directory, claude_round, n)
         return _stand_in(session, directory, codex_file, n, stand_in)
     variables = {"ROUND": n, "FIRST_TURN": not data.get("thread_id"),
                  "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
@@ -101,7 +124,31 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], stand_in: bytes 
     verb = turns_verbs.start if not data.get("thread_id") else turns_verbs.resume
     result = verb(str(session.dir), cwd, options, prompt, schema="none",
                   answer_file=str(codex_file))
-    return {**result, "debate": status(directory, cwd)}
+    # Only now has Codex been sent the round: until then it may still be handed in again.
+    _record_sent(session, directory, claude_round, n)
+    return {**result, "started": True, "debate": status(directory, cwd)}
+
+
+def _write_claude_round(directory: Path, data: dict[str, Any], raw: bytes) -> None:
+    """Claude's next round file, written by the runner from what Claude handed in. A round
+    Codex has not read yet may be handed in again (it is replaced); one it read may not."""
+    text = raw.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise SparringError("input_empty", "the round is empty",
+                            "write your round to a file and pass it with --file")
+    state = debate.read(directory, debate.written_by_runner(data))
+    last = state.last
+    if last is not None and last.side == "claude":
+        if last.name in data["debate"]["sent"] or state.agreed:
+            raise SparringError("invalid_transition", f"{last.name} is already written and "
+                                "read; it is Codex's turn",
+                                f"`sparring debate round {directory}` (without --file)")
+        write_atomic(last.path, text)  # not read by Codex yet: the newer version counts
+        return
+    if state.agreed or debate.next_step(state, data["debate"]["max_rounds"]) == "stuck":
+        raise SparringError("invalid_transition", "the debate is over; no round is due",
+                            f"see `sparring debate status {directory}`")
+    _write_new(directory / f"round-{last.n if last else 0}-claude.md", text)
 
 
 def _unseen(state: debate.DebateState, data: dict[str, Any]) -> str:
@@ -133,7 +180,7 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
               text: bytes) -> dict[str, Any]:
     if not text.strip():
         raise SparringError("input_empty", "the stand-in round is empty",
-                            "pass the devil's-advocate round with --file FILE or on stdin")
+                            "write the devil's-advocate round to a file and pass --stand-in FILE")
     body = f"{debate.STAND_IN_NOTE}\n\n{text.decode('utf-8', errors='replace').strip()}\n"
     _write_new(codex_file, body)
     with session.update() as data:
@@ -229,8 +276,15 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return f"`sparring debate round {directory}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
+    inbox = _inbox(session.load())
+    hand_in = f"`sparring debate round {directory} --file {inbox}/round.md`"
     if state.proposal is not None and state.proposal.side == "codex":
-        return (f"Codex opened with AGREED: — write {wanted}: open it with AGREED: and restate "
-                "the brief to confirm, or answer its points if you do not agree")
-    return f"write {directory / wanted}, then `sparring debate round {directory}`"
+        return (f"Codex opened with AGREED: — write your round ({wanted}) to {inbox}/round.md: "
+                f"open it with AGREED: and restate the brief to confirm (or answer its points "
+                f"if you do not agree), then {hand_in}")
+    return f"write your round ({wanted}) to {inbox}/round.md, then {hand_in}"
+
+
+def _inbox(data: dict[str, Any]) -> str:
+    return shlex.quote(str(data.get("inbox") or workspace.inbox_dir(Path.cwd())))
 

@@ -8,6 +8,7 @@ requests to Claude, and declares consensus only when both sides said so.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from sparring import report as reports
 from sparring import session as sessions
 from sparring.commands import start as turns_verbs
 from sparring.errors import SparringError
+from sparring.inputs import mapping
 from sparring.session import Session, latest_turn
 from sparring.state import write_atomic
 
@@ -35,9 +37,12 @@ def new(arguments: str, cwd: Path) -> dict[str, Any]:
         if model == "NONE":
             data.setdefault("degraded_notes", []).append(
                 [None, "model NONE: no Codex; Claude argued both sides, each labelled"])
+    inbox = workspace.inbox_dir(Path.cwd())
     return {"session": session.id, "effort": effort, "model": model, "max_rounds": max_rounds,
-            "next": f"frame the problem: `sparring discuss frame {session.id}` with TOPIC, "
-                    "FRAMING, CONTEXT and CLAUDE_VIEW as YAML on stdin"}
+            "inbox": str(inbox),
+            "next": f"frame the problem: write TOPIC, FRAMING, CONTEXT and CLAUDE_VIEW as YAML "
+                    f"to {inbox}/frame.yaml, then `sparring discuss frame {session.id} --file "
+                    f"{inbox}/frame.yaml`"}
 
 
 def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +50,7 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
                             f"go on with `sparring discuss round {session.id}`")
-    given = _mapping(raw, ("TOPIC", "FRAMING", "CLAUDE_VIEW"), "framing")
+    given = mapping(raw, "framing", ("TOPIC", "FRAMING", "CLAUDE_VIEW"))
     started: dict[str, Any] = {}
     if data["discussion"]["model"] != "NONE":
         variables = {**given, "EFFORT": data["discussion"]["effort"],
@@ -79,7 +84,7 @@ def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
                             "round cap)", f"`sparring discuss synthesis {session.id}`")
     if settings["model"] == "NONE":
         return _none_round(session, messages, raw, cwd)
-    given = _mapping(raw, ("response",), "round")
+    given = mapping(raw, "round", ("response",))
     # Codex's last round failed (stopped, timed out...): this response asks it again.
     retry = messages[-1].speaker == "claude"
     round_no = messages[-1].round if retry else messages[-1].round + 1
@@ -103,7 +108,7 @@ def _none_round(session: Session, messages: list[discussion.Message], raw: bytes
                 cwd: Path) -> dict[str, Any]:
     """Model NONE: Claude's labelled critic answers, then (optionally) Claude responds."""
     last = messages[-1]
-    given = _mapping(raw, ("critic",) if last.speaker == "claude" else ("response",), "round")
+    given = mapping(raw, "round", ("critic",) if last.speaker == "claude" else ("response",))
     new = []
     if last.speaker == "claude":
         new.append({"round": last.round, "speaker": "critic", "text": given["critic"]})
@@ -153,21 +158,26 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
 def _next(session: Session, settings: dict[str, Any], messages: list[discussion.Message],
           turn: dict[str, Any] | None, reached: bool) -> str:
     sid = session.id
+    inbox = session_inbox(session)
     if settings["topic"] is None:
-        return f"frame the problem: `sparring discuss frame {sid}`"
+        return f"frame the problem: `sparring discuss frame {sid} --file {inbox}/frame.yaml`"
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is answering: `sparring wait {sid}`, then `sparring discuss status {sid}`"
     if reached or _codex_rounds(messages) >= settings["max_rounds"]:
         why = "consensus reached" if reached else f"round cap ({settings['max_rounds']}) reached"
-        return f"{why}: `sparring discuss synthesis {sid}`, then `sparring discuss report {sid}`"
+        return (f"{why}: `sparring discuss synthesis {sid}`, then write your synthesis to "
+                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
+                f"{inbox}/report.yaml`")
     if settings["model"] == "NONE":
         return (f"write the critic's answer (and your next response) as YAML `critic:` / "
-                f"`response:` on stdin to `sparring discuss round {sid}`")
+                f"`response:` to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
+                f"{inbox}/round.yaml`")
     if messages and messages[-1].speaker == "claude":
         return (f"Codex has not answered yet: `sparring wait {sid}` (a failed turn: "
                 "`resume --recover`)")
-    return (f"answer Codex: `sparring discuss round {sid}` with `response:` (and "
-            "`search_results:` for its search requests) as YAML on stdin")
+    return (f"answer Codex: write `response:` (and `search_results:` for its search requests) "
+            f"as YAML to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
+            f"{inbox}/round.yaml`")
 
 
 def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +185,9 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     data, _ = view.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
-        return {**status(ref, cwd), "next": f"write the report: `sparring discuss report {ref}`"}
+        inbox = session_inbox(session)
+        return {**status(ref, cwd), "next": f"write your synthesis to {inbox}/report.yaml, then "
+                f"`sparring discuss report {session.id} --file {inbox}/report.yaml`"}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
     prompt = turns_verbs.Prompt(templates.render("deep-discussion/synthesis", {
@@ -187,7 +199,7 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
 
 def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
     session, data = _load(ref, cwd)
-    given = _mapping(raw, (*SYNTHESIS_SECTIONS, "final_observations"), "synthesis")
+    given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
     settings = data["discussion"]
     model = reports.build(session, data, None)
@@ -219,29 +231,14 @@ def _load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:
     return session, data
 
 
+def session_inbox(session: Session) -> str:
+    """The inbox of the directory the session was begun in, quoted for a command line."""
+    return shlex.quote(str(session.load().get("inbox") or workspace.inbox_dir(Path.cwd())))
+
+
 def _codex_rounds(messages: list[discussion.Message]) -> int:
     return sum(1 for m in messages if m.speaker != "claude")
 
 
 def _effort(data: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "effort": options.get("effort") or data["discussion"]["effort"]}
-
-
-def _mapping(raw: bytes, required: tuple[str, ...], what: str) -> dict[str, Any]:
-    """A YAML (or JSON) mapping from stdin with the required keys, each non-empty text."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(raw.decode("utf-8", errors="replace"))
-    except yaml.YAMLError as exc:
-        raise SparringError("usage_error", f"the {what} is not valid YAML: {exc}",
-                            f"give a YAML mapping with {', '.join(required)}") from exc
-    if not isinstance(data, dict):
-        raise SparringError("input_empty" if data is None else "usage_error",
-                            f"the {what} must be a YAML mapping",
-                            f"give a YAML mapping with {', '.join(required)}")
-    missing = [k for k in required if not str(data.get(k) or "").strip()]
-    if missing:
-        raise SparringError("usage_error", f"the {what} lacks {', '.join(missing)}",
-                            f"give a YAML mapping with {', '.join(required)}")
-    return {str(k): str(v) for k, v in data.items() if v is not None}

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sparring import __version__, codex, config, process, workspace
+from sparring import __version__, claude_code, codex, config, process, workspace
 from sparring.errors import SparringError
 
 TESTED_CODEX = "0.169.0"
@@ -28,6 +28,7 @@ def doctor(cwd: Path) -> dict[str, Any]:
     places = _skill_places(cwd)
     checks.append(_skills(places))
     checks.append(_runtime(places))
+    checks.append(_claude_code())
     problems = [c for c in checks if not c["ok"]]
     return {
         "ready": not problems,
@@ -36,7 +37,17 @@ def doctor(cwd: Path) -> dict[str, Any]:
         "sparring": __version__,
         "checks": checks,
         "hints": [c["hint"] for c in problems],
+        "inbox": _inbox(),
     }
+
+
+def _inbox() -> str:
+    """Where the skills write files for the runner, made ready (self-ignoring) when we can;
+    an unwritable folder shows up in the `project` check, not as a failed doctor."""
+    try:
+        return str(workspace.inbox_dir(Path.cwd(), create=True))
+    except SparringError:
+        return str(workspace.inbox_dir(Path.cwd()))
 
 
 def _check(name: str, ok: bool, detail: str, hint: str = "") -> dict[str, Any]:
@@ -86,6 +97,22 @@ def _config(cwd: Path) -> dict[str, Any]:
     where = root / config.CONFIG_FILE
     detail = f"{where}: {settings}" if settings else f"no {config.CONFIG_FILE}; defaults apply"
     return _check("config", True, detail)
+
+
+def _claude_code() -> dict[str, Any]:
+    found = claude_code.find()
+    proven = " and ".join(claude_code.PROVEN)
+    if found.path is None:
+        return _check("claude_code", True, "Claude Code not found on PATH (the skills run in "
+                      f"it; sparring is proven with {proven})")
+    where = f"{found.path} ({found.how})"
+    if found.version is None:
+        return _check("claude_code", True, f"{where}: no version from `claude --version`")
+    old = claude_code.older_than_proven(found.version)
+    return _check("claude_code", not old, f"{where}: {found.version}; sparring is proven with "
+                  f"{proven}", f"Claude Code {found.version} is older than "
+                  f"{claude_code.OLDEST_PROVEN}, the oldest release the skills are proven to "
+                  f"run in without permission prompts: upgrade it ({claude_code.UPGRADE})")
 
 
 # -- the installation: skills and runtime (install.py) ---------------------------------

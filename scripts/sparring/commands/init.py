@@ -19,4 +19,5 @@ def init(skill: str, cwd: Path) -> dict[str, Any]:
         "root": str(root),
         "cwd": str(cwd.resolve()),
         "git": workspace.is_git_checkout(root),
+        "inbox": str(workspace.inbox_dir(Path.cwd())),
     }

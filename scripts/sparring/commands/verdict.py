@@ -7,6 +7,7 @@ stuck, or goes on; the verdict only says where Claude stands on each point.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ def verdict(ref: str, cwd: Path, raw: bytes) -> dict[str, Any]:
         result = engine.decision_dict(decision, known)
         engine.state(locked)["decisions"][str(round_no)] = result
     result["next"] = _guard_stop(session, data) or _next_step(
-        session, data["skill"], decision, known, given)
+        session, data["skill"], decision, known, given, _inbox(data))
     return {"session": session.id, "max_rounds": max_rounds, **result}
 
 
@@ -70,28 +71,35 @@ def _guard_stop(session: Session, data: dict[str, Any]) -> dict[str, Any] | None
     violation = found[-1]["guard"]["violation"]
     return {"action": "stop", "reason": violation["message"],
             "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": violation["hint"], "command": f"sparring report {session.id} --synthesis FILE"}
+            "hint": violation["hint"],
+            "command": f"sparring report {session.id} --synthesis {_inbox(data)}/synthesis.json"}
+
+
+def _inbox(data: dict[str, Any]) -> str:
+    """Where Claude writes the files the next commands name (its Write tool may write there)."""
+    return shlex.quote(str(data.get("inbox") or "INBOX"))
 
 
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
-               given: dict[str, Any]) -> dict[str, Any]:
-    report = {"action": "report",
-              "command": f"sparring report {session.id} --synthesis FILE"}
+               given: dict[str, Any], inbox: str) -> dict[str, Any]:
+    report = {"action": "report", "write": f"{inbox}/synthesis.json",
+              "command": f"sparring report {session.id} --synthesis {inbox}/synthesis.json"}
     if skill == "dual-model":
         # One round, then the synthesis; a deeper dive on the same thread is optional.
         follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
             "DISAGREED_POINTS"]}
         path = _write_vars(session, decision.round + 1, follow)
         return {**report, "optional": {
-            "action": "resume", "vars_file": str(path),
+            "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
             "command": f"sparring resume {session.id} --template dual-model/continue "
-                       f"--vars-file {path} --var-file FOLLOW_UP=FILE"}}
+                       f"--vars-file {shlex.quote(str(path))} "
+                       f"--var-file FOLLOW_UP={inbox}/follow-up.md"}}
     if decision.decision != "continue":
         return report
     path = _write_vars(session, decision.round + 1, engine.next_vars(known, decision, given))
     return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
             "command": f"sparring resume {session.id} --template think-about/round2+ "
-                       f"--vars-file {path}"}
+                       f"--vars-file {shlex.quote(str(path))}"}
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
