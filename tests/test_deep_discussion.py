@@ -151,6 +151,7 @@ def test_a_discussion_with_a_search_request_reaching_consensus(
                   "Tokens in / out"):
         assert field in text, field
     assert "DEGRADED" not in text
+    assert "**Search results Claude passed on:**\n\nTriggers add ~4% write latency" in text
 
 
 def test_spoofed_and_one_sided_consensus_do_not_end_it(sparring: Any, fake_codex: Any,

@@ -55,6 +55,7 @@ class Message:
     round: int
     speaker: str  # claude | codex | critic
     text: str
+    search_results: str = ""  # what Claude found for the other side (never read for markers)
 
     @property
     def consensus(self) -> bool:
@@ -62,7 +63,8 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.round, "speaker": self.speaker, "label": SPEAKERS[self.speaker],
-                "text": self.text, "consensus": self.consensus,
+                "text": self.text, "search_results": self.search_results,
+                "consensus": self.consensus,
                 "search_requests": markers.search_requests(self.text),
                 "ignored_markers": self.ignored()}
 
@@ -80,7 +82,7 @@ class Message:
 
 def transcript(session: Session, data: dict[str, Any]) -> list[Message]:
     """Claude's messages and the other side's, in the order they were written."""
-    found = [Message(m["round"], m["speaker"], m["text"])
+    found = [Message(m["round"], m["speaker"], m["text"], m.get("search_results", ""))
              for m in data["discussion"]["messages"]]
     for turn in data["turns"]:
         if turn["status"] == "completed" and turn["purpose"] != "synthesis":

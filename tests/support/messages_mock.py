@@ -261,6 +261,12 @@ class MessagesMock(LoopbackServer):
     def __init__(self, default: Behaviour | None = None) -> None:
         super().__init__()
         self._script = Script(text("mock reply") if default is None else default)
+        self._driver: Behaviour | None = None
+
+    def drive(self, model: Behaviour) -> None:
+        """Hand every request to `model` (e.g. a scripted_model.ScriptedModel), whatever
+        the script holds."""
+        self._driver = model
 
     @property
     def default(self) -> Behaviour:
@@ -285,6 +291,9 @@ class MessagesMock(LoopbackServer):
         request = exchange.request
         if request.method != "POST" or request.path != MESSAGES_PATH:
             exchange.send_empty(404)
+            return
+        if self._driver is not None:
+            self._driver.respond(exchange)
             return
         fallback = text(_tool_followup) if last_user_tool_results(request) else None
         self._script.next(fallback).respond(exchange)

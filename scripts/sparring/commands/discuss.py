@@ -67,7 +67,7 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
                                     context=given.get("CONTEXT", ""))
         locked["discussion"]["messages"].append(
             {"round": 1, "speaker": "claude", "text": given["CLAUDE_VIEW"]})
-    return {**started, "discussion": status(ref, cwd)}
+    return {"session": session.id, **started, "discussion": status(ref, cwd)}
 
 
 def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
@@ -88,7 +88,8 @@ def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     # Codex's last round failed (stopped, timed out...): this response asks it again.
     retry = messages[-1].speaker == "claude"
     round_no = messages[-1].round if retry else messages[-1].round + 1
-    message = {"round": round_no, "speaker": "claude", "text": given["response"]}
+    message = {"round": round_no, "speaker": "claude", "text": given["response"],
+               "search_results": given.get("search_results", "")}
     if not retry and discussion.consensus(
             [*messages, discussion.Message(round_no, "claude", given["response"])]):
         _add_messages(session, [message])  # Claude confirms Codex's consensus: no new round

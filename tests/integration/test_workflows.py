@@ -1,0 +1,114 @@
+"""Whole workflows, hands-free, in the real Claude Code.
+
+Each scenario is a headless `claude -p "/<skill> …"` run in the default permission mode (no
+--allowedTools, no skipped permissions): a scripted model follows the skill's SKILL.md tool
+call by tool call (tests/integration/workflows/*.json), the installed skill's runner drives
+the real Codex CLI against the Responses mock, and the test checks what a user would see:
+no permission prompt (`permission_denials` empty), no failed tool call, the runner's
+decision, the decision record with its sections, and no Codex left running.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.habitat import (
+    WORKFLOW_TIMEOUT_S,
+    Habitat,
+    Outcome,
+    Scenario,
+    codex_processes,
+    make_habitat,
+    run_workflow,
+)
+from support.installing import shared_runtime
+from support.messages_mock import MessagesMock
+from support.processes import run_bounded
+from support.responses_mock import ResponsesMock, text
+from support.scripted_model import ScriptedModel
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def habitat(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+            messages_mock: MessagesMock, responses_mock: ResponsesMock,
+            codex_bin: Path) -> Iterator[Habitat]:
+    made = make_habitat(tmp_path, shared_runtime(tmp_path_factory), messages_mock,
+                        responses_mock, codex_bin)
+    yield made
+    assert codex_processes(made.project) == [], "Codex or a runner is still running"
+
+
+def assert_hands_free(outcome: Outcome, scenario: Scenario) -> None:
+    model = outcome.model
+    assert model.failures == [], f"{scenario.name}: {model.failures}\n{outcome.run.stderr[-2000:]}"
+    assert model.finished, f"{scenario.name} stopped at step {model.position}: {outcome.result}"
+    assert outcome.denials == [], f"{scenario.name}: Claude Code asked for permission"
+    assert [e for e in model.log if e.is_error] == []
+    assert outcome.result.get("is_error") is False, outcome.result
+
+
+def assert_records(habitat: Habitat, scenario: Scenario) -> None:
+    for wanted in scenario.files:
+        found = sorted(habitat.project.glob(wanted["glob"]))
+        assert found, f"{scenario.name}: no {wanted['glob']}"
+        text = found[-1].read_text(encoding="utf-8")
+        for section in wanted.get("contains", []):
+            assert section in text, f"{found[-1].name} lacks {section!r}"
+        for absent in wanted.get("lacks", []):
+            assert absent not in text, f"{found[-1].name} has {absent!r}"
+
+
+SCENARIOS = ["think-about-consensus", "think-about-stalemate", "dual-model-deeper-dive",
+             "arch-debate-agreed", "arch-debate-decision-needed", "deep-discussion-search",
+             "deep-discussion-none"]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_whole_workflow_runs_hands_free(name: str, claude_each: Path,
+                                          habitat: Habitat) -> None:
+    scenario = Scenario.load(name)
+
+    outcome = run_workflow(claude_each, habitat, scenario)
+
+    assert_hands_free(outcome, scenario)
+    assert_records(habitat, scenario)
+    assert habitat.responses.pending == 0, "Codex answered every round it was asked"
+
+
+def readme_headless_command() -> list[str]:
+    """The `claude -p` line the README tells a user to run unattended."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Unattended:", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, "the README's headless section has no command"
+    [line] = [x for x in block.group(1).splitlines() if x.startswith("claude -p ")]
+    return shlex.split(line)
+
+
+def test_the_readmes_headless_command_runs_a_whole_debate(claude_bin: Path,
+                                                          habitat: Habitat) -> None:
+    argv = readme_headless_command()
+    scenario = Scenario.load("think-about-consensus")
+    assert argv[2].startswith("/think-about ")
+    for answer in scenario.codex:
+        habitat.responses.script(text(json.dumps(answer)))
+    model = ScriptedModel(scenario.steps, {"cwd": str(habitat.project)})
+    habitat.messages.drive(model)
+
+    run = run_bounded([claude_bin, *argv[1:]], env=habitat.env, cwd=habitat.project,
+                      timeout=WORKFLOW_TIMEOUT_S)
+
+    result = json.loads(run.stdout)
+    assert run.returncode == 0 and result["is_error"] is False, run.stderr[-2000:]
+    assert result["permission_denials"] == []
+    assert model.finished and model.failures == []
+    assert result["result"] == scenario.steps[-1]["text"]
+    assert_records(habitat, scenario)
