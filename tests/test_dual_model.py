@@ -32,7 +32,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     assert "Should we leave Postgres?" in fake_codex.stdin_of(0).decode()
     assert sparring("wait", sid).out["review"] is None  # not sealed yet
     sparring("seal", sid, input=b"C-1: a replica is enough.\n")
-    first = sparring("wait", sid).out
+    first = sparring("wait", sid, "--full").out
     assert first["review"]["data"]["position"].startswith("Keep Postgres")
 
     verdict = {"position": "Keep Postgres with a replica; search stays for now.",
@@ -59,7 +59,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
                        "--vars-file", deeper["vars_file"], "--var-file", "FOLLOW_UP=-",
                        input=b"How far does trigram search scale?")
     assert resumed.exit_code == 0, resumed.raw
-    second = sparring("wait", sid).out
+    second = sparring("wait", sid, "--full").out
     assert second["round"] == 2 and second["thread_id"] == first["thread_id"]
     sent = fake_codex.stdin_of(-1).decode()
     assert "How far does trigram search scale?" in sent and "X-2" in sent

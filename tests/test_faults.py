@@ -116,7 +116,7 @@ def test_stall_is_detected_without_any_poll_and_recovered_once(
     sparring("start", session, "--stall-after", "1", input=b"the question")
     # Nobody polls: the background runner alone must notice the stall.
     _wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "stalled", 15)
-    out = sparring("poll", session).out
+    out = sparring("poll", session, "--full").out
     assert out["status"] == "stalled" and out["error"]["code"] == "turn_stalled"
     assert out["recoverable"] is True and out["thread_id"]
     recovered = sparring("resume", session, "--recover")
@@ -226,7 +226,7 @@ def test_runner_killed_mid_turn_poll_still_tells_the_truth(
     # codex dies with its runner (it never runs on unsupervised) ...
     _wait_for(lambda: not _alive(turn["codex"]["pid"]))
     # ... and poll records the truth from disk: what codex did, and that it did not finish.
-    out = sparring("poll", session).out
+    out = sparring("poll", session, "--full").out
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
     assert out["recoverable"] is True and out["thread_id"]
     assert any(a["kind"] == "reasoning" for a in out["activities"])
@@ -242,7 +242,7 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
     _wait_for(lambda: not _alive(turn["codex"]["pid"]))
     listing = sparring("status").out["sessions"]  # the list repairs too, before any poll
     assert [row["status"] for row in listing] == ["failed"]
-    out = sparring("poll", session).out
+    out = sparring("poll", session, "--full").out
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
     assert out["recoverable"] is True
 
@@ -273,7 +273,7 @@ def test_twenty_sessions_at_once(repo: Path, fake_codex: Any) -> None:
     for i, proc in enumerate(starts):
         proc.communicate(f"question {i}".encode(), timeout=120)
         assert proc.returncode == 0
-    results = [run("wait", sid, "--timeout", "60") for sid in ids]
+    results = [run("wait", sid, "--timeout", "60", "--full") for sid in ids]
     assert [r["status"] for r in results] == ["completed"] * 20
     assert len({r["thread_id"] for r in results}) == 20
     prompts = sorted(c["prompt"] for c in fake_codex.turn_calls())

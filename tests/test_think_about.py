@@ -57,8 +57,8 @@ class Debate:
         assert result.exit_code == 0, result.raw
         return dict(result.out)
 
-    def wait(self) -> dict[str, Any]:
-        return dict(self.sparring("wait", self.sid, "--timeout", "30").out)
+    def wait(self, *flags: str) -> dict[str, Any]:
+        return dict(self.sparring("wait", self.sid, "--timeout", "30", *flags).out)
 
     def seal(self, text: str = "# My analysis\nC-1: sessions need TTLs.\n") -> Any:
         return self.sparring("seal", self.sid, "--file", self.file("analysis.md", text))
@@ -67,11 +67,9 @@ class Debate:
         self.n += 1
         return self.sparring("verdict", self.sid, "--file", self.file(f"v{self.n}.json", body))
 
-    def resume_from(self, decision: dict[str, Any]) -> dict[str, Any]:
-        assert decision["next"]["action"] == "resume", decision
-        result = self.sparring("resume", self.sid, "--template", "think-about/round2+",
-                               "--vars-file", decision["next"]["vars_file"])
-        assert result.exit_code == 0, result.raw
+    def next_round(self, decision: dict[str, Any]) -> dict[str, Any]:
+        """A `continue` verdict started Codex's next round: wait for its answer."""
+        assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision
         return self.wait()
 
     def report(self, synthesis: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
@@ -122,7 +120,7 @@ def test_consensus_reached_honestly(debate: Debate) -> None:
     prompt_vars = json.loads(Path(first.out["next"]["vars_file"]).read_text())
     assert "C-1" in prompt_vars["NEW_PERSPECTIVES"] and "X-2" in prompt_vars["DISAGREED_POINTS"]
 
-    second = debate.resume_from(first.out)
+    second = debate.next_round(first.out)
     assert second["status"] == "completed" and second["round"] == 2
     sent = debate.fake.stdin_of(-1).decode()
     assert "Is Redis really a new dependency?" in sent and "Sessions need TTL expiry" in sent
@@ -159,13 +157,6 @@ def test_one_sided_agreement_is_refused(debate: Debate) -> None:
     debate.start()
     debate.seal()
     debate.wait()
-    claimed = debate.verdict({
-        "points": [pt("X-1", "agree", cls="genuine_agreement")],
-        "convergence": {"state": "agree", "reason": "we agree"},
-        "proposed_summary": "We agree on SQLite."})
-    assert claimed.out["decision"] == "continue"  # Claude alone cannot end it
-    assert claimed.out["kind"] == "confirmation"
-    assert claimed.out["next"]["kind"] == "confirmation"
     forged = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
                              "convergence": {"state": "agree", "reason": "r"},
                              "approve_summary": "S-9"})
@@ -175,7 +166,10 @@ def test_one_sided_agreement_is_refused(debate: Debate) -> None:
         "points": [pt("X-1", "agree", cls="genuine_agreement")],
         "convergence": {"state": "agree", "reason": "we agree"},
         "proposed_summary": "We agree on SQLite."})
-    confirmation = debate.resume_from(claimed.out)
+    assert claimed.out["decision"] == "continue"  # Claude alone cannot end it
+    assert claimed.out["kind"] == "confirmation"
+    assert claimed.out["next"]["kind"] == "confirmation"
+    confirmation = debate.next_round(claimed.out)
     assert "CONSENSUS CHECK" in debate.fake.stdin_of(-1).decode()
     assert "We agree on SQLite." in debate.fake.stdin_of(-1).decode()
     assert confirmation["status"] == "completed"
@@ -200,7 +194,7 @@ def test_same_disagreements_twice_is_a_stalemate_with_a_decision_table(
                              note="pub/sub is not needed")],
                "convergence": {"state": "continue", "reason": "r"}}
     first = debate.verdict(verdict)
-    debate.resume_from(first.out)
+    debate.next_round(first.out)
     verdict["points"][0]["evidence"] = ["events.py:7"]
     second = debate.verdict(verdict)
     assert second.out["decision"] == "stalemate"
@@ -219,7 +213,7 @@ def test_the_round_cap_ends_in_stalemate(debate: Debate, repo: Path) -> None:
     debate.wait()
     first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
                             "convergence": {"state": "continue", "reason": "r"}})
-    debate.resume_from(first.out)
+    debate.next_round(first.out)
     second = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement",
                                            evidence=["c:3"]),
                                         pt("X-2", "disagree", cls="genuine_disagreement")],
@@ -265,10 +259,11 @@ def test_codex_failing_mid_debate_gives_a_degraded_report(debate: Debate) -> Non
     debate.wait()
     first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
                             "convergence": {"state": "continue", "reason": "r"}})
-    result = debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
-                             "--vars-file", first.out["next"]["vars_file"])
-    failed = result.out if result.exit_code else debate.wait()
-    assert failed.get("status", "failed") == "failed"
+    assert first.exit_code == 0, "the verdict stands even if the next round cannot start"
+    step = first.out["next"]
+    assert step["action"] == "resume" and step["started"] is False
+    assert step["error"]["code"] == "rate_limited" and "--vars-file" in step["command"]
+    assert debate.wait()["status"] == "failed"
     out, text = debate.report(SYNTHESIS)
     assert out["degraded"] is True
     assert text.splitlines()[2].startswith("> **DEGRADED**")
@@ -313,11 +308,11 @@ def test_reasoning_is_withheld_until_the_seal(debate: Debate) -> None:
     debate.fake.script([{"reply": answer([cpt("X-1", "agree")]),
                          "reasoning": "**Leaning** towards SQLite"}])
     debate.start()
-    out = debate.wait()
+    out = debate.wait("--full")
     texts = [a.get("text", "") for a in out["activities"] if a["kind"] == "reasoning"]
     assert texts and all("Leaning" not in t for t in texts)
     debate.seal()
-    shown = debate.wait()
+    shown = debate.wait("--full")
     assert any("Leaning" in a.get("text", "") for a in shown["activities"])
 
 
@@ -353,8 +348,6 @@ def test_a_failed_round_is_asked_again_not_skipped(debate: Debate) -> None:
     debate.wait()
     first = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
                             "convergence": {"state": "continue", "reason": "r"}})
-    debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
-                    "--vars-file", first.out["next"]["vars_file"])
     assert debate.wait()["status"] == "failed"
     again = debate.sparring("resume", debate.sid, "--template", "think-about/round2+",
                             "--vars-file", first.out["next"]["vars_file"])
@@ -413,3 +406,25 @@ def test_a_guard_violation_is_not_hidden_by_a_reask(debate: Debate, repo: Path) 
     assert out["guard"]["violation"] is not None, "no re-ask: the user decides first"
     assert "no re-ask" in out["error"]["hint"]
     assert len(debate.fake.turn_calls()) == 1
+
+
+def test_a_verdict_prints_one_row_per_open_point_and_everything_with_full(
+        debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree", "new")])},
+                        {"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    debate.seal()
+    debate.wait()
+    body = {"points": [pt("X-1", "agree", cls="genuine_agreement"),
+                       pt("X-2", "disagree", cls="genuine_disagreement", note="too slow")],
+            "convergence": {"state": "continue", "reason": "r"}}
+    brief = debate.verdict(body).out
+    assert brief["agreed_points"] == ["X-1"]
+    assert brief["open_points"] == [{"id": "X-2", "claim": "new", "claude": "disagree",
+                                     "codex": "agree"}]
+    assert brief["next"]["action"] == "wait" and brief["next"]["round"] == 2
+    assert debate.wait()["round"] == 2
+    full = debate.sparring("verdict", debate.sid, "--full",
+                           "--file", debate.file("v-full.json", body)).out
+    assert full["open_points"][0]["claude"]["evidence"] and full["open_points"][0]["note"]
+    assert full["agreed_points"][0]["codex"]["stance"] == "agree"

@@ -13,6 +13,9 @@ POLL_KEYS = {"schema_version", "ok", "verb", "session", "session_dir", "skill", 
              "round", "turn", "purpose", "thread_id", "elapsed_s", "last_event_s",
              "activities", "activities_total", "review", "review_withheld", "usage", "error",
              "recoverable", "settings", "guard", "malformed_lines", "files"}
+# What Claude reads each round (`--full` prints POLL_KEYS): a completed, clean turn.
+BRIEF_KEYS = {"schema_version", "ok", "verb", "session", "status", "round", "turn", "purpose",
+              "elapsed_s", "review", "guard", "usage"}
 
 
 def test_a_round_completes_with_the_review_and_its_usage(sparring: Any, session: str,
@@ -23,13 +26,21 @@ def test_a_round_completes_with_the_review_and_its_usage(sparring: Any, session:
     done = sparring("wait", session, "--timeout", "20")
     assert done.exit_code == 0
     out = done.out
-    assert set(out) == POLL_KEYS | {"wait_timed_out"}
+    assert set(out) == BRIEF_KEYS | {"wait_timed_out"}
     assert out["status"] == "completed" and out["round"] == 1 and not out["wait_timed_out"]
     assert out["review"]["data"] == {"verdict": "use SQLite", "points": []}
-    assert out["review"]["text"] == '{"verdict": "use SQLite", "points": []}'
-    assert out["thread_id"] and out["error"] is None
+    assert "text" not in out["review"], "a structured answer is shown once, parsed"
+    assert out["guard"] == {"clean": True}
     assert out["usage"]["round"]["input_tokens"] > 0
     assert out["usage"]["round"] == out["usage"]["total"]
+    assert set(out["usage"]["round"]) == {"input_tokens", "output_tokens"}
+    full = sparring("wait", session, "--full").out
+    assert set(full) == POLL_KEYS | {"wait_timed_out"}
+    assert full["thread_id"] and full["error"] is None
+    assert full["review"]["data"] == out["review"]["data"]
+    assert full["review"]["text"] == '{"verdict": "use SQLite", "points": []}'
+
+    assert "cached_input_tokens" in full["usage"]["round"]
 
 
 def test_codex_is_called_as_the_reference_says(sparring: Any, session: str, repo: Path,
@@ -38,7 +49,7 @@ def test_codex_is_called_as_the_reference_says(sparring: Any, session: str, repo
     sparring("start", session, "--effort", "medium", "--model", "gpt-5.5", input=b"q")
     sparring("wait", session)
     sparring("resume", session, "--effort", "xhigh", input=b"round two")
-    done = sparring("wait", session).out
+    done = sparring("wait", session, "--full").out
     first, second = (c["argv"] for c in fake_codex.turn_calls())
     assert first == ["exec", "--json", "--skip-git-repo-check", "-c",
                      "model_reasoning_effort=medium", "-m", "gpt-5.5", "-s", "read-only",
@@ -56,9 +67,9 @@ def test_resume_continues_the_thread_and_counts_only_the_new_tokens(
     fake_codex.script([{"reply": "first", "usage": {"input_tokens": 100, "output_tokens": 10}},
                        {"reply": "second", "usage": {"input_tokens": 200, "output_tokens": 20}}])
     sparring("start", session, input=b"one")
-    one = sparring("wait", session).out
+    one = sparring("wait", session, "--full").out
     sparring("resume", session, input=b"two")
-    two = sparring("wait", session).out
+    two = sparring("wait", session, "--full").out
     assert two["thread_id"] == one["thread_id"] and two["round"] == 2
     assert two["review"]["text"] == "second"
     assert two["usage"]["round"]["input_tokens"] == 200
@@ -119,7 +130,7 @@ def test_activities_name_commands_and_reasoning(sparring: Any, session: str,
                                                fake_codex: Any) -> None:
     fake_codex.mode("commands", reasoning="**Checking** the lock order")
     sparring("start", session, input=b"q")
-    out = sparring("wait", session).out
+    out = sparring("wait", session, "--full").out
     kinds = [a["kind"] for a in out["activities"]]
     assert "command" in kinds and "reasoning" in kinds
     failed = [a for a in out["activities"] if a["kind"] == "command" and a["exit_code"] == 3]
@@ -173,9 +184,10 @@ def test_status_lists_sessions_and_shows_one(sparring: Any, repo: Path,
 def test_every_verb_accepts_the_session_directory(sparring: Any, session: str,
                                                   fake_codex: Any, verb: str) -> None:
     fake_codex.mode("ok")
-    started = sparring("start", session, input=b"q").out
+    sparring("start", session, input=b"q")
+    where = sparring("poll", session, "--full").out["session_dir"]
     sparring("wait", session)
-    result = sparring(verb, started["session_dir"], input=b"next")
+    result = sparring(verb, where, input=b"next")
     assert result.exit_code == 0, result.raw
     assert result.out["session"] == session
     sparring("stop", session)

@@ -207,27 +207,41 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     return run_verb("resume", call)
 
 
+FULL_OPTION = click.option(
+    "--full", is_flag=True, help="Print every key (thread_id, settings, files, all activities, "
+    "full usage and guard details), not just what a debate round needs.")
+
+
 @cli.command()
 @SESSION_ARG
-def poll(session: str) -> int:
+@FULL_OPTION
+def poll(session: str, full: bool) -> int:
     """Report the current turn without blocking.
 
     \b
-    Keys: status (running|completed|failed|timeout|stalled|stopped), round, turn,
-    thread_id, elapsed_s, last_event_s, activities (commands, file changes,
-    reasoning summaries, notices), review {text, data}, usage {round, total},
-    error {code, message, hint}, recoverable, settings, files.
+    Keys: session, status (running|completed|failed|timeout|stalled|stopped),
+    round, turn, purpose, elapsed_s; while running last_event_s and the last
+    activities (commands, file changes, reasoning summaries, notices); once
+    completed review ({data} when the answer is structured, else {text}; or
+    review_withheld until you seal); on a failure error {code, message, hint}
+    and recoverable; guard ({clean: true} or the changed files); usage {round,
+    total} in input/output tokens. For an arch-debate or a deep-discussion
+    whose Codex turn has ended, also `debate` or `discussion` (as their status
+    verbs print; a discussion's `last_message` then carries Codex's answer).
+    --full adds thread_id, settings, files, every activity, review.text and
+    the complete usage.
     """
     from sparring.commands.poll import poll as run
 
-    return run_verb("poll", lambda: run(session, Path.cwd()))
+    return run_verb("poll", lambda: run(session, Path.cwd(), full))
 
 
 @cli.command()
 @SESSION_ARG
 @click.option("--timeout", type=click.FloatRange(min=0), default=100.0, show_default=True,
               help="Return after this many seconds even if the turn still runs.")
-def wait(session: str, timeout: float) -> int:
+@FULL_OPTION
+def wait(session: str, timeout: float, full: bool) -> int:
     """Block until the turn ends (or --timeout passes); print the poll object.
 
     Adds `wait_timed_out`: true when the turn was still running. The default
@@ -235,7 +249,7 @@ def wait(session: str, timeout: float) -> int:
     """
     from sparring.commands.poll import wait as run
 
-    return run_verb("wait", lambda: run(session, Path.cwd(), timeout))
+    return run_verb("wait", lambda: run(session, Path.cwd(), timeout, full))
 
 
 @cli.command()
@@ -324,7 +338,10 @@ def seal(session: str, file: Path | None) -> int:
 @SESSION_ARG
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="The verdict JSON (default: stdin).")
-def verdict(session: str, file: Path | None) -> int:
+@click.option("--full", is_flag=True, help="Print every open and agreed point whole (both "
+              "sides' stance, evidence and round), not one row per open point and the agreed "
+              "points' ids.")
+def verdict(session: str, file: Path | None, full: bool) -> int:
     """Hand in Claude's verdict on the latest round; the runner decides what follows.
 
     \b
@@ -337,12 +354,15 @@ def verdict(session: str, file: Path | None) -> int:
        "convergence": {"state": "continue|agree|stalemate", "reason": "..."},
        "proposed_summary": null, "approve_summary": null, "message": "..."}
     Every point Codex made this round must be classified. Prints `decision`
-    (consensus | stalemate | continue), `reasons`, `open_points`, `agreed_points`,
-    `concessions_without_evidence`, and `next` (the command to run next).
+    (consensus | stalemate | continue), `reasons`, `open_points` (one row each:
+    id, claim, claude and codex stance, pending), `agreed_points` (ids),
+    `concessions_without_evidence`, and `next` (what to do, and the command).
+    In a think-about debate a `continue` starts Codex's next round at once:
+    `next.action` is then `wait` (if it could not start: `resume`, with `error`).
     """
     from sparring.commands.verdict import verdict as run
 
-    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file)))
+    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full))
 
 
 @cli.command()

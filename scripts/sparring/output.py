@@ -53,7 +53,9 @@ def emit(obj: dict[str, Any]) -> None:
     prog = program()
     if prog != "sparring":
         obj = spell_commands(obj, prog)
-    text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    # Indented for a person at a terminal; one line for a program (Claude reads every byte).
+    indent = 2 if sys.stdout.isatty() else None
+    text = json.dumps(obj, ensure_ascii=False, indent=indent) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.
     data = text.encode("utf-8", errors="backslashreplace")

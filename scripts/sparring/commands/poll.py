@@ -8,23 +8,54 @@ from typing import Any
 
 from sparring import session as sessions
 from sparring import states, view
+from sparring.session import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: Path) -> dict[str, Any]:
+def poll(ref: str, cwd: Path, full: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    return view.to_dict(session, *view.observe(session))
+    data, turn, seen = view.observe(session)
+    return _shown(session, data, turn, view.to_dict(session, data, turn, seen), full, cwd)
 
 
-def wait(ref: str, cwd: Path, timeout: float) -> dict[str, Any]:
+def wait(ref: str, cwd: Path, timeout: float, full: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     deadline = time.monotonic() + timeout
     while True:
         data, turn, seen = view.observe(session)
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
-            result = view.to_dict(session, data, turn, seen)
+            result = _shown(session, data, turn, view.to_dict(session, data, turn, seen), full,
+                            cwd)
             result["wait_timed_out"] = not states.is_terminal(turn["status"])
             return result
         time.sleep(_WAIT_STEP_S)
+
+
+def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
+           found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
+    """The poll object (brief unless `full`), and once Codex's turn of an arch-debate or a
+    deep-discussion has ended, where that workflow stands: one call instead of two a round."""
+    shown = found if full else view.brief(found)
+    if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
+        return shown
+    if data.get("debate"):
+        from sparring.commands import debate
+
+        shown["debate"] = _without_repeats(debate.status(Path(data["debate"]["dir"]), cwd))
+    elif data.get("discussion"):
+        from sparring.commands import discuss
+
+        shown["discussion"] = _without_repeats(discuss.status(session.id, cwd))
+        if not full:
+            shown.pop("review", None)  # Codex's message is the discussion's `last_message`
+    return shown
+
+
+# What the poll object around it already says, or what never changes within a session.
+_REPEATED = ("session", "question", "topic", "effort", "model", "codex_turn")
+
+
+def _without_repeats(status: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in status.items() if key not in _REPEATED}

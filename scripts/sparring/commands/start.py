@@ -243,7 +243,10 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
     data, turn, seen = view.observe(session)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
-    return view.to_dict(session, data, turn, seen)
+    # Brief, and without Codex's answer even if it came within the start window: `wait`
+    # shows it (once), with everything else a round needs.
+    return {**view.brief(view.to_dict(session, data, turn, seen), review=False),
+            "next": f"`sparring wait {session.id}`"}
 
 
 def _wait_for_start(session: Session, n: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ def stop(ref: str, cwd: Path) -> dict[str, Any]:
                 "already_ended": True}
     view.observe(session)
     stopped = stop_running(session)
-    result = view.to_dict(session, *view.observe(session))
+    result = view.brief(view.to_dict(session, *view.observe(session)), review=False)
     result["already_ended"] = not stopped
     return result
 

@@ -18,7 +18,7 @@ from sparring.errors import SparringError
 from sparring.session import Session, latest_turn
 
 
-def verdict(ref: str, cwd: Path, raw: bytes) -> dict[str, Any]:
+def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     round_no = _answered_round(session, data)
@@ -35,9 +35,44 @@ def verdict(ref: str, cwd: Path, raw: bytes) -> dict[str, Any]:
         decision = ledger.decide(known, max_rounds)
         result = engine.decision_dict(decision, known)
         engine.state(locked)["decisions"][str(round_no)] = result
-    result["next"] = _guard_stop(session, data) or _next_step(
+    step = _guard_stop(session, data) or _next_step(
         session, data["skill"], decision, known, given, _inbox(data))
-    return {"session": session.id, "max_rounds": max_rounds, **result}
+    if step["action"] == "resume" and data["skill"] == "think-about":
+        step = _continue(session, cwd, step)
+    shown = result if full else brief(result)
+    return {"session": session.id, "max_rounds": max_rounds, **shown, "next": step}
+
+
+def brief(result: dict[str, Any]) -> dict[str, Any]:
+    """The decision as Claude acts on it: each open point's standing in one row, the agreed
+    points by id. `--full` (and the session's state) keep every stance, evidence and round."""
+    return {**result,
+            "open_points": [_row(point) for point in result["open_points"]],
+            "agreed_points": [point["id"] for point in result["agreed_points"]]}
+
+
+def _row(point: dict[str, Any]) -> dict[str, Any]:
+    row = {"id": point["id"], "claim": point["claim"],
+           "claude": (point["claude"] or {}).get("stance"),
+           "codex": (point["codex"] or {}).get("stance")}
+    if point.get("pending"):
+        row["pending"] = True
+    return row
+
+
+def _continue(session: Session, cwd: Path, step: dict[str, Any]) -> dict[str, Any]:
+    """The debate goes on: start Codex's next round now (one call less a round). If it cannot
+    start, the verdict still stands and `next` is the resume command, with the reason."""
+    from sparring.commands import start as turns_verbs
+
+    try:
+        prompt = turns_verbs.prompt_from(None, "think-about/round2+",
+                                         vars_file=Path(step["vars_file"]))
+        started = turns_verbs.resume(session.id, cwd, {}, prompt, False, None, False)
+    except SparringError as error:
+        return {**step, "started": False, "error": error.to_dict()}
+    return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
+            "vars_file": step["vars_file"], "command": f"sparring wait {session.id}"}
 
 
 def _answered_round(session: Session, data: dict[str, Any]) -> int:
