@@ -27,13 +27,13 @@ def test_a_turn_then_a_resumed_turn_on_the_same_thread(
     responses_mock.script(text("first answer", usage=Usage(100, 10)),
                           text('{"position": "SQLite"}', usage=Usage(250, 20)))
     assert sparring("start", session, "--effort", "low", input=b"Redis or SQLite?").exit_code == 0
-    one = sparring("wait", session, "--timeout", "60").out
+    one = sparring("wait", session, "--timeout", "60", "--full").out
     assert one["status"] == "completed", one
     assert one["review"]["text"] == "first answer"
     assert one["usage"]["round"]["input_tokens"] == 100
 
     assert sparring("resume", session, input=b"Second round: defend it.").exit_code == 0
-    two = sparring("wait", session, "--timeout", "60").out
+    two = sparring("wait", session, "--timeout", "60", "--full").out
     assert two["status"] == "completed", two
     assert two["thread_id"] == one["thread_id"]
     assert two["review"]["data"] == {"position": "SQLite"}
@@ -71,7 +71,7 @@ def test_a_server_that_never_answers_is_ended_by_our_timeout(
     responses_mock.script(hang())
     began = time.monotonic()
     assert sparring("start", session, "--timeout", "3", input=b"q").exit_code == 0
-    out = sparring("wait", session, "--timeout", "60").out
+    out = sparring("wait", session, "--timeout", "60", "--full").out
     assert out["status"] == "timeout"
     assert out["thread_id"]  # codex had opened the thread before it hung
     assert time.monotonic() - began < 30
