@@ -124,6 +124,10 @@ def main() -> None:
         print(f"\nround loop: at most {worst:.1f} Bash calls per Codex round (goal <= 3); "
               f"median {median:,.0f} bytes of runner output per Codex round besides Codex's "
               "answer")
+    for r in rows:
+        if r["name"].startswith("think-about") and r["rounds"]:
+            print(f"{r['name']}: {r['loop_bytes'] / r['rounds']:,.0f} bytes of start/resume, "
+                  "wait and verdict output per Codex round (goal <= 1,500)")
 
 
 if __name__ == "__main__":

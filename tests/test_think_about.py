@@ -428,3 +428,14 @@ def test_a_verdict_prints_one_row_per_open_point_and_everything_with_full(
                            "--file", debate.file("v-full.json", body)).out
     assert full["open_points"][0]["claude"]["evidence"] and full["open_points"][0]["note"]
     assert full["agreed_points"][0]["codex"]["stance"] == "agree"
+
+
+def test_wait_can_seal_first_in_the_same_call(debate: Debate) -> None:
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    analysis = debate.file("analysis.md", "# Mine\nC-1: TTLs.\n")
+    out = debate.sparring("wait", debate.sid, "--seal", analysis, "--timeout", "30").out
+    assert out["sealed"] is True and out["review"]["data"]["points"][0]["id"] == "X-1"
+    assert debate.seal("# Mine\nC-1: TTLs.\n").out["already_sealed"] is True
+    refused = debate.sparring("wait", debate.sid, "--seal", debate.file("b.md", "other"))
+    assert refused.out["error"]["code"] == "already_sealed" and "review" not in refused.out

@@ -241,15 +241,26 @@ def poll(session: str, full: bool) -> int:
 @click.option("--timeout", type=click.FloatRange(min=0), default=100.0, show_default=True,
               help="Return after this many seconds even if the turn still runs.")
 @FULL_OPTION
-def wait(session: str, timeout: float, full: bool) -> int:
+@click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Seal this file as Claude's own analysis first (what `sparring seal "
+              "--file` does), then wait: one call instead of two.")
+def wait(session: str, timeout: float, full: bool, seal_file: Path | None) -> int:
     """Block until the turn ends (or --timeout passes); print the poll object.
 
     Adds `wait_timed_out`: true when the turn was still running. The default
-    stays under the two minutes a Bash tool call gets by default.
+    stays under the two minutes a Bash tool call gets by default. With --seal
+    the analysis is sealed before anything of Codex's is shown (adds `sealed`);
+    if the seal is refused, nothing is shown and the seal's error is printed.
     """
     from sparring.commands.poll import wait as run
 
-    return run_verb("wait", lambda: run(session, Path.cwd(), timeout, full))
+    def call() -> dict[str, Any]:
+        from sparring.inputs import read_input
+
+        analysis = None if seal_file is None else read_input(seal_file, "--seal")
+        return run(session, Path.cwd(), timeout, full, analysis)
+
+    return run_verb("wait", call)
 
 
 @cli.command()

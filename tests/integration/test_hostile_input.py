@@ -65,7 +65,7 @@ DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
     {"bash": f"{L} start {S} --template dual-model/dispatch --vars-file {INBOX}/dispatch.yaml",
      "expect": {"ok": True}},
     {"write": f"{INBOX}/analysis.md", "content": BIG},
-    {"bash": f"{L} seal {S} --file {INBOX}/analysis.md", "expect": {"sealed": True}},
+    {"bash": f"{L} wait {S} --seal {INBOX}/analysis.md", "expect": {"sealed": True}},
     wait(),
     {"write": f"{INBOX}/verdict.json", "json": {
         "position": TEXT, "message": TEXT,
@@ -150,7 +150,7 @@ def test_think_about_and_dual_model_routes(claude_each: Path, habitat: Habitat) 
     folder, data = session_data(habitat.project)
     first = text_of(folder / "turns" / "1" / "prompt.txt")
     assert first.count(TEXT) == 2, "QUESTION and CONTEXT, through --vars-file"
-    assert (folder / "sealed-claude-round-1.md").read_bytes() == BIG.encode(), "seal --file"
+    assert (folder / "sealed-claude-round-1.md").read_bytes() == BIG.encode(), "wait --seal"
     verdict = data["engine"]["verdicts"]["1"]
     assert verdict["message"] == verdict["position"] == verdict["points"][0]["note"] == TEXT
     assert verdict["points"][0]["evidence"] == [TEXT]

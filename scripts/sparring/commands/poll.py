@@ -20,8 +20,13 @@ def poll(ref: str, cwd: Path, full: bool = False) -> dict[str, Any]:
     return _shown(session, data, turn, view.to_dict(session, data, turn, seen), full, cwd)
 
 
-def wait(ref: str, cwd: Path, timeout: float, full: bool = False) -> dict[str, Any]:
+def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
+         analysis: bytes | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
+    if analysis is not None:
+        from sparring.commands.seal import seal
+
+        seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
     while True:
         data, turn, seen = view.observe(session)
@@ -29,6 +34,8 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False) -> dict[str, A
             result = _shown(session, data, turn, view.to_dict(session, data, turn, seen), full,
                             cwd)
             result["wait_timed_out"] = not states.is_terminal(turn["status"])
+            if analysis is not None:
+                result["sealed"] = True
             return result
         time.sleep(_WAIT_STEP_S)
 
