@@ -506,10 +506,11 @@ def debate_round(directory: Path, file: Path | None, stand_in: Path | None,
     newest round-N-claude.md.
 
     Round one starts the Codex thread; later rounds resume it, with only the new
-    round in the prompt. Returns like `start` (status running) with `started`, plus
-    `debate` (as `debate status`); then `sparring wait SESSION` and `debate status
-    DIR`. When Claude's round settles the debate (it confirms an AGREED:), nothing
-    starts: `started` is false and `debate.step` says agreed.
+    round in the prompt. Returns like `start` (status running) with `started`;
+    then `sparring wait SESSION`, which prints `debate` (as `debate status DIR`)
+    once Codex's round is in. When Claude's round settles the debate (it confirms
+    an AGREED:), nothing starts: `started` is false and `debate` says where the
+    debate stands (`debate.step`: agreed).
     """
     from sparring.commands import debate as verb
 

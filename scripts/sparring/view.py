@@ -184,8 +184,10 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
 
 def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
     """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
-    if review is None or review.get("data") is None:
-        return review
+    if review is None:
+        return None
+    if review.get("data") is None:
+        return {"text": review["text"]}
     return {"data": review["data"]}
 
 

@@ -126,7 +126,8 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
                   answer_file=str(codex_file))
     # Only now has Codex been sent the round: until then it may still be handed in again.
     _record_sent(session, directory, claude_round, n)
-    return {**result, "started": True, "debate": status(directory, cwd)}
+    # Where the debate stands comes with `wait`, once Codex's round is in.
+    return {**result, "started": True}
 
 
 def _write_claude_round(directory: Path, data: dict[str, Any], raw: bytes) -> None:
