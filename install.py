@@ -6,14 +6,17 @@
     python3 install.py --runtime-only   only the runtime (for the Claude Code plugin)
 
 Options: --dry-run (say what would happen, write nothing), --uninstall, --force (replace a
-skill folder sparring did not install), --json (a machine-readable summary).
+skill folder sparring did not install, and files in its own folders that you edited),
+--no-permissions (leave Claude Code's settings alone), --json (a machine-readable summary).
 
 Like pre-commit's installer it marks what it installs (`.sparring-install.json` in each
 skill folder: version, source, the hash of every file), never overwrites a folder it does
-not own, changes nothing when run twice, and uninstalls cleanly. The runtime is a virtual
-environment in ${XDG_DATA_HOME:-~/.local/share}/sparring/venv, where the skills' launcher
-looks; `runtime.json` beside it records the sources it was built from and the targets that
-use it, so uninstalling the last one removes it. Standard library only; Python 3.10+.
+not own nor a file you edited, changes nothing when run twice, and uninstalls cleanly. The
+runtime is a virtual environment in ${XDG_DATA_HOME:-~/.local/share}/sparring/venv, where the
+skills' launcher looks; `runtime.json` beside it records the sources it was built from, the
+targets that use it (uninstalling the last one removes it) and the permission rules each
+target added to Claude Code's settings (uninstall removes exactly those). Standard library
+only; Python 3.10+.
 """
 
 # Only modules that exist in old Pythons are imported before the version check, and the
@@ -44,8 +47,12 @@ if sys.version_info < MIN_PYTHON:
     sys.exit(1)
 
 ROOT = Path(__file__).resolve().parent
+# The installation's layout, shared with `sparring doctor`: standard library only.
+sys.path.insert(0, str(ROOT / "scripts"))
+from sparring import installation as layout  # noqa: E402
+
 TOOL = "sparring"
-MARKER = ".sparring-install.json"  # also read by `sparring doctor` and the launcher
+MARKER = layout.MARKER  # also read by `sparring doctor` and the launcher
 MARKER_FORMAT = 1
 STATE_FORMAT = 1
 RUNTIME_ONLY = "runtime-only"  # the user key of `--runtime-only` (plugin users)
@@ -97,6 +104,7 @@ class Options(NamedTuple):
     dry_run: bool
     force: bool
     as_json: bool
+    permissions: bool = True  # write Claude Code permission rules for the skills
 
 
 class Context:
@@ -105,6 +113,7 @@ class Context:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.actions: list[Action] = []
+        self.warnings: list[str] = []
 
     @property
     def dry_run(self) -> bool:
@@ -128,6 +137,11 @@ class Context:
         if not self.options.as_json:
             print(f"{action.verb:<16} {action.path}"
                   + (f"  ({action.detail})" if action.detail else ""), flush=True)
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+        if not self.options.as_json:
+            print(f"warning: {text}", flush=True)
 
     def changed(self) -> bool:
         return any(a.verb not in ("unchanged", "left alone") for a in self.actions)
@@ -304,15 +318,54 @@ def owned_skills(target: Path) -> dict[str, dict[str, Any]]:
     return {name: marker for name, marker in found.items() if marker is not None}
 
 
-def stale_files(folder: Path, skill: Skill) -> list[str]:
-    """Files of `skill` that are missing or differ (content, mode, or a link) in `folder`."""
-    stale = []
+def file_state(path: Path) -> tuple[str, str] | None:
+    """(sha256, octal mode) of a plain file; None for a missing file, a link or a folder."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    return sha256_of(path), f"{path.stat().st_mode & 0o777:o}"
+
+
+def edited_files(folder: Path, marker: dict[str, Any]) -> list[str]:
+    """Files we installed that are there but no longer as we wrote them: the user's edits."""
+    edited = []
+    for rel, entry in marker["files"].items():
+        state = file_state(folder / rel)
+        if state is not None and isinstance(entry, dict) and \
+                state != (entry.get("sha256"), entry.get("mode")):
+            edited.append(rel)
+    return sorted(edited)
+
+
+class Plan(NamedTuple):
+    """What updating one installed skill folder takes."""
+
+    write: list[str]  # files to (re)write from the source
+    remove: list[str]  # files this version no longer ships
+    kept: list[str]  # files the user edited (or added where we would write): left as they are
+    marker: dict[str, Any]  # the marker to write: kept files keep their old entry
+
+
+def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
+                force: bool) -> Plan:
+    edited = set() if force else set(edited_files(folder, old))
+    write, kept = [], []
     for rel, spec in skill.files.items():
-        path = folder / rel
-        if (path.is_symlink() or not path.is_file() or path.stat().st_mode & 0o777 != mode_of(spec)
-                or sha256_of(path) != spec.sha256):
-            stale.append(rel)
-    return stale
+        state = file_state(folder / rel)
+        ours = rel in old["files"] or state is None
+        if not force and (rel in edited or not ours):
+            kept.append(rel)
+        elif state != (spec.sha256, f"{mode_of(spec):o}"):
+            write.append(rel)
+    gone = sorted(set(old["files"]) - set(skill.files))
+    remove = [rel for rel in gone if rel not in edited]
+    kept += [rel for rel in gone if rel in edited]
+    marker = marker_for(source, skill)
+    for rel in kept:
+        if rel in old["files"]:
+            marker["files"][rel] = old["files"][rel]
+        else:  # the user's own file where this version ships one: ours once they let go
+            marker["files"].pop(rel, None)
+    return Plan(write, remove, sorted(kept), marker)
 
 
 def check_inside(folder: Path, rel: str) -> None:
@@ -352,15 +405,14 @@ def create_skill(target: Path, source: Source, skill: Skill, replace: bool) -> N
     os.rename(built, target / skill.name)
 
 
-def update_skill(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
-                 stale: list[str]) -> None:
-    for rel in stale:
+def update_skill(folder: Path, skill: Skill, plan: Plan) -> None:
+    for rel in plan.write:
         write_skill_file(folder, rel, skill.files[rel])
-    for rel in set(old["files"]) - set(skill.files):
+    for rel in plan.remove:
         check_inside(folder, rel)
         with contextlib.suppress(FileNotFoundError):
             (folder / rel).unlink()
-    write_atomic(folder / MARKER, dump_json(marker_for(source, skill)))
+    write_atomic(folder / MARKER, dump_json(plan.marker))
 
 
 def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> None:
@@ -373,18 +425,20 @@ def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> N
         ctx.do("replace" if exists else "install", folder, detail,
                lambda: create_skill(target, source, skill, replace=exists))
         return
-    stale = stale_files(folder, skill)
-    removed = sorted(set(old["files"]) - set(skill.files))
-    if stale or removed or read_json(folder / MARKER) != marker_for(source, skill):
-        detail = f"{len(stale)} changed, {len(removed)} removed, version {source.version}"
-        ctx.do("update", folder, detail,
-               lambda: update_skill(folder, source, skill, old, stale))
+    plan = plan_update(folder, source, skill, old, ctx.options.force)
+    kept = f"; kept your edits: {', '.join(plan.kept)} (--force replaces them)" \
+        if plan.kept else ""
+    if plan.write or plan.remove or read_json(folder / MARKER) != plan.marker:
+        detail = f"{len(plan.write)} changed, {len(plan.remove)} removed, " \
+                 f"version {source.version}{kept}"
+        ctx.do("update", folder, detail, lambda: update_skill(folder, skill, plan))
     else:
-        ctx.note("unchanged", folder, f"version {source.version}")
+        ctx.note("unchanged", folder, f"version {source.version}{kept}")
 
 
 def uninstall_skill(ctx: Context, folder: Path, marker: dict[str, Any]) -> None:
-    ours = [folder / rel for rel in marker["files"]] + [folder / MARKER]
+    edited = set(edited_files(folder, marker))
+    ours = [folder / rel for rel in marker["files"] if rel not in edited] + [folder / MARKER]
     theirs = [p for p in folder.rglob("*") if not p.is_dir() and p not in ours]
 
     def remove() -> None:
@@ -395,7 +449,11 @@ def uninstall_skill(ctx: Context, folder: Path, marker: dict[str, Any]) -> None:
                 path.unlink()
         remove_empty_dirs(folder)
 
-    detail = f"kept {len(theirs)} file(s) sparring did not install" if theirs else ""
+    detail = ""
+    if theirs:
+        detail = f"kept {len(theirs)} file(s) sparring did not install or you edited"
+        if edited:
+            detail += f": {', '.join(sorted(edited))}"
     ctx.do("remove", folder, detail, remove)
 
 
@@ -415,9 +473,7 @@ def check_conflicts(target: Path, source: Source, force: bool) -> None:
 
 
 def data_dir() -> Path:
-    # Exactly the launcher's rule: ${XDG_DATA_HOME:-$HOME/.local/share}/sparring.
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "sparring"
+    return layout.data_dir()
 
 
 class Runtime(NamedTuple):
@@ -433,7 +489,7 @@ class Runtime(NamedTuple):
 
     @property
     def state_file(self) -> Path:
-        return self.data / "runtime.json"
+        return self.data / layout.RUNTIME_STATE
 
     @property
     def log(self) -> Path:
@@ -588,21 +644,37 @@ def user_key(options: Options) -> str:
     return str(options.target) if options.target else RUNTIME_ONLY
 
 
-def register(ctx: Context, runtime: Runtime, key: str, created: list[str]) -> None:
+def registered(runtime: Runtime, key: str) -> dict[str, Any]:
+    """What the runtime's state records for one target (empty when nothing)."""
+    if not runtime.state_file.exists():
+        return {}
+    entry = runtime.state()["users"].get(key)
+    return entry if isinstance(entry, dict) else {}
+
+
+def register(ctx: Context, runtime: Runtime, key: str, created: list[str],
+             grant: dict[str, Any] | None) -> None:
+    """Record the target: the folders install.py created for it, and the permission rules
+    it added to Claude Code's settings (`grant`; None when there are none)."""
     if ctx.dry_run:
         return
     state = runtime.state()
     users = live_users(state)
-    users[key] = {"created": sorted(set(users.get(key, {}).get("created", [])) | set(created))}
+    entry: dict[str, Any] = {
+        "created": sorted(set(users.get(key, {}).get("created", [])) | set(created))}
+    if grant:
+        entry["permissions"] = grant
+    users[key] = entry
     state["users"] = users
     runtime.save(state)
 
 
-def unregister(ctx: Context, runtime: Runtime, key: str) -> list[str]:
-    """Drop `key`; remove the runtime when nobody uses it any more. Returns the folders
-    this installer created for the target, to remove if they are empty."""
+def unregister(ctx: Context, runtime: Runtime, key: str) -> dict[str, Any]:
+    """Drop `key`; remove the runtime when nobody uses it any more. Returns what was
+    recorded for the target: the folders it created (to remove when empty) and the
+    permission rules it added."""
     if not (runtime.venv.exists() or runtime.state_file.exists()):
-        return []
+        return {}
     state = runtime.state()
     users = live_users(state)
     entry = users.pop(key, None) or state["users"].get(key) or {}
@@ -615,7 +687,7 @@ def unregister(ctx: Context, runtime: Runtime, key: str) -> list[str]:
     else:
         ctx.do("remove runtime", runtime.venv, "no target uses it any more",
                lambda: remove_runtime(runtime))
-    return list(entry.get("created", []))
+    return entry if isinstance(entry, dict) else {}
 
 
 def remove_runtime(runtime: Runtime) -> None:
@@ -626,6 +698,95 @@ def remove_runtime(runtime: Runtime) -> None:
         runtime.lock.unlink()  # held by us until exit; nothing else of ours is left
     with contextlib.suppress(OSError):
         runtime.data.rmdir()  # only when empty: what is not ours stays
+
+
+# -- Claude Code's permission rules ------------------------------------------------------
+
+
+def read_settings(path: Path) -> dict[str, Any] | None:
+    """A Claude Code settings object ({} when the file does not exist), or None when it is
+    not one we can safely add a rule to: such a file is never rewritten."""
+    if not present(path):
+        return {}
+    data = read_json(path)
+    permissions = data.get("permissions", {}) if data is not None else None
+    if not isinstance(permissions, dict) or not isinstance(permissions.get("allow", []), list):
+        return None
+    return data
+
+
+def write_settings(path: Path, data: dict[str, Any]) -> None:
+    """Atomically, into the file a link points to (dotfiles often link settings.json),
+    keeping its mode and the order of its keys."""
+    real = path.resolve()
+    real.parent.mkdir(parents=True, exist_ok=True)
+    mode = real.stat().st_mode & 0o777 if real.exists() else 0o644
+    write_atomic(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode)
+
+
+def with_rules(data: dict[str, Any], add: list[str], drop: list[str]) -> dict[str, Any]:
+    new: dict[str, Any] = json.loads(json.dumps(data))
+    permissions = new.setdefault("permissions", {})
+    allow = [r for r in permissions.get("allow", []) if r not in drop]
+    permissions["allow"] = allow + [r for r in add if r not in allow]
+    return new
+
+
+def grant_permissions(ctx: Context, target: Path, source: Source,
+                      recorded: dict[str, Any]) -> dict[str, Any] | None:
+    """Allow the skills' launchers, their folders and the inbox in every turn, not only
+    the turn a skill was invoked in. Returns the record of the rules this target added
+    (uninstall removes exactly those), or None."""
+    path = layout.settings_file(ctx.options.project, Path.home())
+    ours = list(recorded.get("added", [])) if recorded.get("file") == str(path) else []
+    if not ctx.options.permissions:
+        if ours:
+            revoke_permissions(ctx, recorded)
+        else:
+            ctx.note("left alone", path, "--no-permissions: Claude Code asks before runner "
+                     "calls after a skill's first turn")
+        return None
+    wanted = layout.rules(target / s.name for s in source.skills)
+    data = read_settings(path)
+    if data is None:
+        missing = [r for r in wanted if r not in ours]
+        if missing:
+            ctx.warn(f"{path} is not a JSON object with a permissions.allow list, so it was "
+                     "left alone; Claude Code will ask before each runner call after a "
+                     f"skill's first turn. Add to permissions.allow: {', '.join(missing)}")
+        return dict(recorded) if ours else None
+    have = layout.allowed(data)
+    add = [r for r in wanted if r not in have]
+    drop = [r for r in ours if r not in wanted and r in have]
+    record = {"file": str(path), "added": [r for r in ours if r not in drop] + add,
+              "created": recorded.get("created", not present(path)) if ours
+              else not present(path)}
+    if add or drop:
+        detail = ", ".join(filter(None, [
+            f"allow {len(add)} rule(s) for the skills' runner, folders and inbox" if add else "",
+            f"remove {len(drop)} rule(s) sparring added before" if drop else ""]))
+        ctx.do("update settings", path, detail,
+               lambda: write_settings(path, with_rules(data, add, drop)))
+    else:
+        ctx.note("unchanged", path, "permission rules in place")
+    return record if record["added"] else None
+
+
+def revoke_permissions(ctx: Context, recorded: dict[str, Any]) -> None:
+    """Remove the rules install.py added for a target, and the settings file when it
+    made it and nothing else is left in it."""
+    if not recorded.get("added") or not isinstance(recorded.get("file"), str):
+        return
+    path = Path(recorded["file"])
+    data = read_settings(path)
+    drop = [r for r in recorded["added"] if r in layout.allowed(data)]
+    if data is None or not drop:
+        return
+    new = with_rules(data, [], drop)
+    empty = bool(recorded.get("created")) and new == {"permissions": {"allow": []}}
+    ctx.do("remove" if empty else "update settings", path,
+           f"remove {len(drop)} permission rule(s) sparring added",
+           (lambda: remove_path(path)) if empty else (lambda: write_settings(path, new)))
 
 
 # -- install, uninstall, doctor -----------------------------------------------------------
@@ -647,6 +808,7 @@ def install(ctx: Context, source: Source, runtime: Runtime) -> None:
     with locked(runtime, ctx.dry_run, create=True):
         ensure_runtime(ctx, runtime, source)
         created: list[str] = []
+        grant = None
         if target is not None:
             created = make_target(ctx, target)
             for skill in source.skills:
@@ -654,7 +816,9 @@ def install(ctx: Context, source: Source, runtime: Runtime) -> None:
             retired = set(owned_skills(target)) - {s.name for s in source.skills}
             for name in sorted(retired):  # a skill this version no longer ships
                 uninstall_skill(ctx, target / name, owned_skills(target)[name])
-        register(ctx, runtime, user_key(ctx.options), created)
+            recorded = registered(runtime, user_key(ctx.options)).get("permissions", {})
+            grant = grant_permissions(ctx, target, source, recorded)
+        register(ctx, runtime, user_key(ctx.options), created, grant)
 
 
 def uninstall_skills(ctx: Context, target: Path, source: Source) -> None:
@@ -671,8 +835,9 @@ def uninstall(ctx: Context, source: Source, runtime: Runtime) -> None:
     with locked(runtime, ctx.dry_run, create=False):
         if target is not None:
             uninstall_skills(ctx, target, source)
-        created = unregister(ctx, runtime, user_key(ctx.options))
-        for path in sorted(created, key=len, reverse=True):
+        entry = unregister(ctx, runtime, user_key(ctx.options))
+        revoke_permissions(ctx, entry.get("permissions") or {})
+        for path in sorted(entry.get("created", []), key=len, reverse=True):
             folder = Path(path)
             if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
                 ctx.do("remove", folder, "empty, created by install.py", folder.rmdir)
@@ -716,13 +881,29 @@ def doctor_failures(report: dict[str, Any]) -> tuple[list[dict[str, Any]], list[
 
 def print_doctor(report: dict[str, Any]) -> None:
     fatal, warnings = doctor_failures(report)
-    if not fatal and not warnings:
-        print("doctor: ready")
     for check, label in [(c, "problem") for c in fatal] + [(c, "warning") for c in warnings]:
         hint = f" — {check['hint']}" if check.get("hint") else ""
         print(f"doctor {label}: {check['name']}: {check.get('detail', '')}{hint}")
-    if warnings and not fatal:
-        print("installed; fix the warnings above before a debate")
+
+
+def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str:
+    """The one line that says how it ended (an error goes to stderr instead)."""
+    options = ctx.options
+    where = str(options.target) if options.target else \
+        f"the runtime only ({Runtime(data_dir()).venv})"
+    if options.dry_run:
+        return "dry run: nothing was changed"
+    if options.uninstall:
+        return f"sparring removed from {where}" if ctx.changed() else \
+            f"nothing changed: sparring is not installed in {where}"
+    fatal, warnings = doctor_failures(report) if report else ([], [])
+    head = f"sparring {version} installed in {where}" if ctx.changed() else \
+        f"nothing changed: sparring {version} is already installed in {where}"
+    if fatal:
+        return f"{head}, but it cannot run yet: fix the {len(fatal)} problem(s) above"
+    count = len(warnings) + len(ctx.warnings)
+    return f"{head}; fix the {count} warning(s) above before a debate" if count else \
+        f"{head}; doctor: ready"
 
 
 # -- command line ---------------------------------------------------------------------------
@@ -741,7 +922,12 @@ def parse_options(argv: list[str]) -> Options:
                         help="remove what install.py installed there")
     parser.add_argument("--dry-run", action="store_true", help="say what would happen")
     parser.add_argument("--force", action="store_true",
-                        help="replace a skill folder of the same name sparring did not install")
+                        help="replace a skill folder of the same name sparring did not "
+                        "install, and files of its own folders that you edited")
+    parser.add_argument("--no-permissions", action="store_true",
+                        help="do not add permission rules for the skills to Claude Code's "
+                        "settings (and remove those an earlier install added): Claude Code "
+                        "then asks before each runner call after a skill's first turn")
     parser.add_argument("--json", action="store_true", help="print a JSON summary")
     args = parser.parse_args(argv)
     project = args.project.resolve() if args.project else None
@@ -749,11 +935,11 @@ def parse_options(argv: list[str]) -> Options:
         parser.error(f"--project {args.project}: not a directory")
     target = (project / ".claude" / "skills" if project else
               Path.home() / ".claude" / "skills" if args.user else None)
-    return Options(target, project, args.uninstall, args.dry_run, args.force, args.json)
+    return Options(target, project, args.uninstall, args.dry_run, args.force, args.json,
+                   permissions=not args.no_permissions)
 
 
-def run(ctx: Context) -> dict[str, Any] | None:
-    source = load_source(ROOT)
+def run(ctx: Context, source: Source) -> dict[str, Any] | None:
     runtime = Runtime(data_dir())
     if ctx.options.uninstall:
         uninstall(ctx, source, runtime)
@@ -779,15 +965,18 @@ def summary(ctx: Context, report: dict[str, Any] | None, error: InstallError | N
         "runtime": str(Runtime(data_dir()).venv),
         "actions": [a._asdict() for a in ctx.actions],
         "doctor": report,
+        "warnings": ctx.warnings,
         "error": {"message": error.message, "hint": error.hint} if error else None,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     ctx = Context(parse_options(sys.argv[1:] if argv is None else argv))
-    report, error = None, None
+    report, error, version = None, None, "?"
     try:
-        report = run(ctx)
+        source = load_source(ROOT)
+        version = source.version
+        report = run(ctx, source)
     except InstallError as exc:
         error = exc
     ok = error is None and (report is None or not doctor_failures(report)[0])
@@ -795,9 +984,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary(ctx, report, error, ok), indent=2))
     elif error is not None:
         print(f"error: {error.message}\n  hint: {error.hint}", file=sys.stderr)
-    elif not ctx.changed():
-        print("nothing changed: already " + ("uninstalled" if ctx.options.uninstall
-                                             else "installed and up to date"))
+    else:
+        print(final_line(ctx, version, report))
     return 0 if ok else 1
 
 

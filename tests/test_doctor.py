@@ -218,3 +218,48 @@ def test_doctor_prints_the_inbox_ready_for_claude_to_write(sparring: Any, repo: 
     out = sparring("doctor").out
     assert out["inbox"] == str(repo / ".sparring" / "inbox")
     assert (repo / ".sparring" / ".gitignore").is_file()
+
+
+# -- permissions: the skills allowed in every turn, not only the first ----------------------
+
+
+def test_the_rules_install_wrote_make_the_permissions_check_pass(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    launcher = repo / ".claude" / "skills" / SKILLS[0] / "sparring"
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(launcher))
+
+    found = checks(sparring("doctor").out)["permissions"]
+
+    assert found["ok"], found
+    settings = repo / ".claude" / "settings.local.json"
+    settings.write_text('{"permissions": {"allow": []}}\n')
+    out = sparring("doctor").out
+    found = checks(out)["permissions"]
+    assert out["ready"] is False and found["ok"] is False
+    assert "after a skill's first turn" in found["detail"]
+    assert f"python3 {ROOT / 'install.py'} --project {repo}" in found["hint"]
+
+
+def test_rules_in_the_users_settings_count_for_a_project_install(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path) -> None:
+    local = repo / ".claude" / "settings.local.json"
+    rules = json.loads(local.read_text())["permissions"]["allow"]
+    local.unlink()
+    user = Path.home() / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"permissions": {"allow": rules}}))
+
+    assert checks(sparring("doctor").out)["permissions"]["ok"]
+
+
+def test_plugin_skills_get_the_rules_to_add_by_hand(
+        sparring: Any, repo: Path, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(ROOT / "skills" / SKILLS[0] / "sparring"))
+
+    found = checks(sparring("doctor").out)["permissions"]
+
+    assert found["ok"] is False
+    assert "~/.claude/settings.json" in found["hint"]
+    assert f"Bash({ROOT / 'skills' / SKILLS[0]}/sparring *)" in found["hint"]
+    assert "Edit(.sparring/inbox/**)" in found["hint"]

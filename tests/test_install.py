@@ -143,7 +143,8 @@ def test_installs_each_skill_as_plain_files_with_a_marker(project: Path,
         assert {rel: f["sha256"] for rel, f in marker["files"].items()} == {
             rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in copied.items()}
         assert marker["files"]["sparring"]["mode"] == "755"
-    assert "doctor: ready" in done.stdout, done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"sparring {__version__} installed in {target}; doctor: ready"), done.stdout
 
 
 def test_every_named_file_and_command_runs_through_the_installed_launcher(
@@ -220,8 +221,10 @@ def test_a_second_run_changes_nothing_and_says_so(project: Path, runtime: Path,
     assert (snapshot(project), snapshot(runtime)) == before
     actions = [line.split()[0] for line in done.stdout.splitlines()
                if not line.startswith(("doctor", "nothing"))]
-    assert actions == ["unchanged"] * (len(SKILLS) + 1), done.stdout
-    assert done.stdout.rstrip().endswith("nothing changed: already installed and up to date")
+    assert actions == ["unchanged"] * (len(SKILLS) + 2), done.stdout  # runtime, settings
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"nothing changed: sparring {__version__} is already installed in {target}; "
+        "doctor: ready")
     summary = json.loads(as_json.stdout)
     assert summary["ok"] is True and summary["changed"] is False
     assert {a["verb"] for a in summary["actions"]} == {"unchanged"}
@@ -247,7 +250,9 @@ def test_dry_run_writes_nothing(tmp_path: Path, project: Path, runtime: Path,
     done = run_install("--project", project, "--uninstall", "--dry-run", env=env)
     assert done.returncode == 0, done.stderr
     assert (snapshot(tmp_path), snapshot(runtime)) == before
-    assert done.stdout.count("would remove ") == len(SKILLS)
+    assert len(re.findall(r"^would remove +\S+/skills/", done.stdout, re.M)) == len(SKILLS)
+    assert re.search(r"^would remove +\S+/settings.local.json +\(remove \d+ permission rule",
+                     done.stdout, re.M), done.stdout
 
 
 def test_codex_missing_is_a_warning_not_a_failure(project: Path, runtime: Path) -> None:
@@ -352,7 +357,8 @@ def test_uninstall_twice_changes_nothing(project: Path, env: dict[str, str]) -> 
     assert done.returncode == 0, done.stderr
     assert snapshot(project) == before
     assert not (project / ".claude").exists()
-    assert "nothing changed: already uninstalled" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"nothing changed: sparring is not installed in {project}/.claude/skills")
     assert "runtime still used" in done.stdout  # the session's own --runtime-only user
 
 
@@ -468,3 +474,188 @@ def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
     assert f"read {data}/sparring/pip.log" in done.stderr
     assert not (data / "sparring" / "venv").exists(), "a venv without sparring is removed"
     assert not (project / ".claude").exists(), "no skills without their runtime"
+
+
+# -- Claude Code's permission rules --------------------------------------------------------------
+
+
+def rules_for(target: Path) -> list[str]:
+    """What a debate needs in every turn, spelled out here rather than imported: the
+    launcher of each skill by its full path, each skill's folder, and the inbox."""
+    found = []
+    for skill in SKILLS:
+        found += [f"Bash({target / skill}/sparring *)", f"Read(/{target / skill}/**)"]
+    return [*found, "Edit(.sparring/inbox/**)"]
+
+
+def allow_of(settings: Path) -> list[str]:
+    rules: list[str] = json.loads(settings.read_text())["permissions"]["allow"]
+    return rules
+
+
+def test_a_project_install_allows_the_skills_in_every_turn(project: Path,
+                                                          env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+
+    target = installed(project, env)
+
+    assert allow_of(settings) == rules_for(target)
+    done = run_install("--project", project, "--uninstall", env=env)
+    assert done.returncode == 0, done.stderr
+    assert not settings.exists(), "install.py made the file, and nothing else is in it"
+
+
+def test_permission_rules_join_the_users_settings_and_leave_with_uninstall(
+        project: Path, env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    mine = {"model": "opus", "permissions": {"allow": ["Bash(make test)",
+                                                       "Edit(.sparring/inbox/**)"],
+                                             "deny": ["Read(.env)"]},
+            "env": {"A": "1"}}
+    settings.write_text(json.dumps(mine, indent=4) + "\n")
+    os.chmod(settings, 0o600)
+
+    target = installed(project, env)
+
+    data = json.loads(settings.read_text())
+    assert list(data) == ["model", "permissions", "env"], "the user's keys, in their order"
+    assert data["permissions"]["deny"] == ["Read(.env)"]
+    assert allow_of(settings)[:2] == mine["permissions"]["allow"]
+    assert set(allow_of(settings)) == {"Bash(make test)", *rules_for(target)}
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert run_install("--project", project, env=env).stdout.count("update settings") == 0
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text()) == mine, "exactly what the user had, their " \
+        "own copy of the inbox rule included"
+
+
+def test_a_linked_settings_file_is_written_through_its_link(runtime: Path, tmp_path: Path,
+                                                           env: dict[str, str]) -> None:
+    home = Path(os.environ["HOME"])
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"theme": "dark"}\n')
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").symlink_to(dotfiles)
+
+    done = run_install("--user", env=env, cwd=tmp_path)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (home / ".claude" / "settings.json").is_symlink()
+    assert allow_of(dotfiles) == rules_for(home / ".claude" / "skills")
+    assert json.loads(dotfiles.read_text())["theme"] == "dark"
+    assert run_install("--user", "--uninstall", env=env, cwd=tmp_path).returncode == 0
+    assert json.loads(dotfiles.read_text()) == {"theme": "dark", "permissions": {"allow": []}}
+    assert (home / ".claude" / "settings.json").is_symlink()
+
+
+def test_a_settings_file_that_is_not_json_is_left_alone_with_the_rules_to_add(
+        project: Path, env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": ["Bash(ls)",]}}  // hand-edited\n')
+    before = settings.read_bytes()
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert settings.read_bytes() == before
+    warning = next(line for line in done.stdout.splitlines() if line.startswith("warning:"))
+    assert str(settings) in warning and "Bash(" in warning and "Edit(.sparring/inbox/**)" in warning
+    assert re.search(r"; fix the \d+ warning\(s\) above before a debate$", done.stdout.rstrip())
+    report = json.loads(run_install("--project", project, "--json", env=env).stdout)
+    [check] = [c for c in report["doctor"]["checks"] if c["name"] == "permissions"]
+    assert check["ok"] is False and "--project" in check["hint"]
+
+
+def test_no_permissions_leaves_the_settings_alone_and_takes_back_earlier_rules(
+        project: Path, env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    installed(project, env)
+    assert settings.exists()
+
+    done = run_install("--project", project, "--no-permissions", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert not settings.exists(), "the rules an earlier install added are gone"
+    done = run_install("--project", project, "--no-permissions", env=env)
+    assert "--no-permissions: Claude Code asks before runner calls" in done.stdout
+    assert not settings.exists()
+    report = json.loads(run_install("--project", project, "--no-permissions", "--json",
+                                    env=env).stdout)
+    [check] = [c for c in report["doctor"]["checks"] if c["name"] == "permissions"]
+    assert check["ok"] is False and "first turn" in check["detail"]
+
+
+def test_a_dry_run_names_the_settings_it_would_change(project: Path,
+                                                      env: dict[str, str]) -> None:
+    done = run_install("--project", project, "--dry-run", env=env)
+
+    assert re.search(rf"^would update settings +{project}/.claude/settings.local.json +"
+                     rf"\(allow {len(SKILLS) * 2 + 1} rule", done.stdout, re.M), done.stdout
+    assert not (project / ".claude").exists()
+
+
+# -- files the user edited -----------------------------------------------------------------------
+
+
+def test_an_edited_file_is_kept_reported_and_replaced_only_with_force(
+        project: Path, env: dict[str, str]) -> None:
+    target = installed(project, env)
+    skill_md = target / SKILLS[0] / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nMy team's extra rule.\n")
+    edited = skill_md.read_text()
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert skill_md.read_text() == edited
+    assert re.search(rf"^unchanged +{re.escape(str(target / SKILLS[0]))} .*kept your edits: "
+                     r"SKILL.md \(--force replaces them\)", done.stdout, re.M), done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith("nothing changed")
+
+    done = run_install("--project", project, "--force", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert skill_md.read_bytes() == (ROOT / "skills" / SKILLS[0] / "SKILL.md").read_bytes()
+
+
+def test_an_update_keeps_an_edited_file_and_writes_the_rest(project: Path, own_runtime: Path,
+                                                            clone: Path) -> None:
+    env = install_env(own_runtime)
+    installer = clone / "install.py"
+    assert run_install("--project", project, env=env, installer=installer).returncode == 0
+    folder = project / ".claude" / "skills" / SKILLS[0]
+    (folder / "SKILL.md").write_text("my own version\n")
+    for name in ("SKILL.md", "references/runner.md"):
+        path = clone / "skills" / SKILLS[0] / name
+        text = path.read_text()
+        path.unlink()  # the reference is a link into references/: replace it, not its target
+        path.write_text(text + "\nA new paragraph.\n")
+
+    done = run_install("--project", project, env=env, installer=installer)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (folder / "SKILL.md").read_text() == "my own version\n"
+    assert (folder / "references" / "runner.md").read_text().endswith("A new paragraph.\n")
+    assert re.search(r"1 changed, 0 removed, .*kept your edits: SKILL.md", done.stdout)
+    again = run_install("--project", project, env=env, installer=installer)
+    assert again.stdout.rstrip().splitlines()[-1].startswith("nothing changed"), again.stdout
+
+
+def test_uninstall_leaves_a_file_the_user_edited(project: Path, env: dict[str, str]) -> None:
+    target = installed(project, env)
+    skill_md = target / SKILLS[0] / "SKILL.md"
+    skill_md.write_text("edited\n")
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert skill_md.read_text() == "edited\n"
+    assert [p.name for p in (target / SKILLS[0]).rglob("*")] == ["SKILL.md"]
+    assert re.search(r"kept 1 file\(s\) sparring did not install or you edited: SKILL.md",
+                     done.stdout), done.stdout

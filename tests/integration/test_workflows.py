@@ -37,11 +37,15 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def habitat(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
-            messages_mock: MessagesMock, responses_mock: ResponsesMock,
-            codex_bin: Path) -> Iterator[Habitat]:
+def habitat(request: pytest.FixtureRequest, tmp_path: Path,
+            tmp_path_factory: pytest.TempPathFactory, messages_mock: MessagesMock,
+            responses_mock: ResponsesMock, codex_bin: Path) -> Iterator[Habitat]:
+    """Installed where the test's scenario says (`--project` unless it says `user`)."""
+    params = getattr(request.node, "callspec", None)
+    name = params.params.get("name") if params else None
+    scope = Scenario.load(name).scope if name else "project"
     made = make_habitat(tmp_path, shared_runtime(tmp_path_factory), messages_mock,
-                        responses_mock, codex_bin)
+                        responses_mock, codex_bin, scope)
     yield made
     assert codex_processes(made.project) == [], "Codex or a runner is still running"
 
@@ -68,7 +72,9 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
 
 SCENARIOS = ["think-about-consensus", "think-about-stalemate", "dual-model-deeper-dive",
              "arch-debate-agreed", "arch-debate-decision-needed", "deep-discussion-search",
-             "deep-discussion-none"]
+             "deep-discussion-none",
+             # Over two turns: the user answers a question, then the debate runs.
+             "think-about-clarified", "dual-model-asked-to-dive"]
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

@@ -3,8 +3,14 @@ the installed skill, whose runner drives the real Codex CLI against the Response
 
 Used by tests/integration/test_workflows.py and bench/workflow_bench.py. A scenario file
 (tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's
-answers in order, the scripted model's steps (support/scripted_model.py), and the files the
-run must leave behind.
+answers in order, the scripted model's steps (support/scripted_model.py), the files the
+run must leave behind, and where the skills are installed (`scope`: `project`, the default,
+or `user`).
+
+A scenario may span several turns, as a debate does when Claude asks the user something: a
+`text` step with `then` ends Claude's turn, and the harness answers as the user would, with
+`claude -p --resume <session> "<then>"`. Skills' `allowed-tools` cover only the turn the skill
+was invoked in; what install.py writes into Claude Code's settings covers the later ones.
 """
 
 from __future__ import annotations
@@ -36,12 +42,13 @@ class Scenario:
     codex: list[Any]
     steps: list[dict[str, Any]]
     files: list[dict[str, Any]] = field(default_factory=list)
+    scope: str = "project"
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
-                   data.get("files", []))
+                   data.get("files", []), data.get("scope", "project"))
 
     @property
     def prompt(self) -> str:
@@ -59,13 +66,20 @@ class Habitat:
 
 
 def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: ResponsesMock,
-                 codex: Path) -> Habitat:
+                 codex: Path, scope: str = "project") -> Habitat:
+    """A project with the skills installed as a user would: `install.py --project` (its
+    settings in the project), or `--user` into the home Claude Code then runs with."""
     project = make_project(base / "project")
+    home = base / "home"
     (base / "install-home").mkdir()
-    done = run_install("--project", project, env=install_env(data, base / "install-home"))
+    if scope == "user":
+        home.mkdir(exist_ok=True)
+        done = run_install("--user", env=install_env(data, home), cwd=project)
+    else:
+        done = run_install("--project", project, env=install_env(data, base / "install-home"))
     assert done.returncode == 0, done.stdout + done.stderr
     codex_home = responses.codex_home(base / "codex-home")
-    env = {**messages.claude_env(base / "home"), "PATH": CLEAN_PATH,
+    env = {**messages.claude_env(home), "PATH": CLEAN_PATH,
            "XDG_DATA_HOME": str(data), "SPARRING_CODEX": str(codex),
            "CODEX_HOME": str(codex_home), MOCK_KEY_ENV: "dummy"}
     return Habitat(project, env, messages, responses)
@@ -73,13 +87,16 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
 
 @dataclass
 class Outcome:
-    run: Finished
-    result: dict[str, Any]
+    run: Finished  # the last `claude -p`
+    result: dict[str, Any]  # its JSON result
     model: ScriptedModel
+    results: list[dict[str, Any]] = field(default_factory=list)  # one per turn
 
     @property
     def denials(self) -> list[Any]:
-        return list(self.result.get("permission_denials", ["(no result)"]))
+        """Every permission Claude Code refused or would have asked for, in every turn."""
+        return [d for r in self.results or [self.result]
+                for d in r.get("permission_denials", ["(no result)"])]
 
     def bash_outputs(self) -> list[dict[str, Any]]:
         return [e.output or {} for e in self.model.log if e.tool == "Bash"]
@@ -92,14 +109,22 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
     where = cwd or habitat.project
     model = ScriptedModel(scenario.steps, {"cwd": str(where)})
     habitat.messages.drive(model)
-    run = run_bounded([claude, "-p", scenario.prompt, "--output-format", "json"],
-                      env=habitat.env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
-    assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
-    try:
-        result = json.loads(run.stdout)
-    except ValueError:
-        result = {}
-    return Outcome(run, result, model)
+    argv = [claude, "-p", scenario.prompt, "--output-format", "json"]
+    results = []
+    while True:
+        run = run_bounded(argv, env=habitat.env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
+        assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
+        try:
+            result = json.loads(run.stdout)
+        except ValueError:
+            result = {}
+        results.append(result)
+        reply = model.take_reply()
+        if reply is None or "session_id" not in result:
+            return Outcome(run, result, model, results)
+        # The user answers; Claude Code goes on in the same conversation, a new turn.
+        argv = [claude, "-p", "--resume", result["session_id"], reply,
+                "--output-format", "json"]
 
 
 def codex_processes(project: Path) -> list[str]:

@@ -15,7 +15,9 @@ and whatever a step saved from its tool result (`save` maps a name to a dotted p
 runner's JSON). Only `{{name}}` in a command or a path is replaced; the text a step writes is
 written exactly as given, so hostile text stays hostile. `until` repeats a step until the
 result matches (`"!v"`: anything but v); `expect` checks a result and fails the run if it
-does not match. Every exchange is kept in `log` for the test's assertions and benchmarks.
+does not match. A `text` step with `then` ends Claude's turn with a question to the user,
+and `then` is the user's answer the harness sends as the next turn (`take_reply`). Every
+exchange is kept in `log` for the test's assertions and benchmarks.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class ScriptedModel:
     failures: list[str] = field(default_factory=list)
     position: int = 0
     repeats: int = 0
+    reply: str | None = None  # the user's answer to the question that ended the turn
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -76,6 +79,12 @@ class ScriptedModel:
     @property
     def finished(self) -> bool:
         return self.position >= len(self.steps) and not self.failures
+
+    def take_reply(self) -> str | None:
+        """The user's answer, once Claude's turn ended with a question; else None."""
+        with self._lock:
+            reply, self.reply = self.reply, None
+            return None if self.failures else reply
 
     def respond(self, exchange: Exchange) -> None:
         with self._lock:
@@ -101,6 +110,7 @@ class ScriptedModel:
         step = self.steps[self.position]
         if "text" in step:
             self.position += 1
+            self.reply = step.get("then")
             mm.text(step["text"]).respond(exchange)
             return
         tool, tool_input = self._call(step)

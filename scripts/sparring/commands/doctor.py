@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from sparring import __version__, claude_code, codex, config, process, workspace
+from sparring import installation as layout
 from sparring.errors import SparringError
 
 TESTED_CODEX = "0.169.0"
 # Written by install.py: a marker in each skill folder it installed, and the runtime's
 # state beside the private virtual environment the launcher runs.
-MARKER = ".sparring-install.json"
-RUNTIME_STATE = "runtime.json"
+MARKER = layout.MARKER
+RUNTIME_STATE = layout.RUNTIME_STATE
 
 
 def doctor(cwd: Path) -> dict[str, Any]:
@@ -27,6 +28,7 @@ def doctor(cwd: Path) -> dict[str, Any]:
     checks.append(_config(cwd))
     places = _skill_places(cwd)
     checks.append(_skills(places))
+    checks.append(_permissions(places))
     checks.append(_runtime(places))
     checks.append(_claude_code())
     problems = [c for c in checks if not c["ok"]]
@@ -119,9 +121,7 @@ def _claude_code() -> dict[str, Any]:
 
 
 def _data_dir() -> Path:
-    # The launcher's rule: ${XDG_DATA_HOME:-$HOME/.local/share}/sparring.
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "sparring"
+    return layout.data_dir()
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -195,6 +195,34 @@ def _skills(places: dict[str, Path]) -> dict[str, Any]:
     ok = any(installed.values()) or in_use is not None
     return _check("skills", ok, detail,
                   f"install the skills: {install} (or --user, for every project)")
+
+
+def _permissions(places: dict[str, Path]) -> dict[str, Any]:
+    """Are the skills allowed in every turn? allowed-tools covers only the turn a skill was
+    invoked in; install.py writes the same rules into Claude Code's settings."""
+    launcher = _launcher()
+    in_use = launcher.parent if launcher and (launcher.parent / "SKILL.md").is_file() else None
+    installed = [where / name for where in places.values() for name in _installed(where)]
+    folders = [in_use] if in_use is not None else installed
+    if not folders:
+        return _check("permissions", True, "no installed skills to check")
+    project = places["project"].parents[1]
+    files = layout.settings_files(project, Path.home())
+    have = {rule for f in files for rule in layout.allowed(_read_json(f))}
+    missing = [r for r in layout.rules(folders) if r not in have]
+    if not missing:
+        return _check("permissions", True, "Claude Code may run the runner and write the "
+                      "inbox in every turn (rules in its settings)")
+    detail = (f"{len(missing)} rule(s) missing from Claude Code's settings: after a skill's "
+              "first turn (an answer to its question, a deeper dive) Claude Code asks before "
+              "each runner call")
+    if in_use is not None and in_use not in installed:  # the plugin, or a clone's skills
+        return _check("permissions", False, detail, "allow them in ~/.claude/settings.json "
+                      f"(permissions.allow): {', '.join(missing)}")
+    where = "--user" if in_use is not None and in_use.parent == places["user"] else \
+        f"--project {project}"
+    return _check("permissions", False, detail, "add them: "
+                  + _install_command(where, places) + " (without --no-permissions)")
 
 
 def _runtime(places: dict[str, Path]) -> dict[str, Any]:
