@@ -74,7 +74,8 @@ def started(out: dict[str, Any]) -> bool:
 def measure(scenario: Scenario, claude: Path, codex: Path, data: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-") as tmp, \
             MessagesMock() as messages, ResponsesMock() as responses:
-        habitat = make_habitat(Path(tmp), data, messages, responses, codex)
+        habitat = make_habitat(Path(tmp), data, messages, responses, codex, scenario.scope,
+                               scenario.setup)
         outcome = run_workflow(claude, habitat, scenario)
         if outcome.model.failures or outcome.denials:
             sys.exit(f"{scenario.name} went off script: {outcome.model.failures} "
@@ -104,7 +105,10 @@ def main() -> None:
     if args.claude is None or codex is None:
         sys.exit("needs the real claude and codex: run .ci/run, or set SPARRING_TEST_CLAUDE "
                  "and SPARRING_TEST_CODEX")
-    names = args.only or sorted(p.stem for p in SCENARIOS.glob("*.json"))
+    # Failure paths (a recovered round, a stand-in, a guard violation) are left out: they
+    # show that a workflow survives, not what it costs.
+    names = args.only or sorted(p.stem for p in SCENARIOS.glob("*.json")
+                                if json.loads(p.read_text()).get("bench", True))
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-runtime-") as tmp:
         data = runtime(Path(tmp))
         rows = [measure(Scenario.load(name), args.claude, codex, data) for name in names]

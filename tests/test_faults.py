@@ -318,3 +318,21 @@ def test_stop_and_finalize_are_safe_before_anything_ran(sparring: Any, session: 
     assert stopped.exit_code == 0 and stopped.out["already_ended"] is True
     assert stopped.out["status"] == "new"
     assert sparring("finalize", session).exit_code == 0
+
+
+def test_a_failures_hint_is_a_command_to_run_as_printed(sparring: Any, session: str,
+                                                       fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="0.6")
+    sparring("start", session, input=b"q")
+    sparring("wait", session)
+    fake_codex.mode("rate_limited")
+    sparring("resume", session, input=b"again")
+    out = sparring("poll", session).out
+    assert out["error"]["code"] == "rate_limited"
+    hint = out["error"]["hint"]
+    assert f"`sparring resume {session} --recover`" in hint, hint
+
+    fake_codex.mode("ok", reply="recovered")
+    command = hint.split("`")[1].split()[1:]
+    assert sparring(*command).exit_code == 0
+    assert sparring("wait", session).out["review"]["text"] == "recovered"

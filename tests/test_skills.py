@@ -3,6 +3,7 @@ variable it (or a reference it routes to) names exists and runs."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,49 @@ def test_every_flag_shown_exists(skill: Path, sparring: Any) -> None:
             help_text = sparring(*verb, "--help").raw
             for flag in re.findall(r"\s(--[a-z-]+)", command):
                 assert flag in help_text, f"{doc.name}: `{' '.join(verb)}` has no {flag}"
+
+
+# -- every command the skills give has run in the real Claude Code ---------------------------
+
+SCENARIOS = ROOT / "tests" / "integration" / "workflows"
+# Commands the runner prints for Claude to run as they are (scenarios run them from the
+# saved value): the shape they have, and where a scenario runs one.
+PRINTED = {
+    ("report", ("--synthesis",)): "think-about-consensus: the verdict's next.command",
+    ("resume", ("--template", "--var-file", "--vars-file")):
+        "dual-model-deeper-dive: the verdict's next.optional.command",
+}
+
+
+def shape(command: str, launcher: str) -> tuple[str, tuple[str, ...]]:
+    """(verb, its flags) of a runner command; `launcher` is how the command names it."""
+    words = command.split()
+    rest = words[words.index(launcher) + 1:]
+    verb = rest[:2] if rest[0] in ("debate", "discuss", "guard") else rest[:1]
+    return " ".join(verb), tuple(sorted(set(re.findall(r"(?:^|\s)(--[a-z-]+)",
+                                                        " ".join(rest)))))
+
+
+def scenario_shapes() -> set[tuple[str, tuple[str, ...]]]:
+    found = set()
+    for path in SCENARIOS.glob("*.json"):
+        for step in json.loads(path.read_text(encoding="utf-8"))["steps"]:
+            if "{{launcher}}" in step.get("bash", ""):
+                found.add(shape(step["bash"], "{{launcher}}"))
+    return found | set(PRINTED)
+
+
+def test_every_command_the_skills_give_has_run_in_the_real_claude_code() -> None:
+    """A shape no scripted workflow runs has never been proven free of a permission prompt.
+    A scenario running the verb with the same flags, or more, counts."""
+    ran = scenario_shapes()
+    missing = []
+    for skill in skill_dirs():
+        for doc in documents(skill):
+            for command in runner_commands(doc.read_text()):
+                launcher = LAUNCHER if command.startswith(LAUNCHER) else "sparring"
+                verb, flags = shape(command, launcher)
+                if not any(v == verb and set(flags) <= set(f) for v, f in ran):
+                    missing.append(f"{skill.name}/{doc.name}: {command}")
+    assert not missing, "no scenario in tests/integration/workflows runs:\n" + "\n".join(
+        sorted(set(missing)))

@@ -63,14 +63,24 @@ def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
         payload = call()
     except SparringError as exc:
         inputs.forget_taken()
-        emit(failure(verb, exc))
+        emit(failure(verb, exc), _session_named())
         return EXIT_FAILED
     except BaseException:
         inputs.forget_taken()
         raise
     inputs.archive_taken(_session_dir(payload))
-    emit(success(verb, payload))
+    emit(success(verb, payload), _session_named() or _text(payload.get("session")))
     return EXIT_OK
+
+
+def _session_named() -> str | None:
+    """The SESSION the command line named, if the verb takes one (hints fill it in)."""
+    context = click.get_current_context(silent=True)
+    return _text(context.params.get("session")) if context else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _session_dir(payload: dict[str, Any]) -> Path | None:

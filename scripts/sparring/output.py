@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 from typing import Any
@@ -34,25 +35,35 @@ def program() -> str:
     return shlex.quote(launcher) if os.path.isabs(launcher) else "sparring"
 
 
-def spell_commands(value: Any, prog: str, key: str = "") -> Any:
-    """`value` with every `sparring …` command in a hint or next step spelled `prog …`, so the
-    caller can run it exactly as printed."""
+_QUOTED_COMMAND = re.compile(r"`sparring ([^`]*)`")
+_SESSION = re.compile(r"\bSESSION\b")
+
+
+def spell_commands(value: Any, prog: str, key: str = "", session: str | None = None) -> Any:
+    """`value` with every `sparring …` command in a hint or next step spelled `prog …`, and
+    its `SESSION` placeholder filled in when the session is known, so the caller can run it
+    exactly as printed."""
     if isinstance(value, dict):
-        return {k: spell_commands(v, prog, k if k in _COMMAND_KEYS else key)
+        return {k: spell_commands(v, prog, k if k in _COMMAND_KEYS else key, session)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [spell_commands(v, prog, key) for v in value]
-    if isinstance(value, str) and key in _COMMAND_KEYS:
-        if key == "command" and value.startswith("sparring "):
-            value = prog + value[len("sparring"):]
-        return value.replace("`sparring ", f"`{prog} ")
-    return value
+        return [spell_commands(v, prog, key, session) for v in value]
+    if not isinstance(value, str) or key not in _COMMAND_KEYS:
+        return value
+    if key == "command" and value.startswith("sparring "):
+        return prog + _fill(value[len("sparring"):], session)
+    return _QUOTED_COMMAND.sub(lambda m: f"`{prog} {_fill(m.group(1), session)}`", value)
 
 
-def emit(obj: dict[str, Any]) -> None:
+def _fill(command: str, session: str | None) -> str:
+    return _SESSION.sub(shlex.quote(session), command) if session else command
+
+
+def emit(obj: dict[str, Any], session: str | None = None) -> None:
+    """Print `obj`; `session`, when the verb named one, fills the hints' placeholders."""
     prog = program()
-    if prog != "sparring":
-        obj = spell_commands(obj, prog)
+    if prog != "sparring" or session:
+        obj = spell_commands(obj, prog, session=session)
     # Indented for a person at a terminal; one line for a program (Claude reads every byte).
     indent = 2 if sys.stdout.isatty() else None
     text = json.dumps(obj, ensure_ascii=False, indent=indent) + "\n"

@@ -4,8 +4,9 @@ the installed skill, whose runner drives the real Codex CLI against the Response
 Used by tests/integration/test_workflows.py and bench/workflow_bench.py. A scenario file
 (tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's
 answers in order, the scripted model's steps (support/scripted_model.py), the files the
-run must leave behind, and where the skills are installed (`scope`: `project`, the default,
-or `user`).
+run must leave behind, where the skills are installed (`scope`: `project`, the default, or
+`user`), files committed in the project first (`setup`), and `"bench": false` for a failure
+path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
@@ -23,10 +24,19 @@ from typing import Any
 
 import psutil
 
+from support.gitrepo import git
 from support.installing import install_env, make_project, run_install
+from support.loopback_server import Behaviour
 from support.messages_mock import MessagesMock
 from support.processes import Finished, run_bounded
-from support.responses_mock import MOCK_KEY_ENV, ResponsesMock, text
+from support.responses_mock import (
+    MOCK_KEY_ENV,
+    ResponsesMock,
+    rate_limited,
+    shell_call,
+    status,
+    text,
+)
 from support.scripted_model import ScriptedModel
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "integration" / "workflows"
@@ -43,12 +53,13 @@ class Scenario:
     steps: list[dict[str, Any]]
     files: list[dict[str, Any]] = field(default_factory=list)
     scope: str = "project"
+    setup: dict[str, str] = field(default_factory=dict)  # files committed in the project
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
-                   data.get("files", []), data.get("scope", "project"))
+                   data.get("files", []), data.get("scope", "project"), data.get("setup", {}))
 
     @property
     def prompt(self) -> str:
@@ -66,10 +77,17 @@ class Habitat:
 
 
 def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: ResponsesMock,
-                 codex: Path, scope: str = "project") -> Habitat:
+                 codex: Path, scope: str = "project",
+                 setup: dict[str, str] | None = None) -> Habitat:
     """A project with the skills installed as a user would: `install.py --project` (its
-    settings in the project), or `--user` into the home Claude Code then runs with."""
+    settings in the project), or `--user` into the home Claude Code then runs with. `setup`
+    files are committed in the project first (a sparring.yaml, say)."""
     project = make_project(base / "project")
+    for name, content in (setup or {}).items():
+        (project / name).write_text(content, encoding="utf-8")
+        git(project, "add", name)
+    if setup:
+        git(project, "commit", "-q", "-m", "scenario set-up")
     home = base / "home"
     (base / "install-home").mkdir()
     if scope == "user":
@@ -102,10 +120,22 @@ class Outcome:
         return [e.output or {} for e in self.model.log if e.tool == "Bash"]
 
 
+def codex_behaviour(answer: Any) -> Behaviour:
+    """How the Responses mock answers one Codex request: the answer as text (JSON for an
+    object), or `{"mock": "rate_limited"}` (HTTP 429, no Retry-After: codex gives up at
+    once), `{"mock": "bad_request"}` (HTTP 400), `{"mock": "shell", "cmd": "…"}` (Codex runs a
+    command in its sandbox; its next request takes the next answer)."""
+    if isinstance(answer, dict) and "mock" in answer:
+        if answer["mock"] == "shell":
+            return shell_call(answer["cmd"])
+        return {"rate_limited": rate_limited, "bad_request": lambda: status(400)}[answer["mock"]]()
+    return text(answer if isinstance(answer, str) else json.dumps(answer))
+
+
 def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
                  cwd: Path | None = None) -> Outcome:
     for answer in scenario.codex:
-        habitat.responses.script(text(answer if isinstance(answer, str) else json.dumps(answer)))
+        habitat.responses.script(codex_behaviour(answer))
     where = cwd or habitat.project
     model = ScriptedModel(scenario.steps, {"cwd": str(where)})
     habitat.messages.drive(model)

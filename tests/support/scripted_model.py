@@ -15,7 +15,8 @@ and whatever a step saved from its tool result (`save` maps a name to a dotted p
 runner's JSON). Only `{{name}}` in a command or a path is replaced; the text a step writes is
 written exactly as given, so hostile text stays hostile. `until` repeats a step until the
 result matches (`"!v"`: anything but v); `expect` checks a result and fails the run if it
-does not match. A `text` step with `then` ends Claude's turn with a question to the user,
+does not match; `"fails": true` marks a runner call expected to exit non-zero (its JSON
+error is still read). A `text` step with `then` ends Claude's turn with a question to the user,
 and `then` is the user's answer the harness sends as the next turn (`take_reply`). Every
 exchange is kept in `log` for the test's assertions and benchmarks.
 """
@@ -53,9 +54,13 @@ class Exchanged:
 
     @property
     def output(self) -> dict[str, Any] | None:
-        """The runner's JSON, for a Bash call that printed one object."""
+        """The runner's JSON, for a Bash call that printed one object (after the `Exit code
+        N` line Claude Code puts before the output of a command that failed)."""
+        text = self.result or ""
+        if self.is_error and text.startswith("Exit code "):
+            text = text.partition("\n")[2]
         try:
-            found = json.loads(self.result or "")
+            found = json.loads(text)
         except ValueError:
             return None
         return found if isinstance(found, dict) else None
@@ -151,8 +156,9 @@ class ScriptedModel:
         last.result = mm.tool_result_text(block)
         last.is_error = block.get("is_error")
         step = self.steps[self.position]
-        if last.is_error:
-            raise ScriptFailed(f"step {self.position} ({last.tool}) failed: {last.result[:500]}")
+        if bool(last.is_error) != bool(step.get("fails")):
+            raise ScriptFailed(f"step {self.position} ({last.tool}) " + (
+                f"failed: {last.result[:500]}" if last.is_error else "was expected to fail"))
         out = last.output if last.tool == "Bash" else None
         if "until" in step and not _matches(out, step["until"]):
             self.repeats += 1
