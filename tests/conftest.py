@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from sparring.cli import main
-from support.gitrepo import git
+from support.gitrepo import IDENTITY, git
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -41,9 +41,8 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
             monkeypatch.delenv(name)
     # Tests run inside Claude Code must not see it (doctor reads which one runs us).
     monkeypatch.delenv("CLAUDE_CODE_EXECPATH", raising=False)
-    for key, value in (("NAME", "Sparring Tests"), ("EMAIL", "tests@sparring.invalid")):
-        monkeypatch.setenv(f"GIT_AUTHOR_{key}", value)
-        monkeypatch.setenv(f"GIT_COMMITTER_{key}", value)
+    for key, value in IDENTITY.items():  # for the git the code under test runs
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")

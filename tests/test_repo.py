@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def readme_test_command() -> str:
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
-    commands = [b.strip() for b in blocks if "pytest" in b]
+    commands = [b.strip() for b in blocks if "tests/run.py" in b]
     assert len(commands) == 1, "the README names exactly one test command"
     return commands[0]
 
