@@ -543,7 +543,7 @@ def discuss_group() -> None:
     """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.
 
     \b
-    sparring discuss new --args "high CODEX"        # effort high|xhigh, model CODEX|NONE
+    sparring discuss new --args "high CODEX topic" # effort, model, then the topic
     sparring discuss frame SESSION --file F        # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
     sparring discuss round SESSION --file F        # YAML: response, search_results
     sparring discuss status SESSION                # markers, search requests, what next
@@ -564,8 +564,12 @@ def discuss_group() -> None:
 def discuss_new(arguments: str, file: Path | None) -> int:
     """Parse /deep-discussion arguments and create the session.
 
-    Valid: effort high (default) or xhigh, model CODEX (default) or NONE, in any
-    order and case. Anything else is invalid_arguments, listing the valid forms.
+    The effort (high, the default, or xhigh) and model (CODEX, the default, or
+    NONE) words come first, in any order and case; the rest is the topic
+    (`--` ends the words early). Prints session, effort, model, topic (null
+    when none was given), max_rounds, inbox, next. Conflicting words, or a lone
+    word naming a setting the skill does not offer (low, medium, a model
+    slug), are invalid_arguments, listing the valid forms.
     """
     from sparring.commands import discuss as verb
 

@@ -68,7 +68,7 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
 
 SCENARIOS = ["think-about-consensus", "think-about-stalemate", "dual-model-deeper-dive",
              "arch-debate-agreed", "arch-debate-decision-needed", "deep-discussion-search",
-             "deep-discussion-none"]
+             "deep-discussion-none", "deep-discussion-topic"]
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
