@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -102,6 +103,11 @@ class FakeCodex:
 
     def stdin_of(self, index: int) -> bytes:
         return sorted(self.log_dir.glob("call-*.stdin"))[index].read_bytes()
+
+    def log_in(self) -> None:
+        """`codex login --with-api-key`, as a user would, into the test's CODEX_HOME."""
+        subprocess.run(["codex", "login", "--with-api-key"], input=b"sk-tests-0123456789\n",
+                       capture_output=True, check=True, timeout=30)
 
     def turn_calls(self) -> list[dict[str, Any]]:
         """Calls that ran a turn (not --version / --help)."""

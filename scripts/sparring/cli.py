@@ -311,7 +311,7 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 @cli.command()
 @CWD_OPTION
 def doctor(cwd: Path) -> int:
-    """Check Python, codex (found, version, every flag sparring passes), the project.
+    """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
     the `hints` to follow, in order. Exit status 0 either way.
