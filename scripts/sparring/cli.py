@@ -30,7 +30,7 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
-# The two limits every verb that starts a codex turn takes.
+# The limits every verb that starts a codex turn takes.
 LIMIT_OPTIONS = [
     click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
                  envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
@@ -38,6 +38,9 @@ LIMIT_OPTIONS = [
     click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
                  envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
                  "event for this many seconds. Default by effort: 180/300/600/900."),
+    click.option("--offline-after", type=click.FloatRange(min=0, min_open=True),
+                 envvar="SPARRING_OFFLINE_AFTER", help="End the turn as network_unreachable "
+                 "when codex reports only reconnecting for this many seconds. Default: 60."),
 ]
 TEMPLATE_OPTIONS = [
     click.option("--template", metavar="NAME",

@@ -3,6 +3,8 @@ mock of the Responses API: a turn, a resumed turn, a rate limit, a hang."""
 
 from __future__ import annotations
 
+import re
+import socket
 import subprocess
 import sys
 import time
@@ -120,3 +122,26 @@ def test_doctor_tells_whether_the_real_codex_is_logged_in_and_the_fake_agrees(
     _said(fake, fake_home, "login", "--with-api-key", stdin="sk-tests-0123456789\n")
     faked.append(_said(fake, fake_home, "login", "status"))
     assert faked == real
+
+
+def test_a_provider_that_refuses_connections_ends_as_network_unreachable(
+        real_codex: Path, responses_mock: ResponsesMock, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, sparring: Any, session: str) -> None:
+    with socket.socket() as probe:  # a loopback port nobody listens on: connection refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    home = responses_mock.codex_home(tmp_path / "refused-codex-home")
+    config = home / "config.toml"
+    config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "http://127.0.0.1:{port}/v1"',
+                             config.read_text()))
+    monkeypatch.setenv("CODEX_HOME", str(home))
+
+    began = time.monotonic()
+    assert sparring("start", session, "--offline-after", "3", input=b"q").exit_code == 0
+    out = sparring("wait", session, "--timeout", "60", "--full").out
+
+    assert out["status"] == "failed", out
+    assert out["error"]["code"] == "network_unreachable"
+    assert "Reconnecting... waiting for network" in out["error"]["message"]
+    assert out["recoverable"] is True
+    assert time.monotonic() - began < 30  # not the 30-minute turn timeout

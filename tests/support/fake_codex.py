@@ -48,6 +48,9 @@ USAGE_KEYS = (
 )
 HIGH_DEMAND = "We’re currently experiencing high demand, which may cause temporary errors."
 RATE_LIMITED = "exceeded retry limit, last status: 429 Too Many Requests"
+WAITING_FOR_NETWORK = (
+    "Reconnecting... waiting for network (Connection failed: error sending request)"
+)
 DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
 DEFAULT_WRITE_PATH = "fake_codex_output.txt"
 DEFAULT_WRITE_CONTENT = "written by fake codex\n"
@@ -56,11 +59,12 @@ SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
-                          server_error|malformed|partial_then_hang|no_message|writes_file|
-                          spawn_child|ignore_term|usage_error (default ok)
+                          server_error|offline|malformed|partial_then_hang|no_message|
+                          writes_file|spawn_child|ignore_term|usage_error (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
-FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0)
+FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
+                          the first pause between notices (default 5, then doubling)
 FAKE_CODEX_EVENT_DELAY    seconds to sleep between JSONL lines (default 0)
 FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
 FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
@@ -1667,6 +1671,18 @@ class Turn:
             self.out.event({"type": "error", "message": notice})
         return self.failed(HIGH_DEMAND)
 
+    def mode_offline(self) -> int:
+        """Connection refused / no network (reference §11): Codex retries forever, printing
+        `Reconnecting... waiting for network (...)` at 0.21 s, then after pauses of 5, 10,
+        20 s, … (FAKE_CODEX_DELAY sets the first pause), and never ends the turn itself."""
+        self.start()
+        sleep_in_steps(0.21)
+        pause = 5.0 if self.scenario.delay is None else self.scenario.delay
+        while True:
+            self.out.event({"type": "error", "message": WAITING_FOR_NETWORK})
+            sleep_in_steps(pause)
+            pause *= 2
+
     def mode_malformed(self) -> int:
         if not self.settings.json:
             return self.mode_ok()
@@ -1718,6 +1734,7 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "die_early": Turn.mode_die_early,
     "rate_limited": Turn.mode_rate_limited,
     "server_error": Turn.mode_server_error,
+    "offline": Turn.mode_offline,
     "malformed": Turn.mode_malformed,
     "partial_then_hang": Turn.mode_partial_then_hang,
     "no_message": Turn.mode_no_message,
