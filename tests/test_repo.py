@@ -33,7 +33,7 @@ def test_layout_of_the_design_card() -> None:
 
 def test_ruff_is_clean() -> None:
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "install.py", "scripts", "tests",
-                           "bench"], cwd=ROOT, capture_output=True, text=True)
+                           "bench", "docs"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
