@@ -7,9 +7,9 @@ So a distribution Python that refuses `pip install` outside a virtual environmen
 (externally-managed-environment, as on current Debian, Ubuntu and Homebrew) is fine.
 
 A Python without `ensurepip` (Debian/Ubuntu without the python3-venv package) cannot put pip
-into a new virtual environment. Then the environment is made without pip and this Python's
-own pip installs into it (`pip --python`); when there is no pip either, it stops with what to
-install. `SPARRING_TEST_VENV` names another folder for the environment.
+into a virtual environment. The tests need that, and so does install.py, which makes one for the
+skills' runtime; so then it stops at once and says what to install, or to run this file with
+another Python. `SPARRING_TEST_VENV` names another folder for the environment.
 """
 
 from __future__ import annotations
@@ -24,9 +24,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".sparring-test-stamp"  # what the environment was last installed for
-NO_VENV_HINT = (
-    "install the venv module (Debian/Ubuntu: `sudo apt install python3-venv`), or pip "
-    "(`sudo apt install python3-pip`), or run this command with another Python 3.10+"
+NO_ENSUREPIP = (
+    "{python} has no ensurepip, so it cannot put pip into a virtual environment; the tests "
+    "need one, and so does install.py (for the skills' runtime). Install Python's venv "
+    "support (Debian/Ubuntu: `sudo apt install python3-venv`, or python3.X-venv for the "
+    "version `python3 --version` names), or run this file with another Python 3.10+: "
+    "`/path/to/python3 tests/run.py`"
 )
 
 
@@ -51,42 +54,28 @@ def main(argv: list[str]) -> int:
 def prepare(venv: Path) -> Path:
     """The environment's python, made and installed as needed."""
     python = venv / "bin" / "python"
-    pip = _pip_for(venv, python) if python.exists() else create(venv)
+    if not python.exists():
+        create(venv)
     wanted = _fingerprint()
     stamp = venv / STAMP
     if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
         say(f"installing sparring and its test tools into {venv}")
-        run([*pip, "install", "-q", "-e", f"{ROOT}[test]"], "pip could not install the "
-            "package and its test tools (its output is above)")
+        run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[test]"],
+            "pip could not install the package and its test tools (its output is above)")
         stamp.write_text(wanted, encoding="utf-8")
     return python
 
 
-def create(venv: Path) -> list[str]:
-    """Make the environment; returns the pip command that installs into it."""
+def create(venv: Path) -> None:
+    if not ensurepip_available():
+        raise SetupFailed(NO_ENSUREPIP.format(python=sys.executable))
     say(f"creating a virtual environment in {venv}")
-    if ensurepip_available():
-        done = _quiet([sys.executable, "-m", "venv", str(venv)])
-        if done.returncode == 0:
-            return [str(venv / "bin" / "python"), "-m", "pip"]
-        shutil.rmtree(venv, ignore_errors=True)  # half made: start over without pip
-    if not system_pip_available():
-        raise SetupFailed(f"{sys.executable} can make no virtual environment with pip in it "
-                          f"(no ensurepip) and has no pip of its own: {NO_VENV_HINT}")
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
-        f"{sys.executable} -m venv could not create {venv}")
-    (venv / "pip-from-outside").write_text(sys.executable + "\n", encoding="utf-8")
-    return [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
-
-
-def _pip_for(venv: Path, python: Path) -> list[str]:
-    """How to install into an existing environment (one made without pip keeps using the
-    Python that made it)."""
-    outside = venv / "pip-from-outside"
-    if outside.is_file():
-        return [outside.read_text(encoding="utf-8").strip(), "-m", "pip", "--python",
-                str(python)]
-    return [str(python), "-m", "pip"]
+    done = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(venv, ignore_errors=True)  # half made: the next run starts over
+        raise SetupFailed(f"`{sys.executable} -m venv {venv}` failed:\n"
+                          f"{(done.stdout + done.stderr).strip()}")
 
 
 def ensurepip_available() -> bool:
@@ -94,19 +83,10 @@ def ensurepip_available() -> bool:
     return (Path(sysconfig.get_path("stdlib")) / "ensurepip" / "__main__.py").is_file()
 
 
-def system_pip_available() -> bool:
-    return _quiet([sys.executable, "-m", "pip", "--version"]).returncode == 0
-
-
 def _fingerprint() -> str:
     """Reinstall when the dependencies or the interpreter change."""
     pyproject = (ROOT / "pyproject.toml").read_bytes()
     return f"{hashlib.sha256(pyproject).hexdigest()} {sys.version.split()[0]} {ROOT}\n"
-
-
-def _quiet(argv: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          check=False)
 
 
 def run(argv: list[str], failure: str) -> None:
