@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import psutil
 import pytest
 
 from sparring.cli import main
-from support.gitrepo import git
+from support.gitrepo import IDENTITY, git
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -41,9 +42,8 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
             monkeypatch.delenv(name)
     # Tests run inside Claude Code must not see it (doctor reads which one runs us).
     monkeypatch.delenv("CLAUDE_CODE_EXECPATH", raising=False)
-    for key, value in (("NAME", "Sparring Tests"), ("EMAIL", "tests@sparring.invalid")):
-        monkeypatch.setenv(f"GIT_AUTHOR_{key}", value)
-        monkeypatch.setenv(f"GIT_COMMITTER_{key}", value)
+    for key, value in IDENTITY.items():  # for the git the code under test runs
+        monkeypatch.setenv(key, value)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -103,6 +103,11 @@ class FakeCodex:
 
     def stdin_of(self, index: int) -> bytes:
         return sorted(self.log_dir.glob("call-*.stdin"))[index].read_bytes()
+
+    def log_in(self) -> None:
+        """`codex login --with-api-key`, as a user would, into the test's CODEX_HOME."""
+        subprocess.run(["codex", "login", "--with-api-key"], input=b"sk-tests-0123456789\n",
+                       capture_output=True, check=True, timeout=30)
 
     def turn_calls(self) -> list[dict[str, Any]]:
         """Calls that ran a turn (not --version / --help)."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sparring.contract import POLL_KEYS
 from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 
 # Renaming or removing one of these breaks every SKILL.md that branches on it.
 PINNED_CODES = {
@@ -29,10 +30,36 @@ def test_error_codes_are_only_ever_added() -> None:
     assert set(CODES) >= PINNED_CODES
 
 
-def test_every_error_code_is_documented_in_the_readme() -> None:
-    text = README.read_text()
+def test_every_error_code_is_documented() -> None:
+    text = RUNNER_DOC.read_text()
     missing = [code for code in CODES if f"`{code}`" not in text]
-    assert not missing, f"README lacks error codes: {missing}"
+    assert not missing, f"docs/runner.md lacks error codes: {missing}"
+
+
+# Keys `poll`/`wait` add around the turn's own object (contract.POLL_KEYS says when).
+_AROUND = {"wait_timed_out", "sealed", "debate", "discussion"}
+
+
+def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: str,
+                                                       fake_codex: Any) -> None:
+    documented = [key for key, _, _ in POLL_KEYS]
+    assert len(documented) == len(set(documented))
+    fake_codex.mode("slow", delay="1.5")
+    sparring("start", session, input=b"q")
+    running = [sparring("poll", session).out, sparring("poll", session, "--full").out]
+    done = [sparring("wait", session).out, sparring("wait", session, "--full").out]
+    fake_codex.mode("rate_limited")
+    sparring("resume", session, input=b"again")
+    failed = [sparring("wait", session).out, sparring("wait", session, "--full").out]
+
+    printed = running + done + failed
+    envelope = {"schema_version", "ok", "verb"}
+    full_keys = set(running[1]) - envelope
+    assert full_keys == set(documented) - _AROUND, "contract.POLL_KEYS differs from view.py"
+    for out in printed:
+        assert set(out) - envelope <= set(documented), set(out) - envelope - set(documented)
+    assert "wait_timed_out" in done[0] and "last_event_s" in running[0]
+    assert "error" in failed[0] and "recoverable" in failed[0]
 
 
 def test_success_and_error_envelopes(sparring: Any, repo: Path) -> None:

@@ -32,39 +32,63 @@ final_observations: Codex pushed harder on replay needs than I expected.
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("", ("high", "CODEX")),
-    ("high", ("high", "CODEX")),
-    ("xhigh", ("xhigh", "CODEX")),
-    ("CODEX", ("high", "CODEX")),
-    ("none", ("high", "NONE")),
-    ("NONE high", ("high", "NONE")),
-    ("codex XHIGH", ("xhigh", "CODEX")),
-    ("  XHigh\tnOnE ", ("xhigh", "NONE")),
-    ("high high", ("high", "CODEX")),
+    ("", ("high", "CODEX", None)),
+    ("high", ("high", "CODEX", None)),
+    ("xhigh", ("xhigh", "CODEX", None)),
+    ("CODEX", ("high", "CODEX", None)),
+    ("none", ("high", "NONE", None)),
+    ("NONE high", ("high", "NONE", None)),
+    ("codex XHIGH", ("xhigh", "CODEX", None)),
+    ("  XHigh\tnOnE ", ("xhigh", "NONE", None)),
+    ("high high", ("high", "CODEX", None)),
+    ("Should the cache be write-through?", ("high", "CODEX",
+                                            "Should the cache be write-through?")),
+    ("xhigh NONE Should we  shard\nby tenant?", ("xhigh", "NONE",
+                                                 "Should we  shard\nby tenant?")),
+    ("CODEX high Redis or SQLite: which is high availability enough?",
+     ("high", "CODEX", "Redis or SQLite: which is high availability enough?")),
+    ("-- High availability for the queue?", ("high", "CODEX", "High availability for the queue?")),
+    ("xhigh -- none of the options?", ("xhigh", "CODEX", "none of the options?")),
+    ("Low latency or low cost?", ("high", "CODEX", "Low latency or low cost?")),
 ])
-def test_valid_arguments(text: str, expected: tuple[str, str]) -> None:
+def test_valid_arguments(text: str, expected: tuple[str, str, str | None]) -> None:
     assert discussion.parse_arguments(text) == expected
 
 
 @pytest.mark.parametrize("text, needle", [
     ("low", "'low' is neither"),
+    ("high medium", "'medium' is neither"),
     ("high xhigh", "two efforts"),
-    ("CODEX NONE", "two models"),
+    ("CODEX NONE topic", "two models"),
     ("gpt-5.5", "'gpt-5.5' is neither"),
-    ("--effort high", "'--effort' is neither"),
+    ("--effort high", "'--effort' looks like an option"),
 ])
 def test_invalid_arguments_list_the_valid_forms(text: str, needle: str) -> None:
     with pytest.raises(SparringError) as err:
         discussion.parse_arguments(text)
     assert err.value.code == "invalid_arguments" and needle in err.value.message
-    assert "/deep-discussion [high|xhigh] [CODEX|NONE]" in err.value.hint
+    assert "/deep-discussion [high|xhigh] [CODEX|NONE] [topic…]" in err.value.hint
 
 
 def test_invalid_arguments_through_the_cli(sparring: Any, repo: Path) -> None:
     result = sparring("discuss", "new", "--args", "medium")
     assert result.exit_code == 1 and result.out["error"]["code"] == "invalid_arguments"
     piped = sparring("discuss", "new", "--args", "-", input=b"xhigh none\n")
-    assert (piped.out["effort"], piped.out["model"]) == ("xhigh", "NONE")
+    assert (piped.out["effort"], piped.out["model"], piped.out["topic"]) == ("xhigh", "NONE",
+                                                                          None)
+    assert "take TOPIC from the conversation" in piped.out["next"]
+
+
+def test_a_topic_typed_after_the_words_comes_back_for_the_framing(sparring: Any,
+                                                                   repo: Path) -> None:
+    typed = repo / "args.txt"
+    typed.write_text("XHIGH Should the session store move to SQLite?\n")
+
+    out = sparring("discuss", "new", "--file", typed).out
+
+    assert (out["effort"], out["model"]) == ("xhigh", "CODEX")
+    assert out["topic"] == "Should the session store move to SQLite?"
+    assert "TOPIC is the `topic` the user gave" in out["next"]
 
 
 @pytest.mark.parametrize("text, counts", [

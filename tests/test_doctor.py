@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ def write_marker(folder: Path, version: str) -> None:
 
 def test_ready_with_a_codex_that_accepts_every_flag(sparring: Any, repo: Path,
                                                     fake_codex: Any, installed: Path) -> None:
+    fake_codex.log_in()
     result = sparring("doctor")
     assert result.exit_code == 0
     assert result.out["ready"] is True, result.out
@@ -68,6 +70,37 @@ def test_a_codex_lacking_a_flag_we_pass_is_named(sparring: Any, repo: Path,
     assert out["ready"] is False and not flags["ok"]
     assert "--output-schema" in flags["detail"] and "--skip-git-repo-check" in flags["detail"]
     assert "upgrade codex" in flags["hint"]
+
+
+def test_a_codex_not_logged_in_is_not_ready_and_says_codex_login(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path) -> None:
+    out = sparring("doctor").out
+
+    login = checks(out)["codex_login"]
+    assert out["ready"] is False and login["ok"] is False
+    assert login["detail"].startswith("Not logged in (`codex login status`")
+    assert "run `codex login`" in login["hint"] and login["hint"] in out["hints"]
+
+    fake_codex.log_in()
+    login = checks(sparring("doctor").out)["codex_login"]
+    assert login["ok"] and login["detail"].startswith("API key configured - sk-tests***56789")
+
+
+def test_a_custom_model_provider_or_codex_api_key_needs_no_login(
+        sparring: Any, repo: Path, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Path(os.environ["CODEX_HOME"])
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('model = "gpt-5.5"\nmodel_provider = "azure"\n\n'
+                                      '[model_providers.azure]\nname = "Azure"\n')
+    login = checks(sparring("doctor").out)["codex_login"]
+    assert login["ok"] and "model provider 'azure'" in login["detail"]
+
+    (home / "config.toml").write_text('[profiles.x]\nmodel_provider = "azure"\n')
+    assert checks(sparring("doctor").out)["codex_login"]["ok"] is False  # not the top level
+
+    monkeypatch.setenv("CODEX_API_KEY", "sk-from-the-environment")
+    login = checks(sparring("doctor").out)["codex_login"]
+    assert login["ok"] and "CODEX_API_KEY" in login["detail"]
 
 
 def test_invalid_config_is_reported(sparring: Any, repo: Path, fake_codex: Any) -> None:

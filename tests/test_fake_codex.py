@@ -828,3 +828,52 @@ def test_launcher_on_path_through_a_symlink(fake: Fake, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1])["type"] == "turn.completed"
     assert fake.calls()[0]["argv"] == ["exec", "--json", "hi"]
+
+
+# -- codex login (observed with 0.169.0; everything on stderr) --------------------------------
+
+
+def test_login_status_without_credentials_says_not_logged_in(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    result = fake.run("login", "status")
+    assert (result.code, result.stdout, result.stderr) == (1, b"", "Not logged in\n")
+
+
+def test_login_with_an_api_key_then_status_masks_it(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    saved = fake.run("login", "--with-api-key", stdin=b"sk-1234567890abcdef\n")
+    assert saved.code == 0 and saved.stdout == b""
+    assert saved.stderr == ("Reading API key from stdin...\n"
+                            "API key saved. Authentication is checked when you send a request.\n")
+    assert json.loads((fake.home / "auth.json").read_text()) == {
+        "auth_mode": "apikey", "OPENAI_API_KEY": "sk-1234567890abcdef"}
+
+    status = fake.run("login", "status")
+
+    assert status.code == 0 and status.stdout == b""
+    assert status.stderr == ("API key configured - sk-12345***bcdef\n"
+                             "Authentication is checked when you send a request.\n")
+
+
+@pytest.mark.parametrize("content, code, said", [
+    ('{"auth_mode":"chatgpt"}', 0, "Logged in using ChatGPT\n"),
+    ("{}", 0, "Logged in using ChatGPT\n"),
+    ('{"OPENAI_API_KEY":"sk-abc"}', 0, "API key configured - ***\n"),
+    ("garbage", 1, "Error checking login status: failed to deserialize CLI auth from file: "
+                   "expected value at line 1 column 1\n"),
+])
+def test_login_status_reads_the_auth_file(tmp_path: Path, content: str, code: int,
+                                          said: str) -> None:
+    fake = Fake(tmp_path)
+    fake.home.mkdir()
+    (fake.home / "auth.json").write_text(content)
+    result = fake.run("login", "status")
+    assert result.code == code and result.stderr.startswith(said)
+
+
+def test_login_ignores_key_variables_and_an_empty_key(tmp_path: Path) -> None:
+    fake = Fake(tmp_path)
+    assert fake.run("login", "status", env={"CODEX_API_KEY": "sk-x",
+                                             "OPENAI_API_KEY": "sk-y"}).code == 1
+    empty = fake.run("login", "--with-api-key", stdin=b"")
+    assert empty.code == 1 and empty.stderr.endswith("No API key provided via stdin.\n")

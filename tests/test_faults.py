@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
 from sparring.session import Session
 
@@ -173,6 +174,44 @@ def test_rate_limit_is_a_failure_with_the_servers_reason(sparring: Any, session:
     assert out["error"]["code"] == "rate_limited"
     assert "429" in out["error"]["message"]
     assert out["recoverable"] is True
+
+
+def test_a_codex_that_only_reconnects_is_ended_as_network_unreachable(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    # As with no network: notices at 0.21 s, then every 0.3, 0.6, 1.2 s …; the stall limit
+    # (10 s here) would never fire, and the turn timeout is 30 minutes at high effort.
+    fake_codex.script([{"mode": "offline", "delay": 0.3}, {"mode": "ok", "reply": "back"}])
+    began = time.monotonic()
+    sparring("start", session, "--offline-after", "1.5", "--stall-after", "10", input=b"q")
+    # Nobody polls: the background runner alone ends it.
+    _wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "failed", 15)
+    out = sparring("poll", session, "--full").out
+
+    assert out["error"]["code"] == "network_unreachable"
+    assert "only reported reconnecting" in out["error"]["message"]
+    assert "waiting for network (Connection failed" in out["error"]["message"]
+    assert "network" in out["error"]["hint"] and "--recover" in out["error"]["hint"]
+    assert out["recoverable"] is True and out["settings"]["offline_after"] == 1.5
+    assert 1.5 < out["elapsed_s"] < 6 and time.monotonic() - began < 10
+    assert sparring("resume", session, "--recover").exit_code == 0
+    assert sparring("wait", session).out["status"] == "completed"
+
+
+def test_the_offline_limit_comes_from_the_environment_and_sparring_yaml(
+        sparring: Any, session: str, fake_codex: Any, repo: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_codex.mode("offline", delay="0.3")
+    (repo / "sparring.yaml").write_text("offline_after: 0.8\n")
+    sparring("start", session, input=b"q")
+    out = sparring("wait", session, "--timeout", "15", "--full").out
+    assert out["error"]["code"] == "network_unreachable"
+    assert out["settings"]["offline_after"] == 0.8 and "for 0.8 s" in out["error"]["message"]
+
+    monkeypatch.setenv("SPARRING_OFFLINE_AFTER", "1.2")  # the environment wins over the file
+    sparring("resume", session, "--recover")
+    out = sparring("wait", session, "--timeout", "15", "--full").out
+    assert out["error"]["code"] == "network_unreachable"
+    assert out["settings"]["offline_after"] == 1.2
 
 
 def test_a_partial_line_then_a_hang_still_stops_cleanly(sparring: Any, session: str,

@@ -31,6 +31,7 @@ from support.installing import (
     SKILLS,
     copy_runtime,
     install_env,
+    log_in_codex,
     make_project,
     run_install,
     shared_runtime,
@@ -97,7 +98,9 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def env(runtime: Path) -> dict[str, str]:
-    return install_env(runtime)
+    made = install_env(runtime)
+    log_in_codex(made)  # so the final doctor can say ready
+    return made
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
-# The two limits every verb that starts a codex turn takes.
+# The limits every verb that starts a codex turn takes.
 LIMIT_OPTIONS = [
     click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
                  envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
@@ -38,6 +38,9 @@ LIMIT_OPTIONS = [
     click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
                  envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
                  "event for this many seconds. Default by effort: 180/300/600/900."),
+    click.option("--offline-after", type=click.FloatRange(min=0, min_open=True),
+                 envvar="SPARRING_OFFLINE_AFTER", help="End the turn as network_unreachable "
+                 "when codex reports only reconnecting for this many seconds. Default: 60."),
 ]
 TEMPLATE_OPTIONS = [
     click.option("--template", metavar="NAME",
@@ -321,7 +324,7 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 @cli.command()
 @CWD_OPTION
 def doctor(cwd: Path) -> int:
-    """Check Python, codex (found, version, every flag sparring passes), the project.
+    """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
     the `hints` to follow, in order. Exit status 0 either way.
@@ -553,7 +556,7 @@ def discuss_group() -> None:
     """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.
 
     \b
-    sparring discuss new --args "high CODEX"        # effort high|xhigh, model CODEX|NONE
+    sparring discuss new --args "high CODEX topic" # effort, model, then the topic
     sparring discuss frame SESSION --file F        # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
     sparring discuss round SESSION --file F        # YAML: response, search_results
     sparring discuss status SESSION                # markers, search requests, what next
@@ -574,8 +577,12 @@ def discuss_group() -> None:
 def discuss_new(arguments: str, file: Path | None) -> int:
     """Parse /deep-discussion arguments and create the session.
 
-    Valid: effort high (default) or xhigh, model CODEX (default) or NONE, in any
-    order and case. Anything else is invalid_arguments, listing the valid forms.
+    The effort (high, the default, or xhigh) and model (CODEX, the default, or
+    NONE) words come first, in any order and case; the rest is the topic
+    (`--` ends the words early). Prints session, effort, model, topic (null
+    when none was given), max_rounds, inbox, next. Conflicting words, or a lone
+    word naming a setting the skill does not offer (low, medium, a model
+    slug), are invalid_arguments, listing the valid forms.
     """
     from sparring.commands import discuss as verb
 

@@ -21,6 +21,8 @@ from sparring.errors import SparringError
 INSTALL_HINT = (
     "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX to the codex executable"
 )
+LOGIN_HINT = ("log Codex in: run `codex login` (a ChatGPT account) or "
+              "`printenv OPENAI_API_KEY | codex login --with-api-key` (an API key)")
 
 
 @dataclass(frozen=True)
@@ -95,3 +97,33 @@ def missing_flags(executable: str) -> dict[str, list[str]]:
         if absent:
             missing[name] = absent
     return missing
+
+
+def home() -> Path:
+    """Codex's own folder: CODEX_HOME, else ~/.codex."""
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+
+
+def configured_provider() -> str | None:
+    """The top-level `model_provider` of Codex's config.toml, when it sets one (a custom
+    provider authenticates with its own `env_key`, not with `codex login`)."""
+    try:
+        text = (home() / "config.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    top = re.split(r"^\s*\[", text, maxsplit=1, flags=re.M)[0]  # before the first table
+    match = re.search(r"""^\s*model_provider\s*=\s*["']([^"']+)["']""", top, re.M)
+    return match.group(1) if match else None
+
+
+def login_status(executable: str) -> tuple[bool, str]:
+    """`codex login status`: whether Codex has credentials, and what it says (it prints on
+    stderr; it reads only CODEX_HOME, no network)."""
+    try:
+        done = process.run([executable, "login", "status"], timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"`codex login status` did not answer: {exc}"
+    lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()
+             if line.strip() and not line.startswith("WARNING:")]
+    said = lines[0] if lines else f"`codex login status` exited with {done.returncode}"
+    return done.returncode == 0, said

@@ -21,6 +21,8 @@ SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 # A turn at higher effort legitimately thinks longer between events.
 TIMEOUT_BY_EFFORT = {"low": 600.0, "medium": 1200.0, "high": 1800.0, "xhigh": 3600.0}
 STALL_BY_EFFORT = {"low": 180.0, "medium": 300.0, "high": 600.0, "xhigh": 900.0}
+# Seconds of nothing but reconnect notices before a turn ends as network_unreachable.
+OFFLINE_AFTER = 60.0
 
 
 def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
@@ -75,6 +77,7 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "sandbox": _choice(SANDBOXES),
     "timeout": _positive_number,
     "stall_after": _positive_number,
+    "offline_after": _positive_number,
 }
 # Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
 WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
@@ -99,6 +102,7 @@ class TurnSettings:
     sandbox: str
     timeout: float
     stall_after: float
+    offline_after: float = OFFLINE_AFTER  # turns recorded before this setting had none
 
 
 def load(root: Path) -> dict[str, Any]:
@@ -162,6 +166,7 @@ def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSett
         sandbox=pick("sandbox", "read-only"),
         timeout=float(pick("timeout", TIMEOUT_BY_EFFORT[effort])),
         stall_after=float(pick("stall_after", STALL_BY_EFFORT[effort])),
+        offline_after=float(pick("offline_after", OFFLINE_AFTER)),
     )
 
 

@@ -9,8 +9,9 @@ as a line of its own; one side saying it is only a proposal.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparring import markers, turns
 from sparring.errors import SparringError
@@ -18,25 +19,55 @@ from sparring.session import Session
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")
-VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE], in any order and case; "
-               "defaults high and CODEX. For example: `/deep-discussion`, "
-               "`/deep-discussion xhigh`, `/deep-discussion NONE`, `/deep-discussion codex XHIGH`")
+VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE] [topic…]: the effort and model "
+               "words first, in any order and case (defaults high and CODEX), then the topic "
+               "(without one, Claude takes it from the conversation; put `--` before a topic "
+               "that starts with one of those words). For example: `/deep-discussion`, "
+               "`/deep-discussion xhigh`, `/deep-discussion NONE`, `/deep-discussion codex "
+               "XHIGH Should the cache be write-through?`, `/deep-discussion -- High "
+               "availability for the queue?`")
+# Words that name a setting this skill does not offer: alone, they are a mistake, not a topic.
+_NOT_OFFERED = ("low", "medium", "minimal", "max")
+_WORD = re.compile(r"(\S+)\s*(.*)", re.S)
 SPEAKERS = {"claude": "Claude", "codex": "Codex",
             "critic": "Claude as critic (standing in for Codex)"}
 
 
-def parse_arguments(text: str) -> tuple[str, str]:
-    """(effort, model) from the skill's arguments; anything else is a clear error."""
+class Arguments(NamedTuple):
+    effort: str
+    model: str
+    topic: str | None
+
+
+def parse_arguments(text: str) -> Arguments:
+    """Effort and model words first, the rest the topic; conflicting words are an error."""
     effort = model = None
-    for token in text.split():
+    rest = text.strip()
+    while match := _WORD.fullmatch(rest):
+        token, after = match.groups()
+        if token == "--":
+            rest = after
+            break
         if token.lower() in EFFORTS:
             effort = _once("effort", effort, token.lower())
         elif token.upper() in MODELS:
             model = _once("model", model, token.upper())
         else:
-            raise _invalid(f"{token!r} is neither an effort (high, xhigh) nor a model "
-                           "(CODEX, NONE)")
-    return effort or "high", model or "CODEX"
+            break
+        rest = after
+    return Arguments(effort or "high", model or "CODEX", _topic(rest.strip()))
+
+
+def _topic(text: str) -> str | None:
+    if not text:
+        return None
+    if text.startswith("-"):
+        raise _invalid(f"{text.split()[0]!r} looks like an option; the skill takes words "
+                       "(high, xhigh, CODEX, NONE), then the topic")
+    if len(text.split()) == 1 and (text.lower() in _NOT_OFFERED or
+                                   text.lower().startswith("gpt-")):
+        raise _invalid(f"{text!r} is neither an effort (high, xhigh) nor a model (CODEX, NONE)")
+    return text
 
 
 def _once(what: str, current: str | None, value: str) -> str:

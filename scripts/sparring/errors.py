@@ -21,6 +21,7 @@ CODES: dict[str, str] = {
     "rate_limited": "the model provider refused the request for rate or quota",
     "turn_timeout": "the turn exceeded its wall-clock timeout and was ended",
     "turn_stalled": "codex sent no event for too long and was ended",
+    "network_unreachable": "codex only reported reconnecting for too long and was ended",
     "turn_stopped": "the turn was stopped on request",
     "runner_died": "the background runner died before recording the turn",
     "thread_not_found": "codex has no rollout for the session's thread id",

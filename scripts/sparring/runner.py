@@ -16,8 +16,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import answers, codex, process, states, templates, turns
-from sparring.config import TurnSettings
+from sparring import answers, codex, network, process, states, templates, turns
+from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.session import Session, find_turn
 from sparring.workspace import STATE_DIR
 
@@ -197,8 +197,13 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
 def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
            identity: process.Identity | None) -> str | None:
     """Wait for codex to exit; end it when a limit passes or we are told to stop."""
+    offline = network.OfflineWatch(session.turn_file(turn["n"], turns.EVENTS),
+                                   turn["settings"].get("offline_after", OFFLINE_AFTER))
     while not process.has_exited(proc):
-        reason = "stopped" if _terminated else turns.deadline_passed(session, turn, time.time())
+        now = time.time()
+        reason = "stopped" if _terminated else (
+            turns.deadline_passed(session, turn, now) or ("offline" if offline.passed(now)
+                                                          else None))
         if reason:
             process.stop_tree(identity)
             return reason

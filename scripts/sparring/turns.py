@@ -18,7 +18,7 @@ from typing import Any
 
 from sparring import answers, engine, events, markers, process, states
 from sparring.codex import INSTALL_HINT
-from sparring.config import TurnSettings
+from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES
 from sparring.session import Session, find_turn
 
@@ -31,7 +31,8 @@ _RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
 _NO_ROLLOUT = "no rollout found"
 # Codes after which the same prompt on the same thread may well succeed.
 _RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_failed",
-                          "codex_protocol_error", "codex_crashed", "runner_died"})
+                          "codex_protocol_error", "codex_crashed", "runner_died",
+                          "network_unreachable"})
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,8 @@ def new_turn(
         "created_at": time.time(), "started_at": None, "ended_at": None,
         "settings": {"effort": settings.effort, "model": settings.model,
                      "sandbox": settings.sandbox, "timeout": settings.timeout,
-                     "stall_after": settings.stall_after},
+                     "stall_after": settings.stall_after,
+                     "offline_after": settings.offline_after},
         "argv": argv, "thread_id": thread_id, "recovers": recovers, "schema": schema,
         "template": template, "answer": None, "guard": None, "answer_file": answer_file,
         "runner": None, "codex": None, "stop_requested": False,
@@ -197,11 +199,24 @@ def classify(
             "turn_stalled", f"codex printed no event for {settings['stall_after']:.0f} s and "
             "was ended", "run `sparring resume SESSION --recover` once; if it stalls again, "
             "check codex's network and `sparring doctor`"))
+    if end_reason == "offline":
+        return Outcome(states.FAILED, _offline_error(view, settings))
     if view.completed:
         return _completed(view)
     if view.failure:
         return Outcome(states.FAILED, _turn_failure(view.failure))
     return Outcome(states.FAILED, _process_failure(exit_code, end_reason, stderr_tail))
+
+
+def _offline_error(view: events.TurnView, settings: dict[str, Any]) -> dict[str, Any]:
+    last = view.notices[-1] if view.notices else "Reconnecting..."
+    waited = settings.get("offline_after", OFFLINE_AFTER)
+    return _error(
+        "network_unreachable", f"codex could not reach its model provider: for {waited:g} s "
+        f"it only reported reconnecting (last: {last}) and was ended",
+        "check the network (a proxy, a VPN, the provider's base_url in Codex's config.toml); "
+        "once `codex exec` reaches the provider again, `sparring resume SESSION --recover` "
+        "asks the round once more")
 
 
 def stopped_error() -> dict[str, Any]:

@@ -3,6 +3,10 @@ mock of the Responses API: a turn, a resumed turn, a rate limit, a hang."""
 
 from __future__ import annotations
 
+import re
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -10,6 +14,8 @@ from typing import Any
 import pytest
 
 from support.responses_mock import ResponsesMock, Usage, hang, last_user_text, rate_limited, text
+
+FAKE_CODEX = Path(__file__).resolve().parents[1] / "support" / "bin" / "codex"
 
 pytestmark = pytest.mark.integration
 
@@ -77,3 +83,65 @@ def test_a_server_that_never_answers_is_ended_by_our_timeout(
     assert time.monotonic() - began < 30
     # no_orphans (autouse) then checks that neither the Node wrapper nor the
     # native codex survived.
+
+
+def _said(codex: list[str], home: Path, *args: str, stdin: str = "") -> tuple[int, list[str]]:
+    done = subprocess.run([*codex, *args], input=stdin, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(home.parent),
+                               "CODEX_HOME": str(home)}, timeout=60, check=False)
+    lines = [x for x in (done.stdout + done.stderr).splitlines() if not x.startswith("WARNING:")]
+    return done.returncode, lines
+
+
+def test_doctor_tells_whether_the_real_codex_is_logged_in_and_the_fake_agrees(
+        codex_bin: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sparring: Any,
+        repo: Path) -> None:
+    home = tmp_path / "fresh" / "codex-home"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
+    monkeypatch.setenv("CODEX_HOME", str(home))
+
+    def login() -> dict[str, Any]:
+        out = sparring("doctor").out
+        return next(c for c in out["checks"] if c["name"] == "codex_login")
+
+    before = login()
+    assert before["ok"] is False and before["detail"].startswith("Not logged in")
+    assert "codex login" in before["hint"]
+    real = [_said([str(codex_bin)], home, "login", "status")]
+    assert _said([str(codex_bin)], home, "login", "--with-api-key",
+                 stdin="sk-tests-0123456789\n")[0] == 0
+    after = login()
+    assert after["ok"] is True
+    assert after["detail"].startswith("API key configured - sk-tests***56789")
+    real.append(_said([str(codex_bin)], home, "login", "status"))
+
+    fake_home = tmp_path / "fake" / "codex-home"
+    fake = [sys.executable, str(FAKE_CODEX)]
+    faked = [_said(fake, fake_home, "login", "status")]
+    _said(fake, fake_home, "login", "--with-api-key", stdin="sk-tests-0123456789\n")
+    faked.append(_said(fake, fake_home, "login", "status"))
+    assert faked == real
+
+
+def test_a_provider_that_refuses_connections_ends_as_network_unreachable(
+        real_codex: Path, responses_mock: ResponsesMock, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, sparring: Any, session: str) -> None:
+    with socket.socket() as probe:  # a loopback port nobody listens on: connection refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    home = responses_mock.codex_home(tmp_path / "refused-codex-home")
+    config = home / "config.toml"
+    config.write_text(re.sub(r'base_url = "[^"]*"', f'base_url = "http://127.0.0.1:{port}/v1"',
+                             config.read_text()))
+    monkeypatch.setenv("CODEX_HOME", str(home))
+
+    began = time.monotonic()
+    assert sparring("start", session, "--offline-after", "3", input=b"q").exit_code == 0
+    out = sparring("wait", session, "--timeout", "60", "--full").out
+
+    assert out["status"] == "failed", out
+    assert out["error"]["code"] == "network_unreachable"
+    assert "Reconnecting... waiting for network" in out["error"]["message"]
+    assert out["recoverable"] is True
+    assert time.monotonic() - began < 30  # not the 30-minute turn timeout

@@ -74,7 +74,7 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
 
 SCENARIOS = ["think-about-consensus", "think-about-stalemate", "dual-model-deeper-dive",
              "arch-debate-agreed", "arch-debate-decision-needed", "deep-discussion-search",
-             "deep-discussion-none",
+             "deep-discussion-none", "deep-discussion-topic",
              # Over two turns: the user answers a question, then the debate runs.
              "think-about-clarified", "dual-model-asked-to-dive",
              # When Codex fails: a round recovered once.

@@ -48,6 +48,9 @@ USAGE_KEYS = (
 )
 HIGH_DEMAND = "We’re currently experiencing high demand, which may cause temporary errors."
 RATE_LIMITED = "exceeded retry limit, last status: 429 Too Many Requests"
+WAITING_FOR_NETWORK = (
+    "Reconnecting... waiting for network (Connection failed: error sending request)"
+)
 DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
 DEFAULT_WRITE_PATH = "fake_codex_output.txt"
 DEFAULT_WRITE_CONTENT = "written by fake codex\n"
@@ -56,11 +59,12 @@ SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
-                          server_error|malformed|partial_then_hang|no_message|writes_file|
-                          spawn_child|ignore_term|usage_error (default ok)
+                          server_error|offline|malformed|partial_then_hang|no_message|
+                          writes_file|spawn_child|ignore_term|usage_error (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
-FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0)
+FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
+                          the first pause between notices (default 5, then doubling)
 FAKE_CODEX_EVENT_DELAY    seconds to sleep between JSONL lines (default 0)
 FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
 FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
@@ -644,6 +648,8 @@ def parse_invocation(argv: list[str]) -> Invocation:
         if not os.isatty(0):
             fail_anyhow("stdin is not a terminal", frames=8)
         fail("fake codex: the interactive TUI is not supported; use `codex exec`")
+    if root.sub == "login":
+        raise Exit(run_login(root.rest))
     if root.sub not in ("exec", "e"):
         fail(f"fake codex: `codex {root.sub}` is not supported by the fake", code=2)
     exec_ = Parser(EXEC_SPEC, root.rest).parse()
@@ -673,6 +679,68 @@ def help_for_path(words: list[str]) -> str:
     if names and path == "codex" and names[0] != "help":
         fail(f"fake codex: no captured help for `codex {' '.join(names)}`", code=2)
     return help_text(path)
+
+
+# --------------------------------------------------------------------------------------------
+# codex login: credentials in $CODEX_HOME/auth.json; everything is said on stderr
+# --------------------------------------------------------------------------------------------
+
+CHECKED_LATER = "Authentication is checked when you send a request."
+
+
+def auth_file() -> str:
+    home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    return os.path.join(home, "auth.json")
+
+
+def masked(key: str) -> str:
+    """How 0.169.0 shows a key: `sk-12345***bcdef`; a short one (seen: 6 chars) as `***`
+    (the length where it switches is inferred)."""
+    return f"{key[:8]}***{key[-5:]}" if len(key) >= 13 else "***"
+
+
+def run_login(args: list[str]) -> int:
+    if args[:1] == ["status"]:
+        return login_status()
+    if args == ["--with-api-key"]:
+        return login_with_api_key()
+    fail("fake codex: only `codex login status` and `codex login --with-api-key` are "
+         "supported by the fake (the real `codex login` opens a browser)")
+
+
+def login_status() -> int:
+    """Observed: no file → `Not logged in` (1); a file that is not JSON → the serde error
+    (1); an API key → `API key configured - <masked>` (0); any other JSON object →
+    `Logged in using ChatGPT` (0). Environment variables such as CODEX_API_KEY and a custom
+    model provider in config.toml do not count."""
+    try:
+        with open(auth_file(), encoding="utf-8") as fh:
+            auth = json.load(fh)
+    except FileNotFoundError:
+        fail("Not logged in")
+    except json.JSONDecodeError as exc:
+        fail("Error checking login status: failed to deserialize CLI auth from file: "
+             + serde_json_error(exc))
+    key = auth.get("OPENAI_API_KEY") if isinstance(auth, dict) else None
+    if isinstance(key, str) and key:
+        err(f"API key configured - {masked(key)}\n{CHECKED_LATER}")
+    else:
+        err("Logged in using ChatGPT")
+    return 0
+
+
+def login_with_api_key() -> int:
+    err("Reading API key from stdin...")
+    key = sys.stdin.read().strip()
+    if not key:
+        fail("No API key provided via stdin.")
+    path = auth_file()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"auth_mode": "apikey", "OPENAI_API_KEY": key}, indent=2))
+    os.chmod(path, 0o600)
+    err(f"API key saved. {CHECKED_LATER}")
+    return 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -1603,6 +1671,18 @@ class Turn:
             self.out.event({"type": "error", "message": notice})
         return self.failed(HIGH_DEMAND)
 
+    def mode_offline(self) -> int:
+        """Connection refused / no network (reference §11): Codex retries forever, printing
+        `Reconnecting... waiting for network (...)` at 0.21 s, then after pauses of 5, 10,
+        20 s, … (FAKE_CODEX_DELAY sets the first pause), and never ends the turn itself."""
+        self.start()
+        sleep_in_steps(0.21)
+        pause = 5.0 if self.scenario.delay is None else self.scenario.delay
+        while True:
+            self.out.event({"type": "error", "message": WAITING_FOR_NETWORK})
+            sleep_in_steps(pause)
+            pause *= 2
+
     def mode_malformed(self) -> int:
         if not self.settings.json:
             return self.mode_ok()
@@ -1654,6 +1734,7 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "die_early": Turn.mode_die_early,
     "rate_limited": Turn.mode_rate_limited,
     "server_error": Turn.mode_server_error,
+    "offline": Turn.mode_offline,
     "malformed": Turn.mode_malformed,
     "partial_then_hang": Turn.mode_partial_then_hang,
     "no_message": Turn.mode_no_message,

@@ -35,6 +35,13 @@ def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str,
     return env
 
 
+def log_in_codex(env: dict[str, str]) -> None:
+    """`codex login --with-api-key` with `env` (the fake codex, in the tests' CODEX_HOME),
+    so doctor finds Codex logged in."""
+    subprocess.run(["codex", "login", "--with-api-key"], input="sk-tests-0123456789\n",
+                   env=env, capture_output=True, text=True, check=True, timeout=RUN_TIMEOUT_S)
+
+
 def run_install(*args: str | Path, env: dict[str, str], cwd: Path | None = None,
                 installer: Path = INSTALL) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(installer), *map(str, args)], env=env, cwd=cwd,

@@ -27,22 +27,25 @@ SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
 
 
 def new(arguments: str, cwd: Path) -> dict[str, Any]:
-    effort, model = discussion.parse_arguments(arguments)
+    effort, model, topic = discussion.parse_arguments(arguments)
     root = workspace.find_root(cwd)
     max_rounds = config.workflow(config.load(root), "deep-discussion")["max_rounds"]
     session = sessions.create(root, "deep-discussion", cwd.resolve())
     with session.update() as data:
         data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
-                              "topic": None, "messages": [], "opened_at": time.time()}
+                              "topic": None, "topic_given": topic, "messages": [],
+                              "opened_at": time.time()}
         if model == "NONE":
             data.setdefault("degraded_notes", []).append(
                 [None, "model NONE: no Codex; Claude argued both sides, each labelled"])
     inbox = workspace.inbox_dir(Path.cwd())
-    return {"session": session.id, "effort": effort, "model": model, "max_rounds": max_rounds,
-            "inbox": str(inbox),
-            "next": f"frame the problem: write TOPIC, FRAMING, CONTEXT and CLAUDE_VIEW as YAML "
-                    f"to {inbox}/frame.yaml, then `sparring discuss frame {session.id} --file "
-                    f"{inbox}/frame.yaml`"}
+    source = ("TOPIC is the `topic` the user gave" if topic else
+              "no topic was given: take TOPIC from the conversation")
+    return {"session": session.id, "effort": effort, "model": model, "topic": topic,
+            "max_rounds": max_rounds, "inbox": str(inbox),
+            "next": f"frame the problem ({source}): write TOPIC, FRAMING, CONTEXT and "
+                    f"CLAUDE_VIEW as YAML to {inbox}/frame.yaml, then `sparring discuss frame "
+                    f"{session.id} --file {inbox}/frame.yaml`"}
 
 
 def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:

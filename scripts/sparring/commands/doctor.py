@@ -79,7 +79,22 @@ def _codex() -> list[dict[str, Any]]:
     found.append(_check("codex_flags", not missing, detail,
                         f"upgrade codex (sparring is tested with {TESTED_CODEX}): "
                         "npm install -g @openai/codex"))
+    found.append(_login(executable))
     return found
+
+
+def _login(executable: str) -> dict[str, Any]:
+    """Has Codex credentials? Without them every turn fails (or retries) at its first
+    request; `codex login status` tells without the network."""
+    provider = codex.configured_provider()
+    if provider is not None and provider != "openai":
+        return _check("codex_login", True, f"model provider {provider!r} from "
+                      f"{codex.home() / 'config.toml'}: it uses its own key, not `codex login`")
+    if os.environ.get("CODEX_API_KEY"):
+        return _check("codex_login", True, "CODEX_API_KEY is set; codex uses it")
+    ok, said = codex.login_status(executable)
+    return _check("codex_login", ok, f"{said} (`codex login status`, CODEX_HOME "
+                  f"{codex.home()})", codex.LOGIN_HINT)
 
 
 def _project(cwd: Path) -> dict[str, Any]:

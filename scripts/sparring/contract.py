@@ -1,0 +1,46 @@
+"""The poll/wait object's keys, with what each means, in one place.
+
+docs/runner.md's table is generated from this list (docs/generate.py), and
+tests/test_contract.py checks it against what `poll` and `wait` really print, so a
+key added or dropped in view.py fails a test until it is written down here.
+"""
+
+from __future__ import annotations
+
+# (key, printed when, meaning). "always" is every poll/wait; "--full" only with --full.
+POLL_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("session", "always", "the session id"),
+    ("session_dir", "--full", "the session's folder under `.sparring/sessions/`"),
+    ("skill", "--full", "the workflow"),
+    ("status", "always", "`running`, `completed`, `failed`, `timeout`, `stalled` or `stopped`"),
+    ("round", "always", "the round number"),
+    ("turn", "always", "the turn number in the session (a re-ask or a recovery is a turn too)"),
+    ("purpose", "always", "`round`, `recovery`, `reask` or `synthesis`"),
+    ("thread_id", "--full", "Codex's thread, once it has opened one"),
+    ("elapsed_s", "always", "seconds since the turn started (to its end, once ended)"),
+    ("last_event_s", "while running", "seconds since Codex's last event"),
+    ("activities", "while running", "what Codex did: commands (with exit codes), file "
+     "changes, reasoning summaries, notices; the last 5 (--full: 20)"),
+    ("activities_total", "--full", "how many activities there were in all"),
+    ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
+     "(--full: both)"),
+    ("review_withheld", "until sealed", "why the answer stays hidden: Claude has not sealed "
+     "its own analysis yet"),
+    ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
+     "this is the difference) and `total` (the session's); input and output tokens (--full: "
+     "also cached and reasoning)"),
+    ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one"),
+    ("recoverable", "on a failure", "whether `sparring resume SESSION --recover` is worth one "
+     "try"),
+    ("settings", "--full", "effort, model, sandbox, timeout, stall_after and offline_after of "
+     "the turn"),
+    ("guard", "once ended", "`{clean: true}`, or the files that changed during the turn, the "
+     "baseline and the violation"),
+    ("malformed_lines", "when any", "lines Codex printed that were not JSON events"),
+    ("files", "--full", "paths of the turn's prompt, events and stderr"),
+    ("wait_timed_out", "wait", "true when `wait` returned while the turn still ran"),
+    ("sealed", "wait --seal", "true: the analysis was sealed before anything was shown"),
+    ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`)"),
+    ("discussion", "deep-discussion, once ended", "where the discussion stands (as `discuss "
+     "status`); its `last_message` carries Codex's answer"),
+)

@@ -1,0 +1,102 @@
+"""Run the test suite from nothing: `python3 tests/run.py [pytest arguments]`.
+
+Works whatever kind of python3 runs it (standard library only, Python 3.10+): it makes a
+project-local virtual environment, `.venv/`, installs the package and its test tools into it
+(`pip install -e '.[test]'`, again only when pyproject.toml changed), and runs pytest there.
+So a distribution Python that refuses `pip install` outside a virtual environment
+(externally-managed-environment, as on current Debian, Ubuntu and Homebrew) is fine.
+
+A Python without `ensurepip` (Debian/Ubuntu without the python3-venv package) cannot put pip
+into a virtual environment. The tests need that, and so does install.py, which makes one for the
+skills' runtime; so then it stops at once and says what to install, or to run this file with
+another Python. `SPARRING_TEST_VENV` names another folder for the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STAMP = ".sparring-test-stamp"  # what the environment was last installed for
+NO_ENSUREPIP = (
+    "{python} has no ensurepip, so it cannot put pip into a virtual environment; the tests "
+    "need one, and so does install.py (for the skills' runtime). Install Python's venv "
+    "support (Debian/Ubuntu: `sudo apt install python3-venv`, or python3.X-venv for the "
+    "version `python3 --version` names), or run this file with another Python 3.10+: "
+    "`/path/to/python3 tests/run.py`"
+)
+
+
+class SetupFailed(Exception):
+    """The environment could not be made; the message says what to do."""
+
+
+def main(argv: list[str]) -> int:
+    if sys.version_info < (3, 10):  # noqa: UP036 (any python3 may run this file)
+        print(f"sparring's tests need Python 3.10 or newer; this is {sys.version.split()[0]}",
+              file=sys.stderr)
+        return 1
+    venv = Path(os.environ.get("SPARRING_TEST_VENV") or ROOT / ".venv")
+    try:
+        python = prepare(venv)
+    except SetupFailed as exc:
+        print(f"tests/run.py: {exc}", file=sys.stderr)
+        return 1
+    return subprocess.call([str(python), "-m", "pytest", *argv], cwd=ROOT)
+
+
+def prepare(venv: Path) -> Path:
+    """The environment's python, made and installed as needed."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        create(venv)
+    wanted = _fingerprint()
+    stamp = venv / STAMP
+    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
+        say(f"installing sparring and its test tools into {venv}")
+        run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[test]"],
+            "pip could not install the package and its test tools (its output is above)")
+        stamp.write_text(wanted, encoding="utf-8")
+    return python
+
+
+def create(venv: Path) -> None:
+    if not ensurepip_available():
+        raise SetupFailed(NO_ENSUREPIP.format(python=sys.executable))
+    say(f"creating a virtual environment in {venv}")
+    done = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(venv, ignore_errors=True)  # half made: the next run starts over
+        raise SetupFailed(f"`{sys.executable} -m venv {venv}` failed:\n"
+                          f"{(done.stdout + done.stderr).strip()}")
+
+
+def ensurepip_available() -> bool:
+    """Whether `python -m venv` can put pip in (Debian ships ensurepip in python3-venv)."""
+    return (Path(sysconfig.get_path("stdlib")) / "ensurepip" / "__main__.py").is_file()
+
+
+def _fingerprint() -> str:
+    """Reinstall when the dependencies or the interpreter change."""
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    return f"{hashlib.sha256(pyproject).hexdigest()} {sys.version.split()[0]} {ROOT}\n"
+
+
+def run(argv: list[str], failure: str) -> None:
+    if subprocess.call(argv, stdin=subprocess.DEVNULL) != 0:
+        raise SetupFailed(failure)
+
+
+def say(text: str) -> None:
+    print(f"tests/run.py: {text}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

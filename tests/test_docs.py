@@ -1,0 +1,64 @@
+"""docs/runner.md: its tables are generated from the code and never drift from it."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "runner.md"
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("generate_docs", ROOT / "docs" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generated_tables_match_the_code() -> None:
+    current = DOC.read_text(encoding="utf-8")
+    assert generator().render(current) == current, (
+        "docs/runner.md drifted from the code: run `.venv/bin/python docs/generate.py`")
+
+
+def test_every_table_is_in_the_document_once() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for name in generator().TABLES:
+        assert text.count(f"<!-- generated: {name} -->") == 1, name
+        assert text.count(f"<!-- end: {name} -->") == 1, name
+
+
+def test_a_drifted_table_is_caught_and_check_says_how_to_fix_it(tmp_path: Path) -> None:
+    gen = generator()
+    stale = DOC.read_text(encoding="utf-8").replace("| `network_unreachable` |",
+                                                    "| `network_gone` |")
+    assert gen.render(stale) != stale
+    copy = tmp_path / "generate.py"
+    elsewhere = f"DOC = Path({str(tmp_path / 'runner.md')!r})"
+    copy.write_text((ROOT / "docs" / "generate.py").read_text().replace(
+        'DOC = ROOT / "docs" / "runner.md"', elsewhere))
+    (tmp_path / "runner.md").write_text(stale)
+    done = subprocess.run([sys.executable, str(copy), "--check"], capture_output=True, text=True,
+                          check=False, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 1, done.stderr
+    assert "run `.venv/bin/python docs/generate.py`" in done.stderr
+
+
+def test_every_verb_option_and_error_code_is_in_the_document() -> None:
+    import click
+
+    from sparring.cli import cli
+    from sparring.errors import CODES
+
+    text = DOC.read_text(encoding="utf-8")
+    assert all(f"| `{code}` |" in text for code in CODES)
+    for name, command in generator()._commands(cli):
+        assert f"| `{name}" in text, name
+        for param in command.params:
+            if isinstance(param, click.Option) and param.name != "help":
+                assert max(param.opts, key=len) in text, (name, param.opts)

@@ -1,0 +1,110 @@
+"""The suite needs nothing from the machine: no git identity, no pip outside a virtual
+environment, no ensurepip (tests/run.py makes the environment it runs in)."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from support.gitrepo import IDENTITY, git
+from support.installing import make_project
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def hide_git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """As on a stock CI runner: no global or system config, and git may not guess one."""
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key, value in (("COUNT", "1"), ("KEY_0", "user.useConfigOnly"),
+                       ("VALUE_0", "true")):
+        monkeypatch.setenv(f"GIT_CONFIG_{key}", value)
+    for key in IDENTITY:
+        monkeypatch.delenv(key, raising=False)
+
+
+def test_the_suites_git_helpers_bring_their_own_identity(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    hide_git_identity(monkeypatch, tmp_path)
+    control = tmp_path / "control"
+    control.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=control, check=True)
+    bare = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=control,
+                          capture_output=True, text=True, check=False)
+    assert bare.returncode != 0, "this machine's git still finds an identity somewhere"
+
+    project = make_project(tmp_path / "project")  # what the module-scoped fixtures use
+    (project / "app.py").write_text("print('changed')\n")
+    git(project, "stash", "-q")  # a stash is a commit too
+    git(project, "commit", "-q", "--allow-empty", "-m", "second")
+
+    assert git(project, "log", "--format=%an <%ae>").splitlines() == [
+        "Sparring Tests <tests@sparring.invalid>"] * 2
+
+
+def test_ci_hides_gits_global_and_system_config() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "export GIT_CONFIG_GLOBAL=/dev/null" in ci
+    assert "export GIT_CONFIG_NOSYSTEM=1" in ci
+    assert "user.useConfigOnly" in ci
+
+
+# -- tests/run.py: the README's test command -----------------------------------------------
+
+
+def load_runner() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("run_tests", ROOT / "tests" / "run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_ensurepip_it_stops_at_once_and_says_what_to_install(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = load_runner()
+    runner.ensurepip_available = lambda: False  # Debian/Ubuntu without python3-venv
+    monkeypatch.setenv("SPARRING_TEST_VENV", str(tmp_path / "venv"))
+
+    assert runner.main([]) == 1
+
+    err = capsys.readouterr().err
+    assert err.startswith(f"tests/run.py: {sys.executable} has no ensurepip")
+    assert "sudo apt install python3-venv" in err and "another Python 3.10+" in err
+    assert "install.py" in err  # why no workaround would do: the installer needs it too
+    assert not (tmp_path / "venv").exists()
+
+
+def test_a_failed_venv_leaves_nothing_half_made(tmp_path: Path) -> None:
+    runner = load_runner()
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the environment should go\n")
+
+    with pytest.raises(runner.SetupFailed, match=r"-m venv .* failed"):
+        runner.prepare(blocker / "venv")
+    assert blocker.read_text() == "a file where the environment should go\n"
+
+
+def test_ensurepip_is_found_where_venv_looks_for_it() -> None:
+    import sysconfig
+
+    expected = (Path(sysconfig.get_path("stdlib")) / "ensurepip" / "__main__.py").is_file()
+    assert load_runner().ensurepip_available() is expected
+
+
+def test_the_runner_uses_only_the_standard_library() -> None:
+    tree = ast.parse((ROOT / "tests" / "run.py").read_text())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree)
+                 if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
