@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shlex
 import sys
-from typing import Any
 
 from sparring.errors import SparringError
+from sparring.fastjson import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs poll's fast path (quick.py) a few milliseconds
+    from typing import Any
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
 SCHEMA_VERSION = 1
@@ -31,7 +33,17 @@ def program() -> str:
     """How the caller runs sparring: the skill launcher's full path when called through it
     (Claude Code approves the launcher by that path only), else `sparring`."""
     launcher = os.environ.get("SPARRING_LAUNCHER", "")
-    return shlex.quote(launcher) if os.path.isabs(launcher) else "sparring"
+    if not os.path.isabs(launcher):
+        return "sparring"
+    if _SAFE.issuperset(launcher):
+        return launcher  # what shlex.quote would return, without importing it (and re)
+    import shlex
+
+    return shlex.quote(launcher)
+
+
+# The characters shlex.quote leaves unquoted.
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
 
 
 def spell_commands(value: Any, prog: str, key: str = "") -> Any:
@@ -54,8 +66,12 @@ def emit(obj: dict[str, Any]) -> None:
     if prog != "sparring":
         obj = spell_commands(obj, prog)
     # Indented for a person at a terminal; one line for a program (Claude reads every byte).
-    indent = 2 if sys.stdout.isatty() else None
-    text = json.dumps(obj, ensure_ascii=False, indent=indent) + "\n"
+    if sys.stdout.isatty():
+        import json
+
+        text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = dumps(obj) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.
     data = text.encode("utf-8", errors="backslashreplace")

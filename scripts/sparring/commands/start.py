@@ -28,6 +28,7 @@ from sparring import (
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.inputs import read_input
+from sparring.quick import brief
 from sparring.session import Session, find_turn
 
 _START_POLL_S = 0.05
@@ -245,7 +246,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
         raise _failed_start(turn)
     # Brief, and without Codex's answer even if it came within the start window: `wait`
     # shows it (once), with everything else a round needs.
-    return {**view.brief(view.to_dict(session, data, turn, seen), review=False),
+    return {**brief(view.to_dict(session, data, turn, seen), review=False),
             "next": f"`sparring wait {session.id}`"}
 
 
