@@ -39,6 +39,14 @@ LIMIT_OPTIONS = [
                  envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
                  "event for this many seconds. Default by effort: 180/300/600/900."),
 ]
+# The token budget (budget.py): set when a session is made, or anew by a verb starting a turn.
+NEW_BUDGET_OPTION = click.option(
+    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
+    help="The session's token budget (Codex's input + output tokens): once used, no further "
+    "round starts. Default: sparring.yaml `budget_tokens`, else none.")
+BUDGET_OPTION = click.option(
+    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
+    help="Set the session's token budget to N first (to go on after budget_exhausted).")
 TEMPLATE_OPTIONS = [
     click.option("--template", metavar="NAME",
                  help="Render this prompt template instead of reading a prompt "
@@ -97,6 +105,7 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
         click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
                      help="Codex sandbox. Default: read-only (resume: the previous round's)."),
         *LIMIT_OPTIONS,
+        BUDGET_OPTION,
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read the prompt from this file (default: stdin)."),
         *TEMPLATE_OPTIONS,
@@ -144,15 +153,17 @@ def cli() -> None:
 @cli.command()
 @click.option("--skill", required=True, type=click.Choice(SKILLS), help="The workflow.")
 @CWD_OPTION
-def init(skill: str, cwd: Path) -> int:
+@NEW_BUDGET_OPTION
+def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
     """Create a session under the project's self-ignoring .sparring/.
 
-    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`.
-    Codex will work in --cwd; its git root (or --cwd outside git) holds the state.
+    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`, `inbox`,
+    `budget_tokens`. Codex will work in --cwd; its git root (or --cwd outside git) holds
+    the state.
     """
     from sparring.commands.init import init as run
 
-    return run_verb("init", lambda: run(skill, cwd))
+    return run_verb("init", lambda: run(skill, cwd, budget_tokens))
 
 
 @cli.command()
@@ -444,6 +455,7 @@ debate_turn_options = apply_options([
     click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
                  help="Codex sandbox. Default: read-only."),
     *LIMIT_OPTIONS,
+    BUDGET_OPTION,
 ])
 
 
@@ -469,7 +481,9 @@ def debate_group() -> None:
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="The protocol as YAML: question (required), codebase_context, options, "
               "open_questions (`-` reads stdin).")
-def debate_new(directory: Path, question: str | None, file: Path | None) -> int:
+@NEW_BUDGET_OPTION
+def debate_new(directory: Path, question: str | None, file: Path | None,
+               budget_tokens: int | None) -> int:
     """Scaffold DIR/DEBATE-PROTOCOL.md with the question, the rules and the protocol's
     slots; never overwrites.
 
@@ -484,9 +498,9 @@ def debate_new(directory: Path, question: str | None, file: Path | None) -> int:
                                 "sparring debate new DIR --file PROTOCOL.yaml")
         if file is not None:
             text, slots = verb.protocol_from(_input(file))
-            return verb.new(directory, text, Path.cwd(), slots)
+            return verb.new(directory, text, Path.cwd(), slots, budget_tokens)
         assert question is not None
-        return verb.new(directory, question.strip(), Path.cwd())
+        return verb.new(directory, question.strip(), Path.cwd(), None, budget_tokens)
 
     return run_verb("debate new", call)
 
@@ -535,7 +549,7 @@ def debate_status(directory: Path) -> int:
 
 
 # A discussion step's codex turn: its limits (the effort comes from the arguments).
-discuss_turn_options = apply_options(LIMIT_OPTIONS)
+discuss_turn_options = apply_options([*LIMIT_OPTIONS, BUDGET_OPTION])
 
 
 @cli.group("discuss")
@@ -561,7 +575,8 @@ def discuss_group() -> None:
               help="The skill's arguments as typed (`-` reads them from stdin).")
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="A file holding the skill's arguments as typed (instead of --args).")
-def discuss_new(arguments: str, file: Path | None) -> int:
+@NEW_BUDGET_OPTION
+def discuss_new(arguments: str, file: Path | None, budget_tokens: int | None) -> int:
     """Parse /deep-discussion arguments and create the session.
 
     Valid: effort high (default) or xhigh, model CODEX (default) or NONE, in any
@@ -574,7 +589,7 @@ def discuss_new(arguments: str, file: Path | None) -> int:
             text = _input(file).decode("utf-8", errors="replace")
         else:
             text = arguments
-        return verb.new(text, Path.cwd())
+        return verb.new(text, Path.cwd(), budget_tokens)
 
     return run_verb("discuss new", call)
 

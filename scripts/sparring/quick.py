@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+from sparring.budget import figures
 from sparring.fastjson import loads
 
 TYPE_CHECKING = False
@@ -116,7 +117,8 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
         "review": review, "review_withheld": withheld,
         "error": turn.get("error"), "recoverable": bool(turn.get("recoverable")),
         "guard": turn.get("guard"), "malformed_lines": 0,
-        "usage": {"round": turn.get("usage"), "total": _total(data["turns"])},
+        "usage": {"round": turn.get("usage"), "total": _total(data["turns"]),
+                  "budget": figures(data)},
     })
     if verb == "wait":
         shown["wait_timed_out"] = False
@@ -216,6 +218,8 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
         found["guard"] = {"clean": True} if guard.get("clean") else guard
     found["usage"] = {"round": tokens(full["usage"]["round"]),
                       "total": tokens(full["usage"]["total"])}
+    if full["usage"]["budget"] is not None:
+        found["usage"]["budget"] = full["usage"]["budget"]
     if full["malformed_lines"]:
         found["malformed_lines"] = full["malformed_lines"]
     return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sparring import engine, events, process, states, turns
+from sparring import budget, engine, events, process, states, turns
 from sparring.errors import SparringError
 from sparring.session import Session, find_turn, latest_turn
 
@@ -99,7 +99,8 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
         "activities_total": len(activities),
         "review": review,
         "review_withheld": withheld,
-        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data)},
+        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
+                  "budget": budget.figures(data)},
         "error": turn.get("error"),
         "recoverable": bool(turn.get("recoverable")),
         "settings": turn["settings"],

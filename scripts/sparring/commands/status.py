@@ -40,14 +40,15 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         "created": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["created_at"])),
         "thread_id": data.get("thread_id"),
         "tokens": sum(turns.total_usage(data).values()),
+        "budget_tokens": data.get("budget_tokens"),
         "finalized": bool(data.get("finalized_at")),
     }
 
 
 def table(result: dict[str, Any]) -> str:
     """Human-readable form of the session list, for `status --table`."""
-    columns = ("session", "skill", "status", "rounds", "created", "tokens")
-    rows = [[str(r.get(c, "")) for c in columns] for r in result["sessions"]]
+    columns = ("session", "skill", "status", "rounds", "created", "tokens", "budget_tokens")
+    rows = [["" if r.get(c) is None else str(r[c]) for c in columns] for r in result["sessions"]]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
