@@ -236,7 +236,8 @@ def poll(session: str, full: bool) -> int:
     completed review ({data} when the answer is structured, else {text}; or
     review_withheld until you seal); on a failure error {code, message, hint}
     and recoverable; guard ({clean: true} or the changed files); usage {round,
-    total} in input/output tokens. For an arch-debate or a deep-discussion
+    total} in input/output tokens, and budget {used, budget} when the session
+    has a token budget. For an arch-debate or a deep-discussion
     whose Codex turn has ended, also `debate` or `discussion` (as their status
     verbs print; a discussion's `last_message` then carries Codex's answer).
     --full adds thread_id, settings, files, every activity, review.text and
@@ -306,7 +307,11 @@ def finalize(session: str) -> int:
 @CWD_OPTION
 @click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
 def status(session: str | None, cwd: Path, table: bool) -> int:
-    """Show one session, or list every session of this project."""
+    """Show one session, or list every session of this project.
+
+    One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
+    when it has a token budget.
+    """
     from sparring.commands import status as verb
 
     if table and session is None:
@@ -380,7 +385,8 @@ def verdict(session: str, file: Path | None, full: bool) -> int:
     id, claim, claude and codex stance, pending), `agreed_points` (ids),
     `concessions_without_evidence`, and `next` (what to do, and the command).
     In a think-about debate a `continue` starts Codex's next round at once:
-    `next.action` is then `wait` (if it could not start: `resume`, with `error`).
+    `next.action` is then `wait` (if it could not start: `resume`, with `error`;
+    `report` when the token budget is spent).
     """
     from sparring.commands.verdict import verdict as run
 
