@@ -7,6 +7,8 @@
    a temporary folder. Against `python -I -c pass` of the same interpreter, medians over N
    rounds measured in one run, interleaved; goal <= 2.0x for both. Prints the modules poll
    imports beyond Python's own start-up.
+   An arch-debate's (or a deep-discussion's) `wait` also prints where the workflow stands:
+   that one goes through the full CLI, and is printed for comparison.
 2. Side by side, when --node-runner names codex_skill's `codex-runner.js` (kept outside
    this repository): its `poll` on its own finished session, same fake codex.
 3. Latency from the end of a turn (codex's last event reaching disk) to `sparring wait`
@@ -86,6 +88,17 @@ def finished_round(run: Sparring, base: Path) -> str:
     analysis.write_text("My own analysis: C-1 sessions need TTLs.\n")
     shown = run("wait", sid, "--seal", str(analysis), "--timeout", "60")
     assert shown["status"] == "completed" and shown["review"]["data"], shown
+    return str(sid)
+
+
+def finished_debate_round(run: Sparring, base: Path) -> str:
+    """An arch-debate whose Codex round one has ended: its wait adds the debate's status."""
+    sid = run("debate", "new", "debate", "Redis or SQLite?")["session"]
+    claude = base / "round.md"
+    claude.write_text("Round 0: SQLite is enough for 200 writes/s.\n")
+    run("debate", "round", "debate", "--file", str(claude))
+    shown = run("wait", sid, "--timeout", "60")
+    assert shown["status"] == "completed" and shown["debate"], shown
     return str(sid)
 
 
@@ -170,10 +183,12 @@ def main() -> int:
         env = environment(base)
         run = Sparring(python, make_repo(base, "repo"), env)
         sid = finished_round(run, base)
+        debate_sid = finished_debate_round(run, base)
         commands: dict[str, Callable[[], float]] = {
             "python": lambda: wall([str(python), "-I", "-c", "pass"], run.repo, env),
             "poll": lambda: wall([*run.argv, "poll", sid], run.repo, env),
             "wait": lambda: wall([*run.argv, "wait", sid], run.repo, env),
+            "debate wait": lambda: wall([*run.argv, "wait", debate_sid], run.repo, env),
         }
         if args.node_runner:
             node_repo = make_repo(base, "node-repo")
@@ -196,6 +211,9 @@ def report(args: argparse.Namespace, found: dict[str, float],
     for verb in ("poll", "wait"):
         print(f"sparring {verb} (finished think-about round):  {ms(found[verb])}  "
               f"{found[verb] / bare:.2f}x python (goal <= {GOAL_RATIO}x)")
+    debate = found["debate wait"]
+    print(f"sparring wait (arch-debate round, + debate status): {ms(debate)}  "
+          f"{debate / bare:.2f}x python (the full CLI: it reads and checks the round files)")
     if "node poll" in found:
         node = found["node poll"]
         print(f"codex-runner.js poll (finished round):       {ms(node)}  {node / bare:.2f}x "
@@ -209,7 +227,7 @@ def report(args: argparse.Namespace, found: dict[str, float],
                  if "node poll" in found else "")
     print(f"RESULT python_ms={bare * 1000:.1f} poll_ms={found['poll'] * 1000:.1f} "
           f"wait_ms={found['wait'] * 1000:.1f} poll_ratio={found['poll'] / bare:.2f} "
-          f"wait_ratio={found['wait'] / bare:.2f}{node_part} "
+          f"wait_ratio={found['wait'] / bare:.2f} debate_wait_ms={debate * 1000:.1f}{node_part} "
           f"wait_latency_median_ms={statistics.median(latencies) * 1000:.0f} "
           f"wait_latency_max_ms={max(latencies) * 1000:.0f}")
 
