@@ -210,3 +210,13 @@ def test_fastjson_writes_as_json_does() -> None:
     assert fastjson.dumps(value) == json.dumps(value, ensure_ascii=False)
     with pytest.raises(TypeError, match="not JSON serializable"):
         fastjson.dumps({"a": object()})
+
+
+def test_ctrl_c_is_one_json_object_as_the_cli_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(verb: str, ref: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quick, "_ended_turn", interrupted)
+    found = answered("poll", "any-session")
+    assert found is not None and found[0] == 130
+    assert found[1]["ok"] is False and found[1]["error"]["code"] == "interrupted"

@@ -51,12 +51,18 @@ def run(argv: list[str]) -> int | None:
     request = _request(argv)
     if request is None:
         return None
+    from sparring.output import emit, failure, success
+
     try:
         found = _ended_turn(*request)
+    except KeyboardInterrupt:  # as the CLI reports it: nothing was written
+        from sparring.errors import SparringError
+
+        emit(failure("sparring", SparringError(
+            "interrupted", "interrupted", "run the verb again; what it had written is kept")))
+        return 130
     except Exception:  # _SlowPath, or anything unexpected: the full CLI reports it properly
         return None
-    from sparring.output import emit, success
-
     emit(success(request[0], found))
     return 0
 
