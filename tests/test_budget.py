@@ -34,7 +34,8 @@ def test_a_budget_is_set_on_init_and_shown_with_each_round(sparring: Any, repo: 
                                                                       "budget": 5000}
     assert sparring("status", sid).out["budget"] == {"used": 1200, "budget": 5000}
     row = sparring("status").out["sessions"][0]
-    assert row["budget_tokens"] == 5000
+    assert row["budget"] == {"used": 1200, "budget": 5000}
+    assert "1,200/5,000" in sparring("status", "--table").raw
 
 
 def test_no_budget_no_figure(sparring: Any, session: str, costly: Any) -> None:
