@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import session as sessions
 from sparring import budget, states, turns, view, workspace
+from sparring import session as sessions
 from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
 
