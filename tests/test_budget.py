@@ -220,3 +220,11 @@ def test_a_bad_budget_on_the_command_line_is_a_usage_error(sparring: Any, repo: 
                                                            value: str) -> None:
     result = sparring("init", "--skill", "think-about", "--budget-tokens", value)
     assert result.exit_code == 2 and result.error_code == "usage_error"
+
+
+@pytest.mark.parametrize("skill", ["arch-debate", "deep-discussion", "dual-model", "think-about"])
+def test_each_skill_tells_the_user_the_cost_at_each_round(skill: str) -> None:
+    text = " ".join((Path(__file__).resolve().parents[1] / "skills" / skill / "SKILL.md")
+                    .read_text().split())
+    assert "`usage.total`" in text and "`usage.budget`" in text
+    assert "cost so far" in text
