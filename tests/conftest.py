@@ -20,6 +20,7 @@ from typing import Any
 import psutil
 import pytest
 
+from sparring import quick
 from sparring.cli import main
 from support.gitrepo import IDENTITY, git
 
@@ -152,16 +153,30 @@ class _Stdin(io.TextIOWrapper):
         return False
 
 
+def _quick(argv: list[str]) -> tuple[int, str] | None:
+    """What `python -m sparring` prints without the CLI (quick.py), when it answers: each
+    poll and wait of the suite holds it to what the CLI prints."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = quick.run(argv)
+    assert code is not None or not buffer.getvalue(), "quick.py printed, then gave up"
+    return None if code is None else (code, buffer.getvalue())
+
+
 @pytest.fixture
 def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run."""
 
     def run(*args: str, input: bytes | None = None) -> Run:
+        argv = [str(a) for a in args]
+        quick = _quick(argv)
         monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
-            code = main([str(a) for a in args])
+            code = main(argv)
         raw = buffer.getvalue()
+        if quick is not None:
+            assert quick == (code, raw), "quick.py (python -m sparring) and the CLI differ"
         out = json.loads(raw) if raw.lstrip().startswith("{") else {}
         return Run(code, out, raw)
 

@@ -18,7 +18,7 @@ PINNED_CODES = {
     "rate_limited", "turn_timeout", "turn_stalled", "turn_stopped", "runner_died",
     "thread_not_found", "session_not_found", "session_busy", "invalid_transition", "no_thread",
     "recovery_exhausted", "state_corrupt", "state_version_unsupported", "prompt_empty",
-    "file_not_found", "not_writable", "internal_error",
+    "file_not_found", "not_writable", "internal_error", "budget_exhausted",
 }
 
 

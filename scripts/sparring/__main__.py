@@ -1,5 +1,7 @@
 import sys
 
-from sparring.cli import main
+from sparring.quick import main
 
+# poll and wait of an ended turn answer without loading the CLI (quick.py); the rest goes on
+# to it.
 sys.exit(main())

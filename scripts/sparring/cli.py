@@ -42,6 +42,14 @@ LIMIT_OPTIONS = [
                  envvar="SPARRING_OFFLINE_AFTER", help="End the turn as network_unreachable "
                  "when codex reports only reconnecting for this many seconds. Default: 60."),
 ]
+# The token budget (budget.py): set when a session is made, or anew by a verb starting a turn.
+NEW_BUDGET_OPTION = click.option(
+    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
+    help="The session's token budget (Codex's input + output tokens): once used, no further "
+    "round starts. Default: sparring.yaml `budget_tokens`, else none.")
+BUDGET_OPTION = click.option(
+    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
+    help="Set the session's token budget to N first (to go on after budget_exhausted).")
 TEMPLATE_OPTIONS = [
     click.option("--template", metavar="NAME",
                  help="Render this prompt template instead of reading a prompt "
@@ -110,6 +118,7 @@ def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., A
         click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
                      help="Codex sandbox. Default: read-only (resume: the previous round's)."),
         *LIMIT_OPTIONS,
+        BUDGET_OPTION,
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read the prompt from this file (default: stdin)."),
         *TEMPLATE_OPTIONS,
@@ -157,15 +166,17 @@ def cli() -> None:
 @cli.command()
 @click.option("--skill", required=True, type=click.Choice(SKILLS), help="The workflow.")
 @CWD_OPTION
-def init(skill: str, cwd: Path) -> int:
+@NEW_BUDGET_OPTION
+def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
     """Create a session under the project's self-ignoring .sparring/.
 
-    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`.
-    Codex will work in --cwd; its git root (or --cwd outside git) holds the state.
+    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`, `inbox`,
+    `budget_tokens`. Codex will work in --cwd; its git root (or --cwd outside git) holds
+    the state.
     """
     from sparring.commands.init import init as run
 
-    return run_verb("init", lambda: run(skill, cwd))
+    return run_verb("init", lambda: run(skill, cwd, budget_tokens))
 
 
 @cli.command()
@@ -238,7 +249,8 @@ def poll(session: str, full: bool) -> int:
     completed review ({data} when the answer is structured, else {text}; or
     review_withheld until you seal); on a failure error {code, message, hint}
     and recoverable; guard ({clean: true} or the changed files); usage {round,
-    total} in input/output tokens. For an arch-debate or a deep-discussion
+    total} in input/output tokens, and budget {used, budget} when the session
+    has a token budget. For an arch-debate or a deep-discussion
     whose Codex turn has ended, also `debate` or `discussion` (as their status
     verbs print; a discussion's `last_message` then carries Codex's answer).
     --full adds thread_id, settings, files, every activity, review.text and
@@ -308,7 +320,11 @@ def finalize(session: str) -> int:
 @CWD_OPTION
 @click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
 def status(session: str | None, cwd: Path, table: bool) -> int:
-    """Show one session, or list every session of this project."""
+    """Show one session, or list every session of this project.
+
+    One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
+    when it has a token budget.
+    """
     from sparring.commands import status as verb
 
     if table and session is None:
@@ -382,7 +398,8 @@ def verdict(session: str, file: Path | None, full: bool) -> int:
     id, claim, claude and codex stance, pending), `agreed_points` (ids),
     `concessions_without_evidence`, and `next` (what to do, and the command).
     In a think-about debate a `continue` starts Codex's next round at once:
-    `next.action` is then `wait` (if it could not start: `resume`, with `error`).
+    `next.action` is then `wait` (if it could not start: `resume`, with `error`;
+    `report` when the token budget is spent).
     """
     from sparring.commands.verdict import verdict as run
 
@@ -457,6 +474,7 @@ debate_turn_options = apply_options([
     click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
                  help="Codex sandbox. Default: read-only."),
     *LIMIT_OPTIONS,
+    BUDGET_OPTION,
 ])
 
 
@@ -482,7 +500,9 @@ def debate_group() -> None:
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="The protocol as YAML: question (required), codebase_context, options, "
               "open_questions (`-` reads stdin).")
-def debate_new(directory: Path, question: str | None, file: Path | None) -> int:
+@NEW_BUDGET_OPTION
+def debate_new(directory: Path, question: str | None, file: Path | None,
+               budget_tokens: int | None) -> int:
     """Scaffold DIR/DEBATE-PROTOCOL.md with the question, the rules and the protocol's
     slots; never overwrites.
 
@@ -497,9 +517,9 @@ def debate_new(directory: Path, question: str | None, file: Path | None) -> int:
                                 "sparring debate new DIR --file PROTOCOL.yaml")
         if file is not None:
             text, slots = verb.protocol_from(_input(file))
-            return verb.new(directory, text, Path.cwd(), slots)
+            return verb.new(directory, text, Path.cwd(), slots, budget_tokens)
         assert question is not None
-        return verb.new(directory, question.strip(), Path.cwd())
+        return verb.new(directory, question.strip(), Path.cwd(), None, budget_tokens)
 
     return run_verb("debate new", call)
 
@@ -548,7 +568,7 @@ def debate_status(directory: Path) -> int:
 
 
 # A discussion step's codex turn: its limits (the effort comes from the arguments).
-discuss_turn_options = apply_options(LIMIT_OPTIONS)
+discuss_turn_options = apply_options([*LIMIT_OPTIONS, BUDGET_OPTION])
 
 
 @cli.group("discuss")
@@ -574,7 +594,8 @@ def discuss_group() -> None:
               help="The skill's arguments as typed (`-` reads them from stdin).")
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="A file holding the skill's arguments as typed (instead of --args).")
-def discuss_new(arguments: str, file: Path | None) -> int:
+@NEW_BUDGET_OPTION
+def discuss_new(arguments: str, file: Path | None, budget_tokens: int | None) -> int:
     """Parse /deep-discussion arguments and create the session.
 
     The effort (high, the default, or xhigh) and model (CODEX, the default, or
@@ -591,7 +612,7 @@ def discuss_new(arguments: str, file: Path | None) -> int:
             text = _input(file).decode("utf-8", errors="replace")
         else:
             text = arguments
-        return verb.new(text, Path.cwd())
+        return verb.new(text, Path.cwd(), budget_tokens)
 
     return run_verb("discuss new", call)
 

@@ -78,11 +78,13 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "timeout": _positive_number,
     "stall_after": _positive_number,
     "offline_after": _positive_number,
+    "budget_tokens": _positive_int,  # a new session's token budget (budget.py)
 }
 # Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
 WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "max_rounds": _positive_int,
     "report_path": _report_path,
+    "budget_tokens": _positive_int,
 }
 WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {  # also the list of workflows (SKILLS)
     "think-about": {"max_rounds": 5,

@@ -46,6 +46,7 @@ CODES: dict[str, str] = {
     "already_sealed": "a different analysis was already sealed for this session",
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
+    "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shlex
 import sys
-from typing import Any
 
 from sparring.errors import SparringError
+from sparring.fastjson import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs poll's fast path (quick.py) a few milliseconds
+    from typing import Any
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
 SCHEMA_VERSION = 1
@@ -32,11 +33,21 @@ def program() -> str:
     """How the caller runs sparring: the skill launcher's full path when called through it
     (Claude Code approves the launcher by that path only), else `sparring`."""
     launcher = os.environ.get("SPARRING_LAUNCHER", "")
-    return shlex.quote(launcher) if os.path.isabs(launcher) else "sparring"
+    if not os.path.isabs(launcher):
+        return "sparring"
+    if _SAFE.issuperset(launcher):
+        return launcher  # what shlex.quote would return, without importing it (and re)
+    import shlex
+
+    return shlex.quote(launcher)
 
 
-_QUOTED_COMMAND = re.compile(r"`sparring ([^`]*)`")
-_SESSION = re.compile(r"\bSESSION\b")
+# The characters shlex.quote leaves unquoted.
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+# What Codex and Claude wrote: passed on exactly as written, whatever keys an answer has.
+_TEXT_KEYS = frozenset({"review", "last_message"})
 
 
 def spell_commands(value: Any, prog: str, key: str = "", session: str | None = None) -> Any:
@@ -44,7 +55,8 @@ def spell_commands(value: Any, prog: str, key: str = "", session: str | None = N
     its `SESSION` placeholder filled in when the session is known, so the caller can run it
     exactly as printed."""
     if isinstance(value, dict):
-        return {k: spell_commands(v, prog, k if k in _COMMAND_KEYS else key, session)
+        return {k: v if k in _TEXT_KEYS else
+                spell_commands(v, prog, k if k in _COMMAND_KEYS else key, session)
                 for k, v in value.items()}
     if isinstance(value, list):
         return [spell_commands(v, prog, key, session) for v in value]
@@ -52,11 +64,19 @@ def spell_commands(value: Any, prog: str, key: str = "", session: str | None = N
         return value
     if key == "command" and value.startswith("sparring "):
         return prog + _fill(value[len("sparring"):], session)
-    return _QUOTED_COMMAND.sub(lambda m: f"`{prog} {_fill(m.group(1), session)}`", value)
+    import re  # here, not at the top: poll's fast path (quick.py) never needs it
+
+    return re.sub(r"`sparring ([^`]*)`",
+                  lambda m: f"`{prog} {_fill(m.group(1), session)}`", value)
 
 
 def _fill(command: str, session: str | None) -> str:
-    return _SESSION.sub(shlex.quote(session), command) if session else command
+    if not session:
+        return command
+    import re
+    import shlex
+
+    return re.sub(r"\bSESSION\b", shlex.quote(session), command)
 
 
 def emit(obj: dict[str, Any], session: str | None = None) -> None:
@@ -65,8 +85,12 @@ def emit(obj: dict[str, Any], session: str | None = None) -> None:
     if prog != "sparring" or session:
         obj = spell_commands(obj, prog, session=session)
     # Indented for a person at a terminal; one line for a program (Claude reads every byte).
-    indent = 2 if sys.stdout.isatty() else None
-    text = json.dumps(obj, ensure_ascii=False, indent=indent) + "\n"
+    if sys.stdout.isatty():
+        import json
+
+        text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = dumps(obj) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.
     data = text.encode("utf-8", errors="backslashreplace")

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import config, engine, states, workspace
+from sparring import budget, config, engine, states, workspace
 from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
@@ -50,6 +50,7 @@ def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | No
         "concessions": known.concessions,
         "rounds": _rounds(data, summary),
         "usage_total": summary["usage_total"],
+        "budget": summary["budget"],
         "duration_s": summary["duration_s"],
         "codex": {"path": None, "version": None, **summary["codex"]},
         "applied": summary["applied"],
@@ -82,7 +83,8 @@ def degraded_reasons(data: dict[str, Any]) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    return found
+    stopped = budget.degraded_reason(data)
+    return [*found, stopped] if stopped else found
 
 
 def _latest_decision(data: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import answers, codex, network, process, states, templates, turns
+from sparring import answers, budget, codex, network, process, states, templates, turns
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.session import Session, find_turn
 from sparring.workspace import STATE_DIR
@@ -150,6 +150,12 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
     if (ended.get("guard") or {}).get("violation"):
         # Files changed: the loop stops for the user; it does not ask again.
         error["hint"] = "files changed during the turn (see guard): no re-ask; the user decides"
+        return
+    spent = budget.reached(data)
+    if spent is not None:  # no further turn starts, a re-ask neither: the round has failed
+        data[budget.STOP_KEY] = spent
+        error["hint"] = (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} "
+                         "tokens): no re-ask; report what you have")
         return
     problems = "\n".join(f"- {p}" for p in error.get("problems", []))
     settings = TurnSettings(**ended["settings"])

@@ -47,10 +47,12 @@ class Session:
         return self.turn_dir(n) / name
 
 
-def create(root: Path, skill: str, cwd: Path) -> Session:
-    """A new session with an id unique even when many `init`s run at once."""
-    from sparring import engine  # only new sessions need it; poll starts faster without
+def create(root: Path, skill: str, cwd: Path, budget_tokens: int | None = None) -> Session:
+    """A new session with an id unique even when many `init`s run at once; its token budget
+    is `budget_tokens`, else sparring.yaml's (budget.py)."""
+    from sparring import budget, engine  # only new sessions need them
 
+    budget_tokens = budget.initial(root, skill, budget_tokens)
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -64,7 +66,7 @@ def create(root: Path, skill: str, cwd: Path) -> Session:
         session.state.create(
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
-             "inbox": str(inbox),
+             "inbox": str(inbox), "budget_tokens": budget_tokens,
              "engine": engine.initial(skill)}
         )
         return session

@@ -10,12 +10,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sparring import engine, events, process, states, turns
+from sparring import budget, engine, events, process, states, turns
 from sparring.errors import SparringError
 from sparring.session import Session, find_turn, latest_turn
 
 MAX_ACTIVITIES = 20
-BRIEF_ACTIVITIES = 5
 # A runner gets this long to record its own identity before we doubt it.
 _RUNNER_GRACE_S = 15.0
 
@@ -100,7 +99,8 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
         "activities_total": len(activities),
         "review": review,
         "review_withheld": withheld,
-        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data)},
+        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
+                  "budget": budget.figures(data)},
         "error": turn.get("error"),
         "recoverable": bool(turn.get("recoverable")),
         "settings": turn["settings"],
@@ -155,45 +155,3 @@ def _note_reveal(session: Session, data: dict[str, Any], turn: dict[str, Any]) -
         return
     with session.update() as locked:
         engine.state(locked)["revealed_at"] = engine.state(locked)["revealed_at"] or time.time()
-
-
-def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
-    """The poll object as Claude needs it round after round: the status and what to act on,
-    the answer, the guard's verdict, the tokens. `--full` prints the rest (also on disk:
-    session.json and the turn's folder)."""
-    found = {key: full[key] for key in ("session", "status", "round", "turn", "purpose",
-                                         "elapsed_s")}
-    if full["status"] == states.RUNNING:
-        found["last_event_s"] = full["last_event_s"]
-        found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
-    if review:
-        found["review"] = _one_form(full["review"])
-    if review and full["review_withheld"]:
-        found["review_withheld"] = full["review_withheld"]
-    if full["error"]:
-        found.update(error=full["error"], recoverable=full["recoverable"])
-    guard = full["guard"]
-    if guard is not None:
-        found["guard"] = {"clean": True} if guard.get("clean") else guard
-    found["usage"] = {"round": tokens(full["usage"]["round"]),
-                      "total": tokens(full["usage"]["total"])}
-    if full["malformed_lines"]:
-        found["malformed_lines"] = full["malformed_lines"]
-    return found
-
-
-def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
-    if review is None:
-        return None
-    if review.get("data") is None:
-        return {"text": review["text"]}
-    return {"data": review["data"]}
-
-
-def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
-    """Input and output tokens: what a round cost (cached and reasoning are in --full)."""
-    if usage is None:
-        return None
-    return {"input_tokens": usage.get("input_tokens", 0),
-            "output_tokens": usage.get("output_tokens", 0)}

@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from sparring import config, debate, markers, states, templates, view, workspace
+from sparring import budget, config, debate, markers, states, templates, view, workspace
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.commands import start as turns_verbs
@@ -29,8 +29,8 @@ PROTOCOL_SLOTS = {"codebase_context": "CODEBASE_CONTEXT", "options": "OPTIONS",
                   "open_questions": "OPEN_QUESTIONS"}
 
 
-def new(directory: Path, question: str, cwd: Path,
-        slots: dict[str, str] | None = None) -> dict[str, Any]:
+def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None = None,
+        budget_tokens: int | None = None) -> dict[str, Any]:
     """Scaffold DIR/DEBATE-PROTOCOL.md: the question, the rules, and the protocol's slots
     (codebase context, options, open questions) when given."""
     directory = (cwd / directory).resolve()
@@ -49,7 +49,7 @@ def new(directory: Path, question: str, cwd: Path,
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
         "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
         "WORD_LIMIT": WORD_LIMIT, **filled}))
-    session = sessions.create(root, "arch-debate", root)
+    session = sessions.create(root, "arch-debate", root, budget_tokens)
     inbox = workspace.inbox_dir(Path.cwd())
     with session.update() as data:
         data["debate"] = {"dir": str(directory), "question": question, "sent": {},
@@ -273,6 +273,12 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return "agreed: show the user the agreed brief and commit the debate folder"
     if step == "stuck":
         return f"{debate.STUCK}: show the user {debate.DECISION_NEEDED} and let them decide"
+    spent = budget.reached(session.load())
+    if spent is not None:
+        return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
+                "no further Codex round starts; show the user where the debate stands; to go "
+                f"on, they can raise it with --budget-tokens N on `sparring debate round "
+                f"{directory}`")
     if step == "codex":
         return f"`sparring debate round {directory}` runs Codex's next round"
     last = state.last

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import config, discussion, states, templates, view, workspace
+from sparring import budget, config, discussion, states, templates, view, workspace
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.commands import start as turns_verbs
@@ -26,11 +26,11 @@ SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
 
 
-def new(arguments: str, cwd: Path) -> dict[str, Any]:
+def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
     effort, model, topic = discussion.parse_arguments(arguments)
     root = workspace.find_root(cwd)
     max_rounds = config.workflow(config.load(root), "deep-discussion")["max_rounds"]
-    session = sessions.create(root, "deep-discussion", cwd.resolve())
+    session = sessions.create(root, "deep-discussion", cwd.resolve(), budget_tokens)
     with session.update() as data:
         data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
                               "topic": None, "topic_given": topic, "messages": [],
@@ -167,6 +167,13 @@ def _next(session: Session, settings: dict[str, Any], messages: list[discussion.
         return f"frame the problem: `sparring discuss frame {sid} --file {inbox}/frame.yaml`"
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is answering: `sparring wait {sid}`, then `sparring discuss status {sid}`"
+    spent = budget.reached(session.load())
+    if spent is not None and settings["model"] != "NONE":
+        return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
+                f"no further Codex turn starts, its synthesis neither; write your synthesis to "
+                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
+                f"{inbox}/report.yaml` (to go on instead, the user can raise the budget with "
+                f"--budget-tokens N on `sparring discuss round {sid}`)")
     if reached or _codex_rounds(messages) >= settings["max_rounds"]:
         why = "consensus reached" if reached else f"round cap ({settings['max_rounds']}) reached"
         return (f"{why}: `sparring discuss synthesis {sid}`, then write your synthesis to "

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import rollout, states, turns, view
+from sparring import budget, rollout, states, turns, view
 from sparring import session as sessions
 from sparring.commands.stop import stop_running
 from sparring.session import Session
@@ -43,6 +43,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "turns": rows,
         "duration_s": round(sum(r["duration_s"] or 0 for r in rows), 2),
         "usage_total": turns.total_usage(data),
+        "budget": budget.figures(data),
         "thread_id": data.get("thread_id"),
         "codex": data.get("codex", {}),
         "applied": _applied(data, latest),

@@ -9,9 +9,9 @@ from sparring import session as sessions
 from sparring import workspace
 
 
-def init(skill: str, cwd: Path) -> dict[str, Any]:
+def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
     root = workspace.find_root(cwd)
-    created = sessions.create(root, skill, cwd.resolve())
+    created = sessions.create(root, skill, cwd.resolve(), budget_tokens)
     return {
         "session": created.id,
         "session_dir": str(created.dir),
@@ -20,4 +20,5 @@ def init(skill: str, cwd: Path) -> dict[str, Any]:
         "cwd": str(cwd.resolve()),
         "git": workspace.is_git_checkout(root),
         "inbox": str(workspace.inbox_dir(Path.cwd())),
+        "budget_tokens": created.load()["budget_tokens"],
     }

@@ -8,6 +8,7 @@ from typing import Any
 
 from sparring import session as sessions
 from sparring import states, view
+from sparring.quick import brief
 from sparring.session import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
@@ -44,7 +45,7 @@ def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
            found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
     """The poll object (brief unless `full`), and once Codex's turn of an arch-debate or a
     deep-discussion has ended, where that workflow stands: one call instead of two a round."""
-    shown = found if full else view.brief(found)
+    shown = found if full else brief(found)
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
     if data.get("debate"):

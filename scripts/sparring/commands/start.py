@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from sparring import (
     answers,
+    budget,
     codex,
     config,
     engine,
@@ -28,6 +29,7 @@ from sparring import (
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.inputs import read_input
+from sparring.quick import brief
 from sparring.session import Session, find_turn
 
 _START_POLL_S = 0.05
@@ -79,6 +81,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
+    budget.require(session, options.get("budget_tokens"))
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
@@ -104,6 +107,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
+    budget.require(session, options.get("budget_tokens"))  # a recovery spends tokens too
     _check_guard(session, data, accept_changes)
     if recover:
         if prompt is not None:
@@ -245,7 +249,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
         raise _failed_start(turn)
     # Brief, and without Codex's answer even if it came within the start window: `wait`
     # shows it (once), with everything else a round needs.
-    return {**view.brief(view.to_dict(session, data, turn, seen), review=False),
+    return {**brief(view.to_dict(session, data, turn, seen), review=False),
             "next": f"`sparring wait {session.id}`"}
 
 

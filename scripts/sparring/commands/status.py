@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sparring import budget, states, turns, view, workspace
 from sparring import session as sessions
-from sparring import states, turns, view, workspace
 from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
 
@@ -40,14 +40,23 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         "created": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["created_at"])),
         "thread_id": data.get("thread_id"),
         "tokens": sum(turns.total_usage(data).values()),
+        "budget": budget.figures(data),
         "finalized": bool(data.get("finalized_at")),
     }
 
 
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):  # the budget: used of budget
+        return f"{value['used']:,}/{value['budget']:,}"
+    return str(value)
+
+
 def table(result: dict[str, Any]) -> str:
     """Human-readable form of the session list, for `status --table`."""
-    columns = ("session", "skill", "status", "rounds", "created", "tokens")
-    rows = [[str(r.get(c, "")) for c in columns] for r in result["sessions"]]
+    columns = ("session", "skill", "status", "rounds", "created", "tokens", "budget")
+    rows = [[_cell(r.get(c)) for c in columns] for r in result["sessions"]]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]

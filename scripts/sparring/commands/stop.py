@@ -8,6 +8,7 @@ from typing import Any
 
 from sparring import process, states, turns, view
 from sparring import session as sessions
+from sparring.quick import brief
 from sparring.session import Session, find_turn, latest_turn
 
 # How long the runner gets to record the end itself before we record it.
@@ -21,7 +22,7 @@ def stop(ref: str, cwd: Path) -> dict[str, Any]:
                 "already_ended": True}
     view.observe(session)
     stopped = stop_running(session)
-    result = view.brief(view.to_dict(session, *view.observe(session)), review=False)
+    result = brief(view.to_dict(session, *view.observe(session)), review=False)
     result["already_ended"] = not stopped
     return result
 

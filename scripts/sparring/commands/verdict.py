@@ -38,7 +38,7 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False) -> dict[str, An
     step = _guard_stop(session, data) or _next_step(
         session, data["skill"], decision, known, given, _inbox(data))
     if step["action"] == "resume" and data["skill"] == "think-about":
-        step = _continue(session, cwd, step)
+        step = _continue(session, cwd, step, _inbox(data))
     shown = result if full else brief(result)
     return {"session": session.id, "max_rounds": max_rounds, **shown, "next": step}
 
@@ -60,9 +60,11 @@ def _row(point: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _continue(session: Session, cwd: Path, step: dict[str, Any]) -> dict[str, Any]:
+def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
+              ) -> dict[str, Any]:
     """The debate goes on: start Codex's next round now (one call less a round). If it cannot
-    start, the verdict still stands and `next` is the resume command, with the reason."""
+    start, the verdict still stands and `next` is the resume command, with the reason; when
+    the token budget is spent, `next` is the report."""
     from sparring.commands import start as turns_verbs
 
     try:
@@ -70,6 +72,8 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any]) -> dict[str, An
                                          vars_file=Path(step["vars_file"]))
         started = turns_verbs.resume(session.id, cwd, {}, prompt, False, None, False)
     except SparringError as error:
+        if error.code == "budget_exhausted":
+            return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
         return {**step, "started": False, "error": error.to_dict()}
     return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
             "vars_file": step["vars_file"], "command": f"sparring wait {session.id}"}
@@ -117,8 +121,7 @@ def _inbox(data: dict[str, Any]) -> str:
 
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
                given: dict[str, Any], inbox: str) -> dict[str, Any]:
-    report = {"action": "report", "write": f"{inbox}/synthesis.json",
-              "command": f"sparring report {session.id} --synthesis {inbox}/synthesis.json"}
+    report = _report_step(session, inbox)
     if skill == "dual-model":
         # One round, then the synthesis; a deeper dive on the same thread is optional.
         follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
@@ -135,6 +138,11 @@ def _next_step(session: Session, skill: str, decision: ledger.Decision, known: l
     return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
             "command": f"sparring resume {session.id} --template think-about/round2+ "
                        f"--vars-file {shlex.quote(str(path))}"}
+
+
+def _report_step(session: Session, inbox: str) -> dict[str, Any]:
+    return {"action": "report", "write": f"{inbox}/synthesis.json",
+            "command": f"sparring report {session.id} --synthesis {inbox}/synthesis.json"}
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:

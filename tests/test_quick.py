@@ -1,0 +1,222 @@
+"""poll and wait of an ended turn without the CLI (quick.py): what `python -m sparring`
+answers by itself prints what the CLI prints, and everything else is left to the CLI.
+
+(Every poll and wait of the suite is also held to the CLI's output by conftest's `sparring`.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import fastjson, quick
+
+
+def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
+    """quick.run's exit status and object, or None when it left the call to the CLI."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = quick.run(list(argv))
+    if code is None:
+        assert buffer.getvalue() == "", "nothing is printed before the CLI takes over"
+        return None
+    return code, json.loads(buffer.getvalue())
+
+
+def ended(sparring: Any, session: str) -> dict[str, Any]:
+    done = sparring("wait", session, "--timeout", "30").out
+    assert done["status"] != "running", done
+    return dict(done)
+
+
+def test_an_ended_turn_is_answered_without_the_cli(sparring: Any, session: str,
+                                                   fake_codex: Any) -> None:
+    fake_codex.mode("ok", reply='{"verdict": "SQLite", "points": []}')
+    sparring("start", session, input=b"q")
+    cli = ended(sparring, session)
+    found = answered("wait", session, "--timeout", "5")
+    assert found is not None
+    assert found == (0, cli)
+    assert found[1]["review"] == {"data": {"verdict": "SQLite", "points": []}}
+    polled = {key: value for key, value in cli.items() if key != "wait_timed_out"}
+    assert answered("poll", session) == (0, {**polled, "verb": "poll"})
+    assert answered("wait", "--timeout=0", session) == (0, cli)
+
+
+def test_a_session_named_by_its_folder(sparring: Any, session: str, fake_codex: Any,
+                                       repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    ended(sparring, session)
+    folder = repo / ".sparring" / "sessions" / session
+    by_id = answered("poll", session)
+    assert by_id is not None and answered("poll", str(folder)) == by_id
+    monkeypatch.chdir(repo / ".sparring")
+    assert answered("poll", f"sessions/{session}") == answered("poll", str(folder))
+    (repo / "sub").mkdir()
+    monkeypatch.chdir(repo / "sub")  # the root is found from a subfolder, as the CLI does
+    assert answered("poll", session) is not None
+
+
+def test_a_failed_turn_prints_its_error_with_the_launchers_commands(
+        sparring: Any, session: str, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_codex.mode("rate_limited")
+    sparring("start", session, input=b"q")
+    monkeypatch.setenv("SPARRING_LAUNCHER", "/opt/skills/think-about/sparring")
+    cli = sparring("poll", session)
+    found = answered("poll", session)
+    assert found == (0, cli.out)
+    assert found[1]["error"]["code"] == "rate_limited" and found[1]["recoverable"] is True
+    assert "`/opt/skills/think-about/sparring resume" in found[1]["error"]["hint"]
+    monkeypatch.setenv("SPARRING_LAUNCHER", "/opt/my skills/sparring")  # needs quoting
+    assert answered("poll", session) == (0, sparring("poll", session).out)
+    assert "`'/opt/my skills/sparring' resume" in sparring("poll", session).out["error"]["hint"]
+
+
+def test_a_withheld_answer_and_a_guard_finding(sparring: Any, repo: Path, fake_codex: Any,
+                                               tmp_path: Path) -> None:
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    fake_codex.script([{"mode": "writes_file", "write_path": "notes.txt",
+                        "reply": {"position": "p", "points": [], "proposed_summary": None,
+                                  "convergence": {"state": "continue", "reason": "r"},
+                                  "approve_summary": None}}])
+    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=q")
+    cli = ended(sparring, sid)
+    found = answered("wait", sid)
+    assert found == (0, cli)
+    assert found[1]["review"] is None and "seal" in found[1]["review_withheld"]
+    assert found[1]["guard"]["clean"] is False
+    assert [c["path"] for c in found[1]["guard"]["changed"]] == ["notes.txt"]
+
+
+def test_the_first_reveal_is_left_to_the_cli_which_records_it(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    fake_codex.mode("ok", reply=json.dumps({
+        "position": "p", "points": [], "convergence": {"state": "continue", "reason": "r"},
+        "proposed_summary": None, "approve_summary": None}))
+    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=q")
+    ended(sparring, sid)
+    analysis = tmp_path / "analysis.md"
+    analysis.write_text("mine\n")
+    assert sparring("seal", sid, "--file", str(analysis)).exit_code == 0
+    assert answered("wait", sid) is None
+    revealed = sparring("wait", sid).out
+    assert revealed["review"]["data"]["position"] == "p"
+    assert answered("wait", sid) == (0, revealed)
+
+
+@pytest.mark.parametrize("argv", [
+    ["poll", "SID", "--full"], ["wait", "SID", "--seal", "a.md"], ["poll", "SID", "--help"],
+    ["wait", "SID", "--timeout", "nan"], ["wait", "SID", "--timeout", "-1"],
+    ["wait", "SID", "--timeout"], ["poll"], ["poll", "SID", "SID"], ["poll", "~/x"],
+    ["status", "SID"], ["poll", "SID", "--timeout", "5"], [],
+])
+def test_what_it_does_not_know_goes_to_the_cli(sparring: Any, session: str, fake_codex: Any,
+                                                argv: list[str]) -> None:
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    ended(sparring, session)
+    assert answered(*[session if a == "SID" else a for a in argv]) is None
+
+
+@pytest.mark.parametrize(("mode", "env"), [
+    ("malformed", {}),  # the CLI counts and reports such lines
+    ("ok", {"reply": '```json\n{"a": 1}\n```'}),  # a fenced answer
+])
+def test_unusual_events_go_to_the_cli(sparring: Any, session: str, fake_codex: Any,
+                                      mode: str, env: dict[str, str]) -> None:
+    fake_codex.mode(mode, **env)
+    sparring("start", session, input=b"q")
+    ended(sparring, session)
+    assert answered("poll", session) is None
+
+
+def test_a_running_turn_an_unknown_session_and_no_turn_go_to_the_cli(
+        sparring: Any, session: str, fake_codex: Any) -> None:
+    assert answered("poll", session) is None  # no turn yet
+    assert answered("poll", "no-such-session") is None
+    assert sparring("poll", "no-such-session").error_code == "session_not_found"
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    assert answered("wait", session, "--timeout", "0") is None
+    sparring("stop", session)
+    stopped = answered("wait", session)
+    assert stopped is not None and stopped[1]["status"] == "stopped"
+
+
+def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+    fake_codex.mode("ok", reply="Round one.")
+    args = tmp_path / "args.txt"
+    args.write_text("high CODEX")
+    sid = sparring("discuss", "new", "--file", str(args)).out["session"]
+    frame = tmp_path / "frame.yaml"
+    frame.write_text("TOPIC: t\nFRAMING: f\nCLAUDE_VIEW: v\n")
+    assert sparring("discuss", "frame", sid, "--file", str(frame)).exit_code == 0
+    assert "discussion" in ended(sparring, sid)
+    assert answered("wait", sid) is None
+
+
+def test_python_m_sparring_answers_alone_and_as_the_cli_does(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    """The real way in: `python -m sparring` prints the CLI's object, and loads neither
+    click, json (nor re) nor the CLI to do it."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    cli = ended(sparring, session)
+    done, imported = importing("-m", "sparring", "wait", session, cwd=repo)
+    assert json.loads(done) == cli
+    assert "sparring.quick" in imported
+    # Beyond what Python loads to start (an editable install's finder brings re along).
+    extra = imported - importing("-c", "pass", cwd=repo)[1]
+    assert not extra & {"click", "json", "re", "enum", "typing", "pathlib", "sparring.cli",
+                        "sparring.view", "sparring.session"}
+
+
+def importing(*argv: str, cwd: Path) -> tuple[str, set[str]]:
+    """stdout of `python -X importtime ARGV`, and the modules it imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=cwd, check=True,
+                          capture_output=True, text=True)
+    return done.stdout, {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": [1, 2.5, -0, 1e400, "x\\u00e9\\ud800", null, true]}', " 7 ", "NaN", '"\ufeff"',
+    "\ufeff{}", "{} x", "", "  ", '{"a": 1,}', '"ctrl\x01"', '{"k": "v"}\r\n', "[",
+])
+def test_fastjson_reads_as_json_does(text: str) -> None:
+    try:
+        expected: Any = ("ok", repr(json.loads(text)))
+    except ValueError:
+        expected = ("error",)
+    try:
+        found: Any = ("ok", repr(fastjson.loads(text)))
+    except ValueError:
+        found = ("error",)
+    assert found == expected
+
+
+def test_fastjson_writes_as_json_does() -> None:
+    value = {"é\u2028": ["\ud800", 1, 2.5, 1e400, float("nan"), -0.0, None, True, {}],
+             "nested": {"k": [[], {"x": "`sparring poll`"}]}, 3: "int key", None: 1}
+    assert fastjson.dumps(value) == json.dumps(value, ensure_ascii=False)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        fastjson.dumps({"a": object()})
+
+
+def test_ctrl_c_is_one_json_object_as_the_cli_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(verb: str, ref: str) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quick, "_ended_turn", interrupted)
+    found = answered("poll", "any-session")
+    assert found is not None and found[0] == 130
+    assert found[1]["ok"] is False and found[1]["error"]["code"] == "interrupted"
