@@ -63,7 +63,7 @@ def run(argv: list[str]) -> int | None:
         return 130
     except Exception:  # _SlowPath, or anything unexpected: the full CLI reports it properly
         return None
-    emit(success(request[0], found))
+    emit(success(request[0], found), request[1])  # as the CLI: hints name the session
     return 0
 
 
