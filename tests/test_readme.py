@@ -43,7 +43,7 @@ ELSEWHERE = {
     "/think-about Should the session store move from Redis to SQLite?":
         "tests/integration/test_workflows.py::test_a_whole_workflow_runs_hands_free "
         "(scenario think-about-consensus types exactly this)",
-    'claude -p "/think-about Should the session store move from Redis to SQLite?" '
+    'claude -p "/think-about --unattended Should the session store move from Redis to SQLite?" '
     "--output-format json":
         "tests/integration/test_workflows.py::"
         "test_the_readmes_headless_command_runs_a_whole_debate",
