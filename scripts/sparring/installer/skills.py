@@ -1,0 +1,225 @@
+"""Skill folders: marked when installed, updated file by file, the user's edits kept."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from sparring.installer.core import (
+    MARKER,
+    MARKER_FORMAT,
+    TOOL,
+    Context,
+    FileSpec,
+    InstallError,
+    Skill,
+    Source,
+)
+from sparring.installer.files import (
+    dump_json,
+    present,
+    read_json,
+    remove_empty_dirs,
+    remove_path,
+    write_atomic,
+)
+from sparring.installer.source import sha256_of
+
+# -- skill folders ------------------------------------------------------------------
+
+
+def mode_of(spec: FileSpec) -> int:
+    return 0o755 if spec.executable else 0o644
+
+
+def marker_for(source: Source, skill: Skill) -> dict[str, Any]:
+    return {
+        "format": MARKER_FORMAT,
+        "tool": TOOL,
+        "skill": skill.name,
+        "version": source.version,
+        "source": str(source.root),
+        "files": {rel: {"sha256": spec.sha256, "mode": f"{mode_of(spec):o}"}
+                  for rel, spec in skill.files.items()},
+    }
+
+
+def read_marker(folder: Path) -> dict[str, Any] | None:
+    """The marker of a folder sparring installed, else None: a link, a file, a folder
+    without a marker or with someone else's is not ours."""
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    marker = read_json(folder / MARKER)
+    if marker is None or marker.get("tool") != TOOL or not isinstance(marker.get("files"), dict):
+        return None
+    # A marker names the files uninstall deletes: one naming a path outside its folder
+    # (a hostile or damaged marker in a cloned project) is not trusted.
+    return marker if all(is_plain_relative(rel) for rel in marker["files"]) else None
+
+
+def is_plain_relative(rel: object) -> bool:
+    parts = Path(rel).parts if isinstance(rel, str) else ()
+    return bool(parts) and not Path(str(rel)).is_absolute() and ".." not in parts
+
+
+def owned_skills(target: Path) -> dict[str, dict[str, Any]]:
+    if not target.is_dir():
+        return {}
+    found = {d.name: read_marker(d) for d in sorted(target.iterdir())}
+    return {name: marker for name, marker in found.items() if marker is not None}
+
+
+def file_state(path: Path) -> tuple[str, str] | None:
+    """(sha256, octal mode) of a plain file; None for a missing file, a link or a folder."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    return sha256_of(path), f"{path.stat().st_mode & 0o777:o}"
+
+
+def edited_files(folder: Path, marker: dict[str, Any]) -> list[str]:
+    """Files we installed that are there but no longer as we wrote them: the user's edits."""
+    edited = []
+    for rel, entry in marker["files"].items():
+        state = file_state(folder / rel)
+        if state is not None and isinstance(entry, dict) and \
+                state != (entry.get("sha256"), entry.get("mode")):
+            edited.append(rel)
+    return sorted(edited)
+
+
+class Plan(NamedTuple):
+    """What updating one installed skill folder takes."""
+
+    write: list[str]  # files to (re)write from the source
+    remove: list[str]  # files this version no longer ships
+    kept: list[str]  # files the user edited (or added where we would write): left as they are
+    marker: dict[str, Any]  # the marker to write: kept files keep their old entry
+
+
+def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
+                force: bool) -> Plan:
+    edited = set() if force else set(edited_files(folder, old))
+    write, kept = [], []
+    for rel, spec in skill.files.items():
+        state = file_state(folder / rel)
+        ours = rel in old["files"] or state is None
+        if not force and (rel in edited or not ours):
+            kept.append(rel)
+        elif state != (spec.sha256, f"{mode_of(spec):o}"):
+            write.append(rel)
+    gone = sorted(set(old["files"]) - set(skill.files))
+    remove = [rel for rel in gone if rel not in edited]
+    kept += [rel for rel in gone if rel in edited]
+    marker = marker_for(source, skill)
+    for rel in kept:
+        if rel in old["files"]:
+            marker["files"][rel] = old["files"][rel]
+        else:  # the user's own file where this version ships one: ours once they let go
+            marker["files"].pop(rel, None)
+    return Plan(write, remove, sorted(kept), marker)
+
+
+def check_inside(folder: Path, rel: str) -> None:
+    """Refuse to write through a link planted inside a folder we own."""
+    for parent in (folder / rel).parents:
+        if parent == folder:
+            return
+        if parent.is_symlink():
+            raise InstallError(f"{parent} is a link inside a folder sparring installed",
+                               "remove it, or rerun with --force to reinstall the folder")
+
+
+def write_skill_file(folder: Path, rel: str, spec: FileSpec) -> None:
+    check_inside(folder, rel)
+    (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / rel, spec.source.read_bytes(), mode_of(spec))
+
+
+def build_skill(target: Path, source: Source, skill: Skill) -> Path:
+    """The complete folder built beside its final place, so a skill appears whole."""
+    tmp = Path(tempfile.mkdtemp(dir=target, prefix=".sparring-tmp-"))
+    try:
+        os.chmod(tmp, 0o755)
+        for rel, spec in skill.files.items():
+            write_skill_file(tmp, rel, spec)
+        write_atomic(tmp / MARKER, dump_json(marker_for(source, skill)))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
+
+
+def create_skill(target: Path, source: Source, skill: Skill, replace: bool) -> None:
+    built = build_skill(target, source, skill)
+    if replace:
+        remove_path(target / skill.name)
+    os.rename(built, target / skill.name)
+
+
+def update_skill(folder: Path, skill: Skill, plan: Plan) -> None:
+    for rel in plan.write:
+        write_skill_file(folder, rel, skill.files[rel])
+    for rel in plan.remove:
+        check_inside(folder, rel)
+        with contextlib.suppress(FileNotFoundError):
+            (folder / rel).unlink()
+    write_atomic(folder / MARKER, dump_json(plan.marker))
+
+
+def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> None:
+    folder = target / skill.name
+    old = read_marker(folder)
+    if old is None:
+        exists = present(folder)
+        detail = (f"replaced a folder sparring did not install ({len(skill.files)} files)"
+                  if exists else f"{len(skill.files)} files, version {source.version}")
+        ctx.do("replace" if exists else "install", folder, detail,
+               lambda: create_skill(target, source, skill, replace=exists))
+        return
+    plan = plan_update(folder, source, skill, old, ctx.options.force)
+    kept = f"; kept your edits: {', '.join(plan.kept)} (--force replaces them)" \
+        if plan.kept else ""
+    if plan.write or plan.remove or read_json(folder / MARKER) != plan.marker:
+        detail = f"{len(plan.write)} changed, {len(plan.remove)} removed, " \
+                 f"version {source.version}{kept}"
+        ctx.do("update", folder, detail, lambda: update_skill(folder, skill, plan))
+    else:
+        ctx.note("unchanged", folder, f"version {source.version}{kept}")
+
+
+def uninstall_skill(ctx: Context, folder: Path, marker: dict[str, Any]) -> None:
+    edited = set(edited_files(folder, marker))
+    ours = [folder / rel for rel in marker["files"] if rel not in edited] + [folder / MARKER]
+    theirs = [p for p in folder.rglob("*") if not p.is_dir() and p not in ours]
+
+    def remove() -> None:
+        for rel in marker["files"]:
+            check_inside(folder, rel)
+        for path in ours:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        remove_empty_dirs(folder)
+
+    detail = ""
+    if theirs:
+        detail = f"kept {len(theirs)} file(s) sparring did not install or you edited"
+        if edited:
+            detail += f": {', '.join(sorted(edited))}"
+    ctx.do("remove", folder, detail, remove)
+
+
+def check_conflicts(target: Path, source: Source, force: bool) -> None:
+    """Before changing anything: a folder of one of our names that we do not own."""
+    foreign = [target / s.name for s in source.skills
+               if present(target / s.name) and read_marker(target / s.name) is None]
+    if foreign and not force:
+        names = ", ".join(str(p) for p in foreign)
+        raise InstallError(
+            f"{names} exists and was not installed by sparring; nothing was changed",
+            "move it away (it may be your own skill of the same name), "
+            "or rerun with --force to replace it")
+
