@@ -12,7 +12,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,13 +30,59 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
+class EnvSettingError(click.BadParameter):
+    """A bad value that came from a SPARRING_* variable, not from the command line."""
+
+    def __init__(self, variable: str, message: str, param: click.Parameter,
+                 ctx: click.Context | None) -> None:
+        super().__init__(message, ctx=ctx, param=param)
+        self.variable = variable
+
+
+if TYPE_CHECKING:
+    _FloatType = click.ParamType[float]
+else:  # click before 8.2 has no generic ParamType
+    _FloatType = click.ParamType
+
+
+class Seconds(_FloatType):
+    """A limit in seconds, finite and within range (limits.py): NaN, infinities and absurd
+    values are refused, from the command line and from its SPARRING_* variable alike."""
+
+    name = "seconds"
+
+    def __init__(self, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        from sparring import limits
+
+        try:
+            return limits.seconds(value, allow_zero=self.allow_zero)
+        except ValueError as exc:
+            if _from_environment(param, ctx):
+                assert param is not None
+                variable = str(param.envvar)
+                raise EnvSettingError(variable, f"{variable} (sets {param.opts[0]}): {exc}",
+                                      param, ctx) from exc
+            self.fail(str(exc), param, ctx)
+
+
+def _from_environment(param: click.Parameter | None, ctx: click.Context | None) -> bool:
+    from click.core import ParameterSource
+
+    return (param is not None and ctx is not None and param.name is not None
+            and ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT)
+
+
 # The two limits every verb that starts a codex turn takes.
 LIMIT_OPTIONS = [
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-                 envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
+    click.option("--timeout", type=Seconds(), envvar="SPARRING_TIMEOUT",
+                 help="Wall-clock limit of the turn, seconds (at most a day). "
                  "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
-    click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
-                 envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
+    click.option("--stall-after", type=Seconds(), envvar="SPARRING_STALL_AFTER",
+                 help="End the turn when codex prints no "
                  "event for this many seconds. Default by effort: 180/300/600/900."),
 ]
 TEMPLATE_OPTIONS = [
@@ -238,8 +284,8 @@ def poll(session: str, full: bool) -> int:
 
 @cli.command()
 @SESSION_ARG
-@click.option("--timeout", type=click.FloatRange(min=0), default=100.0, show_default=True,
-              help="Return after this many seconds even if the turn still runs.")
+@click.option("--timeout", type=Seconds(allow_zero=True), default=100.0, show_default=True,
+              help="Return after this many seconds even if the turn still runs (0 to a day).")
 @FULL_OPTION
 @click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Seal this file as Claude's own analysis first (what `sparring seal "
@@ -721,6 +767,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else "sparring"
         verb = path.removeprefix("sparring").strip() or "sparring"
+        if isinstance(exc, EnvSettingError):
+            emit(failure(verb, SparringError("config_invalid", exc.message,
+                                             f"fix or unset {exc.variable}")))
+            return EXIT_FAILED
         emit(failure(verb, SparringError("usage_error", exc.format_message(),
                                          f"see `{path} --help`")))
         return EXIT_USAGE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import sys
@@ -55,7 +56,10 @@ def emit(obj: dict[str, Any]) -> None:
         obj = spell_commands(obj, prog)
     # Indented for a person at a terminal; one line for a program (Claude reads every byte).
     indent = 2 if sys.stdout.isatty() else None
-    text = json.dumps(obj, ensure_ascii=False, indent=indent) + "\n"
+    try:
+        text = json.dumps(obj, ensure_ascii=False, indent=indent, allow_nan=False) + "\n"
+    except ValueError:  # a NaN or an infinity got this far: print null, never NaN
+        text = json.dumps(finite(obj), ensure_ascii=False, indent=indent) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.
     data = text.encode("utf-8", errors="backslashreplace")
@@ -66,3 +70,15 @@ def emit(obj: dict[str, Any]) -> None:
     else:  # an in-memory stream (tests)
         sys.stdout.write(data.decode("utf-8"))
         sys.stdout.flush()
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinity replaced by None: NaN is not JSON, and no reader of
+    ours may see one (limits refuse them at the door; this is the last line)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value

@@ -38,7 +38,8 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
 
 
 @contextlib.contextmanager
@@ -51,6 +52,11 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _not_json(name: str) -> Any:
+    """NaN and Infinity are Python's extensions, not JSON: a state file holding one is damaged."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 class StateFile:
@@ -74,10 +80,14 @@ class StateFile:
             raise
         except OSError as exc:
             raise self._corrupt(f"cannot be read: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise self._corrupt(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
         try:
-            data = json.loads(raw)
+            data = json.loads(raw, parse_constant=_not_json)
         except json.JSONDecodeError as exc:
             raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise self._corrupt(f"is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise self._corrupt("has no 'format' version")
         return self._migrate(data)

@@ -18,6 +18,7 @@ from sparring import (
     codex,
     config,
     engine,
+    limits,
     process,
     runner,
     states,
@@ -36,7 +37,12 @@ _START_CAP_S = 30.0
 
 def start_window() -> float:
     """Seconds codex must survive to count as started (Supervisor's `startsecs`)."""
-    return float(os.environ.get("SPARRING_STARTSECS", "1.0"))
+    raw = os.environ.get("SPARRING_STARTSECS", "1.0")
+    try:
+        return limits.seconds(raw, allow_zero=True, most=limits.MAX_START_WINDOW)
+    except ValueError as exc:
+        raise SparringError("config_invalid", f"SPARRING_STARTSECS: {exc}",
+                            "fix or unset SPARRING_STARTSECS") from exc
 
 
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
@@ -80,6 +86,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
@@ -115,6 +122,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         answer_file = answer_file or previous.get("answer_file")
     assert prompt is not None
     settings = _resume_settings(data, previous, options)
+    start_window()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
