@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring import workspace
+from sparring import shapes, workspace
 from sparring.errors import SparringError
 from sparring.state import StateFile
 
@@ -26,7 +26,8 @@ FORMAT = 1
 class Session:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
-        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT)
+        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
+                               shape=shapes.session_problem)
 
     @property
     def id(self) -> str:

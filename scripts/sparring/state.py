@@ -63,12 +63,16 @@ class StateFile:
     """A versioned JSON document; `kind` names it in errors and in the file."""
 
     def __init__(
-        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None
+        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None,
+        shape: Callable[[dict[str, Any]], str | None] | None = None,
     ) -> None:
+        """`shape(data)` names what is wrong with a document's shape (None: nothing), so that
+        a file sparring did not write is reported, not tripped over."""
         self.path = path
         self.kind = kind
         self.version = version
         self.migrations = migrations or {}
+        self.shape = shape
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -90,7 +94,11 @@ class StateFile:
             raise self._corrupt(f"is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise self._corrupt("has no 'format' version")
-        return self._migrate(data)
+        data = self._migrate(data)
+        problem = self.shape(data) if self.shape else None
+        if problem:
+            raise self._corrupt(f"is not as sparring wrote it: {problem}")
+        return data
 
     def create(self, data: dict[str, Any]) -> None:
         write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind})
