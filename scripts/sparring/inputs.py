@@ -96,10 +96,16 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
 
     required = tuple(required)
     want = f"give a YAML mapping with {', '.join(required)}"
+    from sparring.answers import MAX_DEPTH, too_deep
+
     try:
         data = yaml.safe_load(raw.decode("utf-8", errors="replace"))
     except yaml.YAMLError as exc:
         raise SparringError("usage_error", f"the {what} is not valid YAML: {exc}", want) from exc
+    except RecursionError:  # nested too deep for the parser itself
+        raise _nested(what, MAX_DEPTH, want) from None
+    if too_deep(data):
+        raise _nested(what, MAX_DEPTH, want)
     if not isinstance(data, dict):
         raise SparringError("input_empty" if data is None else "usage_error",
                             f"the {what} must be a YAML mapping", want)
@@ -112,6 +118,11 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
     if missing:
         raise SparringError("usage_error", f"the {what} lacks {', '.join(missing)}", want)
     return {str(k): _text(v) for k, v in data.items() if v is not None}
+
+
+def _nested(what: str, depth: int, want: str) -> SparringError:
+    return SparringError("usage_error", f"the {what} is nested more than {depth} levels deep",
+                         want)
 
 
 def _text(value: Any) -> str:

@@ -9,7 +9,6 @@ notices the end first records it — the background runner normally, or a
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import time
 from collections.abc import Callable
@@ -297,8 +296,8 @@ def parse_review(text: str | None) -> Any:
     if fence:
         body = fence.group(1)
     try:
-        return json.loads(body)
-    except json.JSONDecodeError:
+        return answers.parse_bounded(body)
+    except ValueError:  # not JSON, or nested past what anything here should read
         return None
 
 
