@@ -86,7 +86,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sparring.errors import SparringError
-from sparring.state import StateFile, write_atomic
+from sparring.state import PRIVATE_FILE, StateFile, private_dir, write_atomic
 from sparring.workspace import STATE_DIR
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None) -> 
     _require_dir(root)
     racy_ns = time.time_ns() - RACY_MARGIN_NS
     if store is not None:
-        store.mkdir(parents=True, exist_ok=True)
+        private_dir(store)
     if (root / ".git").exists():
         return _take_git(root, tuple(exclude), store, racy_ns)
     keep = _keeper(exclude)
@@ -848,7 +848,8 @@ def _copy_into(path: Path, store: Path) -> str:
     """Copy `path` into `store` under its SHA-256 (one read: hashed while copied)."""
     tmp = store / f".copy-{secrets.token_hex(8)}"
     try:
-        with open(tmp, "xb") as out:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
+                       "wb") as out:
             digest = _copy_stream(path, out)
         os.replace(tmp, store / digest)  # same name, same bytes: replacing is harmless
     except BaseException:

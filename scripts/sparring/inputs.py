@@ -75,8 +75,9 @@ def archive_taken(session_dir: Path | None) -> list[str]:
         dest_dir = session_dir / INPUTS_DIR
         dest = dest_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{source.name}"
         try:
-            dest_dir.mkdir(exist_ok=True)
+            dest_dir.mkdir(mode=0o700, exist_ok=True)
             os.replace(source, dest)
+            os.chmod(dest, 0o600)  # the session's record, the user's alone like the rest
         except OSError:
             continue  # e.g. another file system: the file stays in the inbox, nothing is lost
         moved.append(str(dest))

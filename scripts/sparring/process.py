@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     import psutil
@@ -76,7 +76,7 @@ def spawn_background(
     """
     stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
     try:
-        with open(stdout, "ab") as out, open(stderr, "ab") as err:
+        with _append_private(stdout) as out, _append_private(stderr) as err:
             return subprocess.Popen(
                 list(argv),
                 cwd=cwd,
@@ -90,6 +90,11 @@ def spawn_background(
             )
     finally:
         stdin_file.close()
+
+
+def _append_private(path: Path) -> BinaryIO:
+    """A child's output file, readable by the user alone (it may hold what the child saw)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
 
 
 def _death_signal(parent: int) -> Callable[[], None] | None:

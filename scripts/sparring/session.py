@@ -17,7 +17,7 @@ from typing import Any
 
 from sparring import shapes, workspace
 from sparring.errors import SparringError
-from sparring.state import StateFile
+from sparring.state import PRIVATE_DIR, StateFile
 
 SESSION_FILE = "session.json"
 FORMAT = 1
@@ -58,7 +58,7 @@ def create(root: Path, skill: str, cwd: Path) -> Session:
     for _ in range(20):
         directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
         try:
-            directory.mkdir()  # atomic: exactly one creator wins a name
+            directory.mkdir(mode=PRIVATE_DIR)  # atomic: exactly one creator wins a name
         except FileExistsError:
             continue
         session = Session(directory)

@@ -22,6 +22,37 @@ from sparring.errors import SparringError
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+# sparring's own state (prompts, Codex's events, the sealed analysis, copies of the user's
+# files) is for the user alone: files 0600, folders 0700, whatever the umask allows others.
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def private_dir(path: Path, under: Path | None = None) -> Path:
+    """Make `path` (and its missing parents below `under`) as folders only the user can open."""
+    missing = []
+    probe = path
+    while not probe.is_dir() and probe != under and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+    return path
+
+
+def write_private(path: Path, data: bytes | str, exclusive: bool = False) -> None:
+    """Write a file only the user can read (created 0600; an existing file keeps its mode,
+    `exclusive` refuses one that exists)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -46,7 +77,7 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
     lock_path = path.with_name(path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -20,6 +20,7 @@ from sparring.codex import INSTALL_HINT
 from sparring.config import TurnSettings
 from sparring.errors import CODES
 from sparring.session import Session, find_turn
+from sparring.state import private_dir, write_private
 
 PROMPT = "prompt.txt"
 EVENTS = "events.jsonl"
@@ -57,8 +58,8 @@ def new_turn(
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
     directory = session.turn_dir(n)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / PROMPT).write_bytes(prompt)
+    private_dir(directory, under=session.dir)
+    write_private(directory / PROMPT, prompt)
     turn: dict[str, Any] = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
         "created_at": time.time(), "started_at": None, "ended_at": None,
@@ -155,7 +156,7 @@ def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
             f.write(body)
     except OSError as exc:  # it exists already, or its folder moved: keep the answer anyway
         kept = session.turn_file(turn["n"], "answer.md")
-        kept.write_text(body, encoding="utf-8")
+        write_private(kept, body)
         turn["answer_file_kept"] = str(kept)
         turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"
 

@@ -16,6 +16,7 @@ from sparring import session as sessions
 from sparring.commands.start import unaccepted_violations
 from sparring.errors import SparringError
 from sparring.session import Session, latest_turn
+from sparring.state import write_private
 
 
 def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
@@ -139,5 +140,5 @@ def _next_step(session: Session, skill: str, decision: ledger.Decision, known: l
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
     path = session.dir / f"round-{round_no}-vars.json"
-    path.write_text(json.dumps(variables, ensure_ascii=False, indent=2), encoding="utf-8")
+    write_private(path, json.dumps(variables, ensure_ascii=False, indent=2))
     return path
