@@ -398,7 +398,10 @@ def seal(session: str, file: Path | None) -> int:
 @click.option("--full", is_flag=True, help="Print every open and agreed point whole (both "
               "sides' stance, evidence and round), not one row per open point and the agreed "
               "points' ids.")
-def verdict(session: str, file: Path | None, full: bool) -> int:
+@click.option("--rejudge", is_flag=True, help="Replace the verdict already handed in for "
+              "this round (before the next round starts); both versions stay on record and "
+              "the report shows them.")
+def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
     """Hand in Claude's verdict on the latest round; the runner decides what follows.
 
     \b
@@ -416,10 +419,13 @@ def verdict(session: str, file: Path | None, full: bool) -> int:
     `concessions_without_evidence`, and `next` (what to do, and the command).
     In a think-about debate a `continue` starts Codex's next round at once:
     `next.action` is then `wait` (if it could not start: `resume`, with `error`).
+    The same verdict again changes nothing (`already_judged`: true); a different
+    one for a judged round is refused (already_judged) unless --rejudge; a
+    verdict handed in while another is being recorded gets session_busy.
     """
     from sparring.commands.verdict import verdict as run
 
-    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full))
+    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full, rejudge))
 
 
 @cli.command()

@@ -43,6 +43,7 @@ CODES: dict[str, str] = {
     "input_empty": "the file or stdin given to the verb is empty",
     "seal_required": "Claude must seal its own analysis before Codex's is revealed",
     "already_sealed": "a different analysis was already sealed for this session",
+    "already_judged": "the round already has a different verdict; --rejudge replaces it",
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",

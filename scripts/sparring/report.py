@@ -55,6 +55,7 @@ def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | No
         "applied": summary["applied"],
         "seal": _seal(state),
         "guard": _guard_findings(data),
+        "rejudged": _rejudged(state),
     }
 
 
@@ -149,6 +150,18 @@ def _seal(state: dict[str, Any]) -> dict[str, Any] | None:
     return {"sealed_at": _stamp(seal["sealed_at"]), "sha256": seal["sha256"],
             "revealed_at": _stamp(revealed) if revealed else None,
             "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
+
+
+def _rejudged(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rounds whose verdict Claude replaced (`verdict --rejudge`): both versions, and the
+    decision each gave. A decision never changes without the record saying so."""
+    return [{"round": r["round"], "at": _stamp(r["at"]),
+             "before": r["before"]["decision"]["decision"],
+             "after": r["after"]["decision"]["decision"],
+             "reason_before": r["before"]["verdict"]["convergence"]["reason"],
+             "reason_after": r["after"]["verdict"]["convergence"]["reason"],
+             "verdicts": {"before": r["before"]["verdict"], "after": r["after"]["verdict"]}}
+            for r in state.get("rejudged") or []]
 
 
 def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:

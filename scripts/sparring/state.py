@@ -90,6 +90,18 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+@contextlib.contextmanager
+def try_locked(path: Path) -> Iterator[None]:
+    """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+    finally:
+        os.close(fd)
+
+
 class StateFile:
     """A versioned JSON document; `kind` names it in errors and in the file."""
 
