@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "state_corrupt": "a state file could not be read; it was left as it was",
     "state_version_unsupported": "a state file was written by a newer sparring",
     "prompt_empty": "no prompt was given",
+    "prompt_too_large": "the prompt is longer than codex accepts; nothing was started",
     "file_not_found": "a file named on the command line does not exist",
     "not_writable": "sparring could not write where it needed to",
     "git_failed": "git could not report the state of the repository",

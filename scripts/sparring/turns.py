@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparring import answers, engine, events, markers, process, states
-from sparring.codex import INSTALL_HINT
+from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE
 from sparring.config import TurnSettings
 from sparring.errors import CODES
 from sparring.session import Session, find_turn
@@ -134,13 +134,19 @@ def record_end(
             recoverable=_recoverable(outcome, thread_id, turn),
             usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),
         )
-        if thread_id and not data.get("thread_id"):
+        if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
         if outcome.status == states.COMPLETED and turn.get("answer_file"):
             _deliver(session, turn, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
         return dict(turn)
+
+
+def _thread_kept(outcome: Outcome) -> bool:
+    """Whether codex keeps the thread it opened: not when it refused the very first prompt
+    (no rollout is written), so round one can start afresh instead of resuming nothing."""
+    return (outcome.error or {}).get("code") != "prompt_too_large"
 
 
 def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
@@ -238,6 +244,11 @@ def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -
         return _error("codex_usage_error", "codex rejected the command line sparring built",
                       "run `sparring doctor`: this codex may be too old or too new",
                       stderr_tail=tail)
+    if PROMPT_TOO_LARGE in tail or "Input exceeds the maximum length" in tail:
+        return _error("prompt_too_large", "codex refused the prompt as too long (at most "
+                      f"{MAX_PROMPT_CHARS:,} characters)", "shorten what goes into the prompt "
+                      "and run the command again; asking again with the same prompt fails the "
+                      "same way", stderr_tail=tail)
     if _NO_ROLLOUT in tail:
         return _error("thread_not_found", "codex has no record of this session's thread",
                       "CODEX_HOME changed or the thread was removed; start a new session",

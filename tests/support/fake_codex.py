@@ -49,6 +49,7 @@ USAGE_KEYS = (
 HIGH_DEMAND = "We’re currently experiencing high demand, which may cause temporary errors."
 RATE_LIMITED = "exceeded retry limit, last status: 429 Too Many Requests"
 DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
+MAX_INPUT_CHARS = 1_048_576
 DEFAULT_WRITE_PATH = "fake_codex_output.txt"
 DEFAULT_WRITE_CONTENT = "written by fake codex\n"
 SLOW_COMMAND = "/bin/bash -lc 'rg -n TODO'"
@@ -78,6 +79,10 @@ FAKE_CODEX_KNOWN_MODELS   comma list; other -m models get the "Model metadata" w
 FAKE_CODEX_TMP_WARNING    1: print the "could not create PATH aliases" warning like a
                           CODEX_HOME inside the temp dir does
 FAKE_CODEX_SIGTERM        exit143 (default: exit status 143) | signal (die by SIGTERM)
+FAKE_CODEX_MAX_INPUT_CHARS  the prompt limit in characters (default 1048576, as codex 0.169.0:
+                          longer prompts end after thread.started with `Input exceeds the
+                          maximum length`, exit 1, no rollout)
+FAKE_CODEX_DETACH_PIDFILE detach: where the detached grandchild writes its pid
 """
 
 # --------------------------------------------------------------------------------------------
@@ -1503,7 +1508,21 @@ class Turn:
         handler = MODES.get(self.scenario.mode)
         if handler is None:
             fail(f"fake codex: unknown FAKE_CODEX_MODE {self.scenario.mode!r}", code=99)
+        limit = int(env("FAKE_CODEX_MAX_INPUT_CHARS", str(MAX_INPUT_CHARS)) or MAX_INPUT_CHARS)
+        if len(self.prompt) > limit:
+            return self.input_too_large(limit)
         return handler(self)
+
+    def input_too_large(self, limit: int) -> int:
+        """codex 0.169.0 opens the thread, then refuses the turn: no rollout, exit 1."""
+        self.out.event({"type": "thread.started", "thread_id": self.thread.id})
+        data = {"input_error_code": "input_too_large", "max_chars": limit,
+                "actual_chars": len(self.prompt)}
+        fail_anyhow(
+            f"turn/start: turn/start failed: Input exceeds the maximum length of {limit} "
+            f"characters. (code -32602), data: {json.dumps(data, separators=(',', ':'))}",
+            frames=0,
+        )
 
     def mode_ok(self) -> int:
         self.start()
