@@ -48,6 +48,7 @@ def launch(session: Session, n: int) -> process.Identity:
 def main(argv: list[str]) -> int:
     session, n = Session(Path(argv[0])), int(argv[1])
     signal.signal(signal.SIGTERM, _on_term)
+    process.become_subreaper()  # what detaches from codex is adopted here, and ended
     try:
         run_turn(session, n)
     except Exception:
@@ -78,6 +79,9 @@ def _run_one(session: Session, n: int) -> int | None:
     end_reason = _watch(session, turn, proc, identity)
     if end_reason is None:
         process.sweep_group(proc.pid)  # what codex left behind in its group
+    # Then whatever left the group too (setsid, double fork): nothing of the turn outlives it,
+    # and nothing writes to the tree after the guard's check below.
+    process.end_descendants(keep=proc.pid)
     exit_code = proc.wait()
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,

@@ -58,7 +58,8 @@ SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
                           server_error|malformed|partial_then_hang|no_message|writes_file|
-                          spawn_child|ignore_term|usage_error (default ok)
+                          spawn_child|ignore_term|usage_error|detach|detach_hang
+                          (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0)
@@ -1583,6 +1584,36 @@ class Turn:
             self.log.update(child_pid=child.pid)
         return self.mode_hang()
 
+    def mode_detach(self) -> int:
+        """Leave a process behind that escaped codex's group and parentage (setsid and a
+        double fork, as a daemonizing tool does), then answer."""
+        self.detach_child()
+        return self.mode_ok()
+
+    def mode_detach_hang(self) -> int:
+        self.detach_child()
+        return self.mode_hang()
+
+    def detach_child(self) -> None:
+        pidfile = env("FAKE_CODEX_DETACH_PIDFILE")
+        middle = os.fork()
+        if middle == 0:  # the middle process: new session, fork again, exit at once
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            if pidfile is not None:
+                with open(f"{pidfile}.tmp", "w", encoding="utf-8") as fh:
+                    fh.write(f"{os.getpid()}\n")
+                os.replace(f"{pidfile}.tmp", pidfile)
+            os.execvp("sleep", ["sleep", "300"])
+        os.waitpid(middle, 0)
+        deadline = time.monotonic() + 5
+        while pidfile is not None and not os.path.exists(pidfile) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def mode_crash(self) -> int:
         self.start()
         self.reasoning("About to do something unwise.")
@@ -1678,6 +1709,8 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "no_message": Turn.mode_no_message,
     "writes_file": Turn.mode_writes_file,
     "spawn_child": Turn.mode_spawn_child,
+    "detach": Turn.mode_detach,
+    "detach_hang": Turn.mode_detach_hang,
     "ignore_term": Turn.mode_ignore_term,
     "usage_error": Turn.mode_usage_error,
 }
