@@ -27,7 +27,7 @@ class Session:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
         self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
-                               shape=shapes.session_problem)
+                               shape=shapes.session_problem, witness=True)
 
     @property
     def id(self) -> str:

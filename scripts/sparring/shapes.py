@@ -21,7 +21,7 @@ from sparring.config import SKILLS
 _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
             "turns": "list", "codex": "dict", "thread_id": "str?", "inbox": "str?",
             "engine": "dict", "debate": "dict", "discussion": "dict", "degraded_notes": "list",
-            "reports": "list", "finalized_at": "num?"}
+            "reports": "list", "finalized_at": "num?", "foreign_writes": "list"}
 _SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex")
 
 _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "created_at": "num",

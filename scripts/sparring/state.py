@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -53,14 +55,15 @@ def write_private(path: Path, data: bytes | str, exclusive: bool = False) -> Non
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, sync: bool = True) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if sync:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -68,9 +71,46 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
-    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n")
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if witness:
+        _write_witness(path, text)
+    write_atomic(path, text)
+
+
+# The witness of a state file: the SHA-256 of the last two versions sparring wrote, written
+# before the file itself, so that either side of a crash still matches. A file matching
+# neither was written by something else (Codex with a widened sandbox, say).
+WITNESS_SUFFIX = ".sums"
+
+
+def _witness_path(path: Path) -> Path:
+    return path.with_name(path.name + WITNESS_SUFFIX)
+
+
+def _write_witness(path: Path, text: str) -> None:
+    kept = _sums(path)[:1]
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    write_atomic(_witness_path(path), "\n".join([digest, *kept]) + "\n", sync=False)
+
+
+def _sums(path: Path) -> list[str]:
+    try:
+        return _witness_path(path).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def written_by_someone_else(path: Path) -> bool:
+    """Whether `path` (a witnessed state file) is not a version sparring wrote."""
+    sums = _sums(path)
+    if not sums:
+        return False  # written before witnesses existed: nothing to say
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() not in sums
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
@@ -107,15 +147,18 @@ class StateFile:
 
     def __init__(
         self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None,
-        shape: Callable[[dict[str, Any]], str | None] | None = None,
+        shape: Callable[[dict[str, Any]], str | None] | None = None, witness: bool = False,
     ) -> None:
         """`shape(data)` names what is wrong with a document's shape (None: nothing), so that
-        a file sparring did not write is reported, not tripped over."""
+        a file sparring did not write is reported, not tripped over. With `witness`, every
+        write also records the file's digest (see written_by_someone_else), and an update of
+        a file something else wrote says so in the file (`foreign_writes`)."""
         self.path = path
         self.kind = kind
         self.version = version
         self.migrations = migrations or {}
         self.shape = shape
+        self.witness = witness
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -144,16 +187,20 @@ class StateFile:
         return data
 
     def create(self, data: dict[str, Any]) -> None:
-        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind})
+        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind},
+                          self.witness)
 
     @contextlib.contextmanager
     def update(self) -> Iterator[dict[str, Any]]:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
         with locked(self.path):
             data = self.read()
+            foreign = self.witness and written_by_someone_else(self.path)
             yield data
+            if foreign:  # never launder a foreign write into one of ours
+                data.setdefault("foreign_writes", []).append(time.time())
             data["format"] = self.version
-            write_json_atomic(self.path, data)
+            write_json_atomic(self.path, data, self.witness)
 
     def _migrate(self, data: dict[str, Any]) -> dict[str, Any]:
         found = data["format"]
