@@ -71,6 +71,7 @@ FAKE_CODEX_CRASH_EXIT     crash: exit with this code instead of SIGKILL (e.g. 10
 FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the effective cwd)
 FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
 FAKE_CODEX_DELETE_PATH    writes_file: file to delete
+FAKE_CODEX_WRITE_APPEND   writes_file: 1 appends the content instead of replacing the file
 FAKE_CODEX_CHILD_PIDFILE  spawn_child: where to write the grandchild's pid
 FAKE_CODEX_SCRIPT         JSON list of per-turn entries (string or object), see module doc
 FAKE_CODEX_STATE_DIR      counter directory for the script (default $CODEX_HOME/fake-state)
@@ -1332,6 +1333,8 @@ class Scenario:
             pick("write_content", "FAKE_CODEX_WRITE_CONTENT", DEFAULT_WRITE_CONTENT)
         )
         self.delete_path: str | None = pick("delete_path", "FAKE_CODEX_DELETE_PATH")
+        self.write_append = str(pick("write_append", "FAKE_CODEX_WRITE_APPEND", "")) in (
+            "1", "True", "true")
         self.exit_code = None if exit_code is None else int(exit_code)
         self.script_index = script_index
 
@@ -1688,7 +1691,8 @@ class Turn:
         changes = plan_file_changes(self.settings.cwd, self.scenario)
         listed = {"type": "file_change", "changes": [{"path": p, "kind": k} for p, k in changes]}
         item_id = self.item_started({**listed, "status": "in_progress"})
-        applied = apply_file_changes(changes, self.scenario.write_content)
+        applied = apply_file_changes(changes, self.scenario.write_content,
+                                     self.scenario.write_append)
         self.item_completed({**listed, "status": "completed" if applied else "failed"}, item_id)
         self.answer()
         return self.complete()
@@ -1736,8 +1740,10 @@ def plan_file_changes(cwd: str, scenario: Scenario) -> list[tuple[str, str]]:
     return changes
 
 
-def apply_file_changes(changes: list[tuple[str, str]], content: str) -> bool:
-    """Write or delete the files regardless of the sandbox; False if any change failed."""
+def apply_file_changes(changes: list[tuple[str, str]], content: str,
+                       append: bool = False) -> bool:
+    """Write (or append to) or delete the files regardless of the sandbox; False if any
+    change failed."""
     ok = True
     for path, kind in changes:
         try:
@@ -1745,7 +1751,7 @@ def apply_file_changes(changes: list[tuple[str, str]], content: str) -> bool:
                 os.remove(path)
                 continue
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="") as fh:
+            with open(path, "a" if append else "w", encoding="utf-8", newline="") as fh:
                 fh.write(content)
         except OSError:
             ok = False

@@ -166,10 +166,13 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
     if not found:
         return
     if not accept:
+        from sparring import turnguard
+
         violation = found[-1]["guard"]["violation"]
-        raise SparringError("guard_violation", violation["message"], violation["hint"] +
-                            "; once the user has decided, `sparring resume "
-                            f"{session.id} --accept-changes ...` goes on",
+        retry = (turnguard.go_on(session) if data.get("debate") or data.get("discussion")
+                 else f"run this `sparring resume {session.id}` again")
+        raise SparringError("guard_violation", violation["message"],
+                            turnguard.hint(session, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
         for turn in unaccepted_violations(locked):

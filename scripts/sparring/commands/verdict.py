@@ -25,12 +25,12 @@ from sparring.state import try_locked, write_private
 def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
             rejudge: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
+    data = session.load()
     if not raw.strip():
         raise SparringError("input_empty", "the verdict is empty",
                             "write the verdict JSON to a file and pass --file FILE")
     given = answers.load_json(raw, "verdict")
     answers.require_valid("verdict", given)
-    data = session.load()
     max_rounds = config.workflow(config.load(Path(data["root"])), data["skill"])["max_rounds"]
     # One verdict at a time: a second one arriving meanwhile is told so, never silently
     # replaces or is replaced (the decision it would change is recorded under the lock).
