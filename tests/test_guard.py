@@ -547,3 +547,23 @@ def test_cli_prints_a_non_utf8_name_with_escapes(tree: Path, sparring: Any,
         f.write(b"new\n")
     check = sparring("guard", "check", "--baseline", str(saved))
     assert check.out["changed"] == [{"path": "caf\\xe9.txt", "change": "added"}]
+
+
+@pytest.mark.parametrize("how_many", [1, 40])  # below and above the raw-listing lookups
+def test_index_lookups_find_the_right_entry(repo: Path, tmp_path: Path, how_many: int) -> None:
+    names = ["b.py", "a/b.py", "x\tb.py", "ab.py"] + [f"many/f{n}.py" for n in range(how_many)]
+    for name in names:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(f"{name}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "names")
+    base = guard.take(repo, store=tmp_path / "store")
+    base.save(tmp_path / "b.json")
+    loaded = guard.Baseline.load(tmp_path / "b.json")  # the listing is in the store now
+    changed = ["b.py"] + [f"many/f{n}.py" for n in range(how_many)]
+    for name in changed:
+        (repo / name).write_text("changed\n")
+    assert found(loaded) == sorted((name, "modified") for name in changed)
+    git(repo, "commit", "-q", "-am", "committed during the turn")  # the index moves too
+    assert found(guard.Baseline.load(tmp_path / "b.json")) == sorted(
+        (name, "modified") for name in changed)

@@ -29,6 +29,8 @@ class Git:
     """git in `root`, with the config the tree cannot extend (see the module docstring)."""
 
     def __init__(self, root: Path, trusted_filters: Mapping[str, str] | None = None) -> None:
+        """`trusted_filters`: the config recorded at snapshot; anything configured since is
+        switched off (this reads the config once, before any other command)."""
         self.root = root
         self.overrides: list[str] = list(SAFE_CONFIG)
         if trusted_filters is not None:
@@ -59,9 +61,10 @@ class Git:
         return self.start(*args)()
 
     def filters(self) -> dict[str, str]:
-        """The filter drivers configured now (every scope git reads), as key -> value."""
+        """The filter drivers configured now (every scope git reads), as key -> value, and
+        the include directives (keys `include.*`, `includeif.*`), which can bring in more."""
         argv = ["git", *(x for item in SAFE_CONFIG for x in ("-c", item)), "config", "-z",
-                "--get-regexp", r"^filter\."]
+                "--get-regexp", r"^(filter|include|includeif)\."]
         try:
             done = subprocess.run(argv, cwd=self.root, stdin=subprocess.DEVNULL,
                                   capture_output=True, env=_environment(), check=False)
@@ -75,6 +78,10 @@ class Git:
             if key:
                 found[key] = value
         return found
+
+
+def has_includes(config: Mapping[str, str]) -> bool:
+    return any(key.lower().startswith(("include.", "includeif.")) for key in config)
 
 
 def neutralized(current: Mapping[str, str], trusted: Mapping[str, str]) -> list[str]:

@@ -103,18 +103,15 @@ import itertools
 import json
 import os
 import re
-import secrets
 import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from sparring.errors import SparringError
-from sparring.gitcmd import Git, common_dir, git_dir
+from sparring.gitcmd import Git, common_dir, git_dir, has_includes
 from sparring.state import PRIVATE_FILE, StateFile, private_dir, write_atomic
-from sparring.trash import Trash
 from sparring.workspace import STATE_DIR
 
 FORMAT = 2
@@ -125,6 +122,7 @@ CHANGES_KIND = "guard changes"
 RACY_MARGIN_NS = 2_000_000_000
 _CHUNK = 1 << 20
 _HASH_BATCH = 500  # paths per `git hash-object` call, well under ARG_MAX
+_FEW_LOOKUPS = 32  # index entries a check looks up in the raw listing before parsing it
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and
 # git's own are rebuilt or small; the user's own work is kept up to a generous size.
@@ -146,14 +144,14 @@ _NOT_KEPT = {
 }
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """What the snapshot knows of one path git does not vouch for.
 
     `stat` is None when the path was absent (a tracked file already deleted).
     `digest` is the SHA-256 of the contents or of a symlink's target, None for
     other file types or unreadable files. Opaque entries (nested repositories,
-    submodules) carry git's status code instead.
+    submodules) carry git's status code instead. (A named tuple: a baseline
+    holds thousands, made fast.)
     """
 
     origin: str  # tracked | untracked | ignored | walk | nested | new | gitdir | state
@@ -163,18 +161,18 @@ class Entry:
     copied: bool = False
     status: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"origin": self.origin}
-        for key in ("stat", "digest", "target", "copied", "status"):
-            value = getattr(self, key)
-            if value not in (None, False):
-                data[key] = list(value) if key == "stat" else value
-        return data
+    def to_row(self) -> list[Any]:
+        """Compact JSON: [origin, stat, digest, target, copied, status]."""
+        return [self.origin, list(self.stat) if self.stat else None, self.digest,
+                self.target, int(self.copied), self.status]
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Entry:
-        return cls(str(data["origin"]), _stat_from(data.get("stat")), data.get("digest"),
-                   data.get("target"), bool(data.get("copied")), data.get("status"))
+    def from_row(cls, row: Any) -> Entry:
+        if isinstance(row, dict):  # format 1
+            row = [row["origin"], row.get("stat"), row.get("digest"), row.get("target"),
+                   row.get("copied"), row.get("status")]
+        origin, raw, digest, target, copied, status = row
+        return cls(str(origin), _stat_from(raw), digest, target, bool(copied), status)
 
 
 def _stat_from(raw: Any) -> Stat | None:
@@ -186,8 +184,7 @@ def _stat_from(raw: Any) -> Stat | None:
     return raw[0], raw[1], raw[2], raw[3], raw[4]
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One path that differs from the snapshot.
 
     `origin` says what the path was before (tracked, untracked, ignored, walk,
@@ -216,20 +213,19 @@ class Change:
                    _stat_from(data.get("seen")))
 
 
-@dataclass
 class RevertResult:
-    reverted: list[dict[str, str]] = field(default_factory=list)
-    not_reverted: list[dict[str, str]] = field(default_factory=list)
-    clean_after: bool = False
-    trash: str | None = None  # where removed and replaced files went
+    def __init__(self) -> None:
+        self.reverted: list[dict[str, str]] = []
+        self.not_reverted: list[dict[str, str]] = []
+        self.clean_after = False
+        self.trash: str | None = None  # where removed and replaced files went
 
     def to_dict(self) -> dict[str, Any]:
         return {"reverted": self.reverted, "not_reverted": self.not_reverted,
                 "clean_after": self.clean_after, "trash": self.trash}
 
 
-@dataclass(frozen=True)
-class Area:
+class Area(NamedTuple):
     """A folder (or file) outside the listed tree, watched by lstat and hash."""
 
     origin: str  # gitdir | state
@@ -239,41 +235,80 @@ class Area:
         return {"origin": self.origin, "exclude": list(self.exclude)}
 
 
-@dataclass
 class Baseline:
-    """The tree at one moment; see the module docstring for what is kept and why."""
+    """The tree at one moment; see the module docstring for what is kept and why.
 
-    root: Path
-    mode: str  # git | walk
-    exclude: tuple[str, ...]
-    store: Path | None
-    racy_ns: int
-    entries: dict[str, Entry]
-    index_digest: str = ""
-    listing_digest: str = ""
-    areas: dict[str, Area] = field(default_factory=dict)
-    area_entries: dict[str, Entry] = field(default_factory=dict)
-    filters: dict[str, str] = field(default_factory=dict)  # filter drivers at snapshot
-    inline_index: dict[str, str] | None = None  # when there is no store to hold the listing
+    With a store, the bulk (the entries of files git does not vouch for, the index listing)
+    lives there, content-addressed, and is read when first needed: a check starts git
+    before it reads them, and identical entries of two turns are kept once.
+    """
+
+    def __init__(self, root: Path, mode: str, exclude: tuple[str, ...], store: Path | None,
+                 racy_ns: int, entries: dict[str, Entry] | None = None, *,
+                 index_digest: str = "", listing_digest: str = "", entries_digest: str = "",
+                 areas: dict[str, Area] | None = None,
+                 area_entries: dict[str, Entry] | None = None,
+                 filters: dict[str, str] | None = None, includes: bool = False,
+                 index: dict[str, str] | None = None) -> None:
+        self.root, self.mode, self.exclude, self.store = root, mode, exclude, store
+        self.racy_ns = racy_ns
+        self._entries = entries
+        self.index_digest, self.listing_digest = index_digest, listing_digest
+        self.entries_digest = entries_digest
+        self.areas = areas or {}
+        self.area_entries = area_entries or {}
+        self.filters = filters or {}  # the filter drivers configured at snapshot: trusted
+        self.includes = includes  # the config had include directives at snapshot
+        self._index = index
+        self._listing: bytes | None = None
+        self._lookups = 0
+
+    @property
+    def entries(self) -> dict[str, Entry]:
+        if self._entries is None:
+            # Checked by its digest (_stored): rows as sparring wrote them, built without
+            # the per-field checks of a file that could say anything.
+            rows = json.loads(self._stored(self.entries_digest, "entries"))
+            self._entries = {path: Entry(o, tuple(s) if s else None, d, t, c == 1, st)
+                             for path, (o, s, d, t, c, st) in rows.items()}
+        return self._entries
 
     @property
     def index(self) -> dict[str, str]:
         """Path -> "TAG MODE BLOB STAGE" of the index at snapshot, parsed on first use."""
-        if self.inline_index is None:
-            self.inline_index = self._load_index()
-        return self.inline_index
+        if self._index is None:
+            self._index = {} if self.mode != "git" else _parse_index(self.listing())[0]
+        return self._index
 
-    def _load_index(self) -> dict[str, str]:
-        if self.mode != "git":
-            return {}
-        path = (self.store or Path("/nonexistent")) / self.listing_digest
+    def listing(self) -> bytes:
+        """The index at snapshot as `git ls-files --stage -v -z` printed it."""
+        if self._listing is None:
+            if self._index is not None:  # kept inline: spell it as git did
+                self._listing = b"".join(f"{meta}\t{path}\0".encode("utf-8", "surrogateescape")
+                                         for path, meta in self._index.items())
+            else:
+                self._listing = self._stored(self.listing_digest, "index listing")
+        return self._listing
+
+    def meta(self, path: str) -> str | None:
+        """`index[path]`, found in the raw listing while few are asked for (a check asks for
+        a handful; parsing 50,000 entries for them would cost more than git status)."""
+        if self._index is not None or self.mode != "git":
+            return self.index.get(path)
+        self._lookups += 1
+        if self._lookups > _FEW_LOOKUPS:
+            return self.index.get(path)
+        return _find_record(self.listing(), path)
+
+    def _stored(self, digest: str, what: str) -> bytes:
+        path = (self.store or Path("/nonexistent")) / digest
         try:
-            listing = path.read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
-            raise _damaged(path, f"its index listing cannot be read ({exc.strerror})") from exc
-        if _sha256(listing) != self.listing_digest:
-            raise _damaged(path, "its index listing was changed")
-        return _parse_index(listing)[0]
+            raise _damaged(path, f"(its {what}) cannot be read ({exc.strerror})") from exc
+        if _sha256(data) != digest:
+            raise _damaged(path, f"(its {what}) was changed")
+        return data
 
     def save(self, path: Path) -> None:
         """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip."""
@@ -295,17 +330,22 @@ class Baseline:
             raise _damaged(path, f"is damaged ({exc!r})") from exc
 
     def to_dict(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "format": FORMAT, "kind": KIND, "root": str(self.root), "mode": self.mode,
             "exclude": list(self.exclude), "store": str(self.store) if self.store else None,
             "racy_ns": self.racy_ns, "index_digest": self.index_digest,
             "listing_digest": self.listing_digest, "filters": self.filters,
+            "includes": self.includes,
             "areas": {path: area.to_dict() for path, area in self.areas.items()},
-            "entries": {path: entry.to_dict() for path, entry in self.entries.items()},
-            "area_entries": {path: e.to_dict() for path, e in self.area_entries.items()},
+            "area_entries": {path: e.to_row() for path, e in self.area_entries.items()},
         }
-        if self.store is None:  # no store to hold the listing: keep it here
-            data["index"] = self.index
+        rows = json.dumps({path: e.to_row() for path, e in self.entries.items()},
+                          ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        if self.store is None:  # nowhere else to keep the bulk: keep it here
+            data.update(entries=json.loads(rows), index=self.index)
+        else:
+            data["entries_digest"] = _sha256(rows)
+            _store_bytes(self.store, data["entries_digest"], rows)
         return data
 
     @classmethod
@@ -319,15 +359,18 @@ class Baseline:
         filters = data.get("filters") or {}
         if not all(isinstance(v, str) for v in filters.values()):
             raise ValueError("bad filters")
+        entries = data.get("entries")
         return cls(
             Path(data["root"]), data["mode"], tuple(str(p) for p in data["exclude"]),
             Path(data["store"]) if data.get("store") else None, int(data["racy_ns"]),
-            {str(p): Entry.from_dict(e) for p, e in data["entries"].items()},
-            str(data["index_digest"]), str(data["listing_digest"]),
-            {str(p): Area(str(a["origin"]), tuple(str(x) for x in a["exclude"]))
-             for p, a in (data.get("areas") or {}).items()},
-            {str(p): Entry.from_dict(e) for p, e in (data.get("area_entries") or {}).items()},
-            dict(filters), index,
+            None if entries is None else {str(p): Entry.from_row(e) for p, e in entries.items()},
+            index_digest=str(data["index_digest"]), listing_digest=str(data["listing_digest"]),
+            entries_digest=str(data.get("entries_digest", "")),
+            areas={str(p): Area(str(a["origin"]), tuple(str(x) for x in a["exclude"]))
+                   for p, a in (data.get("areas") or {}).items()},
+            area_entries={str(p): Entry.from_row(e)
+                          for p, e in (data.get("area_entries") or {}).items()},
+            filters=dict(filters), includes=bool(data.get("includes")), index=index,
         )
 
 
@@ -417,7 +460,7 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
               reuse: _Reuse) -> Baseline:
     keep = _keeper(exclude)
     git = Git(root)
-    filters = git.filters()
+    config = git.filters()
     # Digest before listing: if the index moves in between, the check re-reads it.
     index_digest = _index_digest(root)
     status = git.start(*_STATUS)
@@ -432,8 +475,9 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
     listing_digest = _sha256(listing)
     if store is not None:
         _store_bytes(store, listing_digest, listing)
-    return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest, listing_digest,
-                    filters=filters, inline_index=index)
+    return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest=index_digest,
+                    listing_digest=listing_digest, filters=config,
+                    includes=has_includes(config), index=index)
 
 
 def _git_entry(root: Path, path: str, code: str, meta: str | None, reuse: _Reuse) -> Entry:
@@ -504,9 +548,33 @@ def compare(baseline: Baseline) -> list[Change]:
     if baseline.mode == "walk":
         changes = _compare_walk(baseline)
     else:
-        changes = _compare_git(baseline, Git(baseline.root, baseline.filters))
+        changes = _compare_git(baseline, _git_for(baseline))
     changes += _compare_areas(baseline)
     return sorted(changes, key=lambda change: change.path)
+
+
+def _git_for(b: Baseline) -> Git:
+    """git for a check: when the repository's config may have changed since the snapshot,
+    every filter driver it did not have then is switched off (reading the config costs a
+    git process; with the config files as they were, and no include directives that
+    could point anywhere, there is nothing new to find)."""
+    if b.includes or _config_moved(b):
+        return Git(b.root, b.filters)
+    return Git(b.root)
+
+
+def _config_moved(b: Baseline) -> bool:
+    for place, area in b.areas.items():
+        if area.origin != "gitdir" or not place.endswith(("/config", "/config.worktree")):
+            continue
+        before = b.area_entries.get(place)
+        now = _key(_lstat(b.root / place))
+        if before is None or before.stat is None:
+            if now is not None:
+                return True
+        elif now != before.stat or before.stat[3] >= b.racy_ns:
+            return True
+    return False
 
 
 def _compare_walk(b: Baseline) -> list[Change]:
@@ -525,15 +593,23 @@ def _compare_areas(b: Baseline) -> list[Change]:
     return [change for change in itertools.chain(verdicts, gone) if change]
 
 
-@dataclass
-class _GitNow:
+class _IndexChange(NamedTuple):
+    """The index entries that differ from the snapshot's: old and new records, by path."""
+
+    before: dict[str, str]
+    after: dict[str, str]
+
+    def moved(self, keep: Keep) -> set[str]:
+        return {path for path in self.before.keys() | self.after.keys() if keep(path)}
+
+
+class _GitNow(NamedTuple):
     listed: dict[str, str]  # path -> status code, for paths git does not vouch for now
-    index: dict[str, str] | None  # None: the same entries as at snapshot
+    index_now: _IndexChange | None  # None: the same entries as at snapshot
     parents: _Parents
 
 
-@dataclass(frozen=True)
-class _Pending:
+class _Pending(NamedTuple):
     """A file clean in the index before and not vouched for now: needs `git hash-object`."""
 
     path: str
@@ -548,16 +624,13 @@ def _compare_git(b: Baseline, git: Git) -> list[Change]:
     # Until status() the work overlaps git's: status prints only when it is done,
     # so it never waits on a pipe we are not reading yet.
     index, unvouched = _index_now(git, b, keep) if index_moved else (None, [])
-    moved = set() if index is None else {
-        path for path, _ in b.index.items() ^ index.items() if keep(path)}
+    moved = set() if index is None else index.moved(keep)
     parents = _Parents(b.root)
-    seen = {path: parents.lstat(path) for path in b.entries}
+    seen, settled = _look(b, parents)
     listed = _listed(status(), keep)
     for path in unvouched:
         listed.setdefault(path, "")
     now = _GitNow(listed, index, parents)
-    settled = {path for path, entry in b.entries.items()
-               if _unmoved(entry, seen[path], b.racy_ns)}
     changes: list[Change] = []
     pending: list[_Pending] = []
     for path in (b.entries.keys() | now.listed.keys() | moved) - (settled - moved):
@@ -569,35 +642,123 @@ def _compare_git(b: Baseline, git: Git) -> list[Change]:
     return changes + _settle(git, pending)
 
 
-def _index_now(git: Git, b: Baseline, keep: Keep) -> tuple[dict[str, str] | None, list[str]]:
-    """The index listing now (None: the same entries as at snapshot), and its entries git
-    status would not speak for."""
+def _index_now(git: Git, b: Baseline, keep: Keep) -> tuple[_IndexChange | None, list[str]]:
+    """How the index differs from the snapshot's (None: the same entries), and its entries
+    git status would not speak for."""
     raw = git.run(*_LS_FILES)
-    if _sha256(raw) == b.listing_digest:
+    before = b.listing()
+    if raw == before:
         # A refresh rewrote the index with new stat data only: same entries, no parse.
         # (The baseline's own unvouched entries are all in b.entries already.)
         return None, []
-    index, all_vouchable = _parse_index(raw)
-    return index, [] if all_vouchable else _unvouched(index, keep)
+    # Compare records, not parsed entries, and only where the listings differ: a commit of a
+    # few files changes a few records of 50,000.
+    old_part, new_part = _differing_records(before, raw)
+    old, new = set(old_part.split(b"\0")), set(new_part.split(b"\0"))
+    change = _IndexChange(_records(old - new), _records(new - old))
+    if _all_vouchable(raw):
+        return change, []
+    return change, _unvouched(_parse_index(raw)[0], keep)
 
 
-def _unmoved(entry: Entry, st: os.stat_result | None, racy_ns: int) -> bool:
-    """Same stat data, from outside the racy window: the contents cannot have changed."""
-    return (st is not None and entry.stat is not None and entry.stat[3] < racy_ns
-            and entry.stat == _key_of(st))
+def _differing_records(a: bytes, b: bytes) -> tuple[bytes, bytes]:
+    """The stretch of whole `\\0`-ended records where two listings differ (one of them may
+    be empty): what lies before and after it is the same in both."""
+    head = _common_length(a, b, 1)
+    tail = _common_length(a, b, -1, most=min(len(a), len(b)) - head)
+    start = a.rfind(b"\0", 0, head) + 1  # back to the start of the record
+    a_end, b_end = len(a) - tail, len(b) - tail
+    shift = a.find(b"\0", a_end - 1) if a_end > start else -1  # on to the end of a record
+    if shift >= 0:
+        b_end += shift + 1 - a_end
+        a_end = shift + 1
+    if not (_whole(a, start, a_end) and _whole(b, start, b_end)):
+        return a, b  # a path with a tab can defeat the alignment: compare everything
+    return a[start:a_end], b[start:b_end]
 
 
-def _before_meta(b: Baseline, path: str) -> str | None:
+def _whole(data: bytes, start: int, end: int) -> bool:
+    """data[start:end] is a run of whole records (or nothing)."""
+    return start <= end and (start == 0 or data[start - 1] == 0) and (
+        end == start or data[end - 1] == 0)
+
+
+def _common_length(a: bytes, b: bytes, direction: int, most: int | None = None) -> int:
+    """How many bytes `a` and `b` share at the start (direction 1) or the end (-1): chunks
+    compared at C speed, the chunk narrowed where they first differ."""
+    most = min(len(a), len(b)) if most is None else most
+    done, step = 0, 1 << 16
+    while step:
+        while done + step <= most and _chunk(a, done, step, direction) == _chunk(
+                b, done, step, direction):
+            done += step
+        step >>= 4
+    return done
+
+
+def _chunk(data: bytes, offset: int, size: int, direction: int) -> bytes:
+    if direction > 0:
+        return data[offset:offset + size]
+    return data[len(data) - offset - size:len(data) - offset]
+
+
+def _records(raw: Iterable[bytes]) -> dict[str, str]:
+    found = {}
+    for record in raw:
+        meta, _, path = _decode(record).partition("\t")
+        if path:
+            found[path] = meta
+    return found
+
+
+def _look(b: Baseline, parents: _Parents) -> tuple[dict[str, os.stat_result | None], set[str]]:
+    """lstat every entry along its path, and the ones *settled*: same stat data as at the
+    snapshot, from outside the racy window, so their contents cannot have changed. One
+    tight loop: on a large tree this runs for thousands of files while git status does."""
+    root, racy, is_dir, lstat = f"{b.root}/", b.racy_ns, stat.S_ISDIR, os.lstat
+    seen: dict[str, os.stat_result | None] = {}
+    settled = set()
+    last, real = None, True  # entries come sorted by path: folders repeat
+    for path, entry in b.entries.items():
+        seen[path] = None
+        folder = path.rpartition("/")[0]
+        if folder != last:
+            last, real = folder, not folder or parents.is_real(folder)
+        if not real:
+            continue
+        try:
+            st = lstat(root + path)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        if is_dir(st.st_mode):
+            continue
+        seen[path] = st
+        known = entry.stat
+        if (known is not None and known[3] < racy and known
+                == (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)):
+            settled.add(path)
+    return seen, settled
+
+
+def _before_meta(b: Baseline, change: _IndexChange | None, path: str) -> str | None:
     entry = b.entries.get(path)
     if entry is not None and entry.origin in ("untracked", "ignored"):
         return None  # not in the index: no need to read it
-    return b.index.get(path)
+    if change is not None and path in change.before:
+        return change.before[path]
+    return b.meta(path)
+
+
+def _after_meta(change: _IndexChange | None, path: str, before: str | None) -> str | None:
+    if change is None or (path not in change.after and path not in change.before):
+        return before  # this entry did not change
+    return change.after.get(path)
 
 
 def _judge_git(b: Baseline, now: _GitNow, path: str,
                seen: dict[str, os.stat_result | None]) -> Change | _Pending | None:
-    before_meta = _before_meta(b, path)
-    after_meta = before_meta if now.index is None else now.index.get(path)
+    before_meta = _before_meta(b, now.index_now, path)
+    after_meta = _after_meta(now.index_now, path, before_meta)
     if _is_opaque(path, before_meta, after_meta):
         return _judge_opaque(b, now, path, before_meta, after_meta)
     entry = b.entries.get(path)
@@ -670,17 +831,19 @@ class _Refused(Exception):
     """A change revert leaves alone; the message is the reason shown to the user."""
 
 
-@dataclass
 class _Undo:
     """What one revert works with."""
 
-    b: Baseline
-    git: Git | None
-    trash: Trash
-    known: set[str]  # folders that held files at snapshot: never removed
-    doubtful: dict[str, str]  # digest -> path, of files revert cannot put back
-    protected: frozenset[str]  # paths never touched (files sparring's runner wrote)
-    parents: _Parents
+    def __init__(self, b: Baseline, protected: Iterable[str], todo: Sequence[Change]) -> None:
+        from sparring.trash import Trash  # only a revert needs it
+
+        self.b = b
+        self.git = Git(b.root, b.filters) if b.mode == "git" else None
+        self.trash = Trash(b.root)
+        self.known = _known_dirs(b)  # folders that held files at snapshot: never removed
+        self.doubtful = _unrestorable(b, todo)  # digest -> path it cannot put back
+        self.protected = frozenset(protected)  # never touched (files the runner wrote)
+        self.parents = _Parents(b.root)
 
 
 def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
@@ -692,9 +855,7 @@ def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
     never touched.
     """
     todo = compare(baseline) if changes is None else list(changes)
-    undo = _Undo(baseline, Git(baseline.root, baseline.filters) if baseline.mode == "git"
-                 else None, Trash(baseline.root), _known_dirs(baseline),
-                 _unrestorable(baseline, todo), frozenset(protected), _Parents(baseline.root))
+    undo = _Undo(baseline, protected, todo)
     result = RevertResult()
     for change in sorted(todo, key=_revert_order):
         undo.parents = _Parents(baseline.root)  # folders come and go as changes are undone
@@ -845,7 +1006,7 @@ def _put_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
     `perms` passes through the umask, as a checkout would, unless `exact`.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.sparring-{secrets.token_hex(4)}")
+    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, perms)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -861,7 +1022,7 @@ def _put_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
 
 def _put_link(dest: Path, target: str) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.sparring-{secrets.token_hex(4)}")
+    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
     os.symlink(target, tmp)
     os.replace(tmp, dest)
 
@@ -898,9 +1059,29 @@ def _parse_index(listing: bytes) -> tuple[dict[str, str], bool]:
     if text.count("\t") != records:  # a tab in some path: the slow, exact way
         index = {path: meta for meta, _, path in (r.partition("\t") for r in text.split("\0") if r)}
         return index, False
-    all_vouchable = ("\0" + text).count("\0H ") == records == text.count(" 0\t")
     parts = text.replace("\t", "\0").split("\0")
-    return dict(zip(parts[1::2], parts[0:-1:2], strict=True)), all_vouchable
+    return dict(zip(parts[1::2], parts[0:-1:2], strict=True)), _all_vouchable(listing)
+
+
+def _all_vouchable(listing: bytes) -> bool:
+    """Every entry has tag H and stage 0 (see _parse_index); False when unsure (a tab)."""
+    records = listing.count(b"\0")
+    return (listing.count(b"\t") == records
+            and listing.startswith(b"H ") + listing.count(b"\0H ") == records
+            == listing.count(b" 0\t"))
+
+
+def _find_record(listing: bytes, path: str) -> str | None:
+    """The metadata of `path` in a raw listing, or None: its record is `META\\tPATH\\0`,
+    and META holds no tab, so a match must start right after a record's first tab."""
+    key = b"\t" + path.encode("utf-8", "surrogateescape") + b"\0"
+    at = listing.find(key)
+    while at >= 0:
+        start = listing.rfind(b"\0", 0, at) + 1
+        if listing.find(b"\t", start) == at:
+            return _decode(listing[start:at])
+        at = listing.find(key, at + 1)
+    return None
 
 
 def _unvouched(index: dict[str, str], keep: Keep) -> list[str]:
@@ -1120,7 +1301,7 @@ def _store_bytes(store: Path, name: str, data: bytes) -> None:
     """Keep `data` in the store under `name` (its digest) unless it is there already."""
     if os.path.exists(store / name):
         return
-    tmp = store / f".copy-{secrets.token_hex(8)}"
+    tmp = store / f".copy-{os.urandom(8).hex()}"
     with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
                    "wb") as out:
         out.write(data)
@@ -1129,7 +1310,7 @@ def _store_bytes(store: Path, name: str, data: bytes) -> None:
 
 def _copy_into(path: Path, store: Path) -> str:
     """Copy `path` into `store` under its SHA-256 (one read: hashed while copied)."""
-    tmp = store / f".copy-{secrets.token_hex(8)}"
+    tmp = store / f".copy-{os.urandom(8).hex()}"
     try:
         with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
                        "wb") as out:

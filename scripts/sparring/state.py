@@ -13,7 +13,6 @@ import fcntl
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,7 +56,10 @@ def write_private(path: Path, data: bytes | str, exclusive: bool = False) -> Non
 
 def write_atomic(path: Path, text: str, sync: bool = True) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # As tempfile.mkstemp does (a new 0600 file of a fresh name), without importing tempfile:
+    # every verb writes state, and `poll` must start fast.
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -11,13 +11,13 @@ import contextlib
 import glob
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sparring import guard, turnguard, view, workspace
-from sparring import session as sessions
-from sparring.commands import start
+from sparring import guard, workspace
 from sparring.errors import SparringError
-from sparring.session import find_turn
+
+if TYPE_CHECKING:
+    from sparring.session import Session
 
 
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
@@ -67,6 +67,10 @@ def revert(baseline: Path) -> dict[str, Any]:
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     """Undo exactly what the guard recorded for one turn (default: the latest that changed
     files), never a file the runner wrote; the turn records what was undone."""
+    from sparring import session as sessions
+    from sparring import turnguard, view
+    from sparring.session import find_turn
+
     session = sessions.resolve(ref, cwd)
     data, _ = view.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
@@ -88,9 +92,13 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
     """The user has seen the changed files and goes on (whether they were undone or kept):
     the one way past a violation, the same in every workflow."""
+    from sparring import session as sessions
+    from sparring import turnguard
+    from sparring.commands.start import unaccepted_violations
+
     session = sessions.resolve(ref, cwd)
     with session.update() as data:
-        found = start.unaccepted_violations(data)
+        found = unaccepted_violations(data)
         for turn in found:
             turn["guard"]["accepted"] = True
             turn["guard"]["accepted_at"] = time.time()
@@ -100,7 +108,7 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
             "next": turnguard.go_on(session) if accepted else "nothing to accept: go on"}
 
 
-def _turn_with_changes(session: sessions.Session, data: dict[str, Any],
+def _turn_with_changes(session: Session, data: dict[str, Any],
                        n: int | None) -> dict[str, Any]:
     turns: list[dict[str, Any]] = [t for t in data["turns"]
                                    if (t.get("guard") or {}).get("changed")]
