@@ -18,6 +18,7 @@ dirty, untracked and small ignored file) and again with the previous baseline
 
     python3 bench/guard_bench.py                   # 50,000 + 5,000 files
     python3 bench/guard_bench.py --files 2000 --ignored 200 --runs 5
+    python3 bench/guard_bench.py --python ~/.local/share/sparring/venv/bin/python
 
 The last line is machine-readable: `RESULT key=value ...`.
 """
@@ -87,14 +88,23 @@ def medians_ms(runs: int, contenders: dict[str, Callable[[], object]]) -> dict[s
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
-def measure(root: Path, base: guard.Baseline, saved: Path, runs: int) -> dict[str, float]:
-    # As an installed runtime runs it: pip compiles the package's bytecode at install time,
-    # so the command must not pay for compiling sparring on every run (the warm-up run of
-    # medians_ms writes it, if PYTHONDONTWRITEBYTECODE had kept it from being written).
+def command(python: str | None, saved: Path) -> tuple[list[str], dict[str, str]]:
+    """`sparring guard check` as the skills' launcher runs it (`python -I -m sparring`) with
+    --python (an installed runtime), else from this checkout (scripts/ on PYTHONPATH)."""
+    # Either way bytecode is cached, as in an installed runtime (pip compiles it at install
+    # time): the warm-up run of medians_ms writes it if PYTHONDONTWRITEBYTECODE kept it out.
     env = {key: value for key, value in os.environ.items()
            if key != "PYTHONDONTWRITEBYTECODE"}
+    verb = ["-m", "sparring", "guard", "check", "--baseline", str(saved)]
+    if python:
+        return [python, "-I", *verb], env
     env["PYTHONPATH"] = str(REPO / "scripts")
-    cli = [sys.executable, "-m", "sparring", "guard", "check", "--baseline", str(saved)]
+    return [sys.executable, *verb], env
+
+
+def measure(root: Path, base: guard.Baseline, saved: Path, runs: int,
+            python: str | None) -> dict[str, float]:
+    cli, env = command(python, saved)
     return medians_ms(runs, {
         "status": lambda: subprocess.run(STATUS, cwd=root, check=True, capture_output=True),
         "check": lambda: guard.compare(base),
@@ -114,6 +124,9 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=50_000, help="tracked files")
     parser.add_argument("--ignored", type=int, default=5_000, help="ignored files")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per measurement (>=5)")
+    parser.add_argument("--python", help="the runtime's interpreter, e.g. "
+                        "~/.local/share/sparring/venv/bin/python (install.py makes it): time "
+                        "the command as the skills run it; default: this checkout's code")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="guard-bench-") as tmp:
         root, saved = Path(tmp) / "repo", Path(tmp) / "baseline.json"
@@ -131,11 +144,13 @@ def main() -> int:
         guard.take(root, store=Path(tmp) / "store", previous=base)
         again = (time.perf_counter() - start) * 1000
         copies = sum(1 for e in base.entries.values() if e.copied)
+        print(f"command: {' '.join(command(args.python, saved)[0][:2])} -m sparring guard "
+              "check")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
               f"snapshot {snap:.1f} ms ({len(base.entries)} files stat-watched, {copies} "
               f"copied), again with the previous baseline {again:.1f} ms; "
               f"median of {args.runs} runs")
-        quiet = measure(root, base, saved, args.runs)
+        quiet = measure(root, base, saved, args.runs, args.python)
         found = guard.compare(base)
         report("quiet tree", quiet, len(found))
         if found:  # a quiet tree should be clean: say what moved
@@ -143,13 +158,13 @@ def main() -> int:
         for path in list((root / "src").rglob("*.py"))[:200]:
             os.utime(path)
         git(root, "status")  # refreshes the index: new stat data, same entries
-        rewritten = measure(root, base, saved, args.runs)
+        rewritten = measure(root, base, saved, args.runs, args.python)
         report("index rewritten", rewritten, len(guard.compare(base)))
         for n in range(10, 20):
             (root / "src" / "d0001" / f"f{n:03d}.py").write_text(f"turn {n}\n")
         git(root, "commit", "-q", "-am", "a turn that commits")
         (root / "src" / "d0002" / "f000.py").write_text("edited in the turn\n")
-        turn = measure(root, base, saved, args.runs)
+        turn = measure(root, base, saved, args.runs, args.python)
         report("after a turn", turn, len(guard.compare(base)))
     print(f"HEADLINE the whole `sparring guard check` command: {quiet['cli']:.1f} ms, "
           f"{quiet['cli'] / quiet['status']:.2f}x `git status` ({quiet['status']:.1f} ms) on a "

@@ -186,3 +186,13 @@ def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> No
     assert guard.compare(base) == []
     (project / "shout.txt").write_text("bye\n")
     assert [(c.path, c.change) for c in guard.compare(base)] == [("shout.txt", "modified")]
+
+
+def test_a_background_gc_writing_info_refs_is_not_a_change(project: Path,
+                                                           tmp_path: Path) -> None:
+    """`git gc --auto` after a commit runs `update-server-info`, which writes .git/info/refs:
+    data git does not act on, written by the user's own git at any time."""
+    base = guard.take(project, store=tmp_path / "store")
+    git(project, "update-server-info")
+    assert (project / ".git" / "info" / "refs").exists()
+    assert guard.compare(base) == []

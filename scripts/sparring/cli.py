@@ -9,7 +9,6 @@ with 0), 1 when it could not, 2 for a command-line mistake.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -820,6 +819,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "interrupted", "interrupted", "run the verb again; what it had written is kept")))
         return 130
     except Exception as exc:  # a bug: still one JSON object, with what to report
+        import traceback  # here only: importing it costs every verb 8 ms of start-up
+
         emit(failure("sparring", SparringError(
             "internal_error", f"{type(exc).__name__}: {exc}",
             "this is a sparring bug; please report it with the traceback",

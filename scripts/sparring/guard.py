@@ -493,7 +493,11 @@ def _git_areas(root: Path) -> dict[str, Area]:
     common = common_dir(gitdir)
     places = [common / "config", common / "hooks", common / "info", gitdir / "config.worktree",
               gitdir / "info"]
-    return {_relative_to(root, place): Area("gitdir") for place in places}
+    # info/refs is written by `git update-server-info` (a background `gc --auto` after any
+    # commit): data for dumb transports, not anything git acts on.
+    return {relative: Area("gitdir", (f"{relative}/refs",)) if place.name == "info"
+            else Area("gitdir") for place in places
+            for relative in [_relative_to(root, place)]}
 
 
 def _relative_to(root: Path, place: Path) -> str:
