@@ -567,3 +567,28 @@ def test_index_lookups_find_the_right_entry(repo: Path, tmp_path: Path, how_many
     git(repo, "commit", "-q", "-am", "committed during the turn")  # the index moves too
     assert found(guard.Baseline.load(tmp_path / "b.json")) == sorted(
         (name, "modified") for name in changed)
+
+
+def test_a_snapshot_reuses_what_the_previous_one_read(tree: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: an untracked or ignored file whose stat data has not moved is not read
+    again; one that moved is, and its new copy lands in the store."""
+    store = tmp_path / "store"
+    monkeypatch.setattr(guard, "RACY_MARGIN_NS", 0)
+    time.sleep(0.05)
+    first = guard.take(tree, store=store)
+    (tree / "notes.txt").write_text("my untracked notes, edited\n")
+    read: list[str] = []
+    real_copy = guard._copy_into
+    monkeypatch.setattr(guard, "_copy_into", lambda path, into: read.append(
+        Path(path).name) or real_copy(path, into))
+    monkeypatch.setattr(guard, "_hash_file", lambda path: read.append(Path(path).name) or "")
+    second = guard.take(tree, store=store, previous=first)
+    assert read == ["notes.txt"]
+    assert second.entries[".env"] == first.entries[".env"] and second.entries[".env"].copied
+    assert second.entries["notes.txt"].digest != first.entries["notes.txt"].digest
+    assert (store / str(second.entries["notes.txt"].digest)).read_text() == \
+        "my untracked notes, edited\n"
+    # Another root's baseline lends nothing.
+    assert guard.take(tree, store=store, previous=guard.Baseline(
+        tmp_path, "walk", (), None, 0, {})).entries.keys() == second.entries.keys()

@@ -166,7 +166,9 @@ def _rejudged(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"round": t["round"], "turn": t["n"], "changed": t["guard"]["changed"],
-             "accepted": bool(t["guard"].get("accepted"))}
+             "accepted": bool(t["guard"].get("accepted")),
+             "reverted": [path for undo in t["guard"].get("reverted", [])
+                          for path in undo["reverted"]]}
             for t in data["turns"] if (t.get("guard") or {}).get("changed")]
 
 
