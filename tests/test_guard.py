@@ -592,3 +592,13 @@ def test_a_snapshot_reuses_what_the_previous_one_read(tree: Path, tmp_path: Path
     # Another root's baseline lends nothing.
     assert guard.take(tree, store=store, previous=guard.Baseline(
         tmp_path, "walk", (), None, 0, {})).entries.keys() == second.entries.keys()
+
+
+@pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
+def test_a_file_hidden_from_git_status_during_the_turn_is_still_seen(tree: Path, snap: Any,
+                                                                      flag: str) -> None:
+    base = snap(tree)
+    git(tree, "update-index", flag, "app.py")
+    (tree / "app.py").write_text("print('hidden, then changed')\n")
+    assert "app.py" not in git(tree, "status", "--porcelain")
+    assert found(base) == [("app.py", "modified")]

@@ -238,7 +238,8 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     effort and sandbox default to the previous round's. With --recover the
     interrupted round is asked again instead (allowed once per round). When the
     guard found files changed in the last turn, resume refuses (guard_violation)
-    until --accept-changes says the user has seen them.
+    until the user has decided: `sparring guard accept SESSION` (or
+    --accept-changes here) says so.
     """
     from sparring.commands import start as verb
 

@@ -546,6 +546,40 @@ def _fingerprint(path: Path, st: os.stat_result,
 # --- compare ----------------------------------------------------------------------------
 
 
+# git processes started before the command line machinery loaded (start_early), by
+# (root, git settings, the command's arguments).
+_EARLY: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Callable[[], bytes]] = {}
+
+
+def start_early(path: Path) -> None:
+    """Start the `git status` a check of the baseline at `path` will need, now.
+
+    `sparring guard check` spends most of its time waiting for git status; `python -m
+    sparring` calls this before it loads the command line (click and the rest, some 40 ms),
+    so the two overlap. compare() takes the started process if its git settings match,
+    else starts its own. A baseline that cannot be read starts nothing (the check then
+    reports why)."""
+    try:
+        base = Baseline.load(path)
+    except SparringError:
+        return
+    if base.mode != "git" or not base.root.is_dir():
+        return
+    git = _git_for(base)
+    for args in (_STATUS, _LS_FILES) if _index_digest(base.root) != base.index_digest else (
+            _STATUS,):
+        _EARLY[_early_key(git, args)] = git.start(*args)
+
+
+def _early_key(git: Git, args: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    return str(git.root), tuple(git.overrides), args
+
+
+def _git_output(git: Git, *args: str) -> Callable[[], bytes]:
+    """`git ARGS` for a check: the process start_early began, or a new one."""
+    return _EARLY.pop(_early_key(git, args), None) or git.start(*args)
+
+
 def compare(baseline: Baseline) -> list[Change]:
     """Every file that differs from `baseline`, sorted by path."""
     _require_dir(baseline.root)
@@ -554,6 +588,9 @@ def compare(baseline: Baseline) -> list[Change]:
     else:
         changes = _compare_git(baseline, _git_for(baseline))
     changes += _compare_areas(baseline)
+    while _EARLY:  # started early but not needed after all: let it end, never leave it
+        with contextlib.suppress(SparringError):
+            _EARLY.popitem()[1]()
     return sorted(changes, key=lambda change: change.path)
 
 
@@ -624,7 +661,7 @@ class _Pending(NamedTuple):
 def _compare_git(b: Baseline, git: Git) -> list[Change]:
     keep = _keeper(b.exclude)
     index_moved = _index_digest(b.root) != b.index_digest
-    status = git.start(*_STATUS)
+    status = _git_output(git, *_STATUS)
     # Until status() the work overlaps git's: status prints only when it is done,
     # so it never waits on a pipe we are not reading yet.
     index, unvouched = _index_now(git, b, keep) if index_moved else (None, [])
@@ -649,7 +686,7 @@ def _compare_git(b: Baseline, git: Git) -> list[Change]:
 def _index_now(git: Git, b: Baseline, keep: Keep) -> tuple[_IndexChange | None, list[str]]:
     """How the index differs from the snapshot's (None: the same entries), and its entries
     git status would not speak for."""
-    raw = git.run(*_LS_FILES)
+    raw = _git_output(git, *_LS_FILES)()
     before = b.listing()
     if raw == before:
         # A refresh rewrote the index with new stat data only: same entries, no parse.
@@ -660,9 +697,9 @@ def _index_now(git: Git, b: Baseline, keep: Keep) -> tuple[_IndexChange | None, 
     old_part, new_part = _differing_records(before, raw)
     old, new = set(old_part.split(b"\0")), set(new_part.split(b"\0"))
     change = _IndexChange(_records(old - new), _records(new - old))
-    if _all_vouchable(raw):
-        return change, []
-    return change, _unvouched(_parse_index(raw)[0], keep)
+    # An entry git status cannot speak for (assume-unchanged, skip-worktree, a conflict) is
+    # either as it was at snapshot (and then in b.entries already) or a changed record.
+    return change, _unvouched(change.after, keep)
 
 
 def _differing_records(a: bytes, b: bytes) -> tuple[bytes, bytes]:
