@@ -8,6 +8,13 @@ pointed nowhere, optional locks off (the index is never rewritten under a concur
 command of the user), no terminal prompt, and every filter driver that was not configured
 when the snapshot was taken (the user's own, such as git-lfs) switched off.
 
+What a check trusts: the configuration as it was at snapshot. It reads the configuration
+again (one `git config` process) when `.git/config` or `config.worktree` moved since, or when
+the configuration has include directives (which may point anywhere); configuration outside
+the repository (the user's `~/.gitconfig`, the system's) is the user's own, outside what a
+sandboxed turn can write. A submodule's own configuration applies when git status looks into
+its worktree; the submodule's git folder is not watched.
+
 Repository paths (the git dir, the common dir of a worktree) are read from the files git
 itself reads, without running git.
 """
