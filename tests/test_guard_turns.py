@@ -234,3 +234,17 @@ def test_a_hook_planted_during_a_turn_is_a_violation(sparring: Any, session: str
     assert out["guard"]["changed"] == [{"path": ".git/hooks/post-checkout", "change": "added"}]
     assert sparring("guard", "revert", "--session", session).out["clean_after"] is True
     assert not (repo / ".git" / "hooks" / "post-checkout").exists()
+
+
+def test_revert_session_of_a_turn_checked_by_an_older_sparring(sparring: Any, session: str,
+                                                               fake_codex: Any,
+                                                               repo: Path) -> None:
+    fake_codex.mode("writes_file", write_path="app.py", write_content="codex\n")
+    sparring("start", session, input=b"q")
+    sparring("wait", session)
+    recorded = repo / ".sparring" / "sessions" / session / "turns" / "1" / "guard-changes.json"
+    recorded.unlink()  # as an older sparring left it
+    refused = sparring("guard", "revert", "--session", session)
+    assert refused.error_code == "file_not_found"
+    assert "guard revert --baseline" in refused.out["error"]["hint"]
+    assert (repo / "app.py").read_text() == "codex\n"

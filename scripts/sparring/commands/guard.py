@@ -75,7 +75,14 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     data, _ = view.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
     base = guard.Baseline.load(session.turn_file(turn["n"], turnguard.BASELINE))
-    changes = guard.load_changes(session.turn_file(turn["n"], turnguard.CHANGES))
+    recorded = session.turn_file(turn["n"], turnguard.CHANGES)
+    if not recorded.is_file():
+        raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
+                            "sparring, which kept no record of what it saw",
+                            "`sparring guard revert --baseline "
+                            f"{session.turn_file(turn['n'], turnguard.BASELINE)}` undoes what "
+                            "changed since that turn's snapshot", path=str(recorded))
+    changes = guard.load_changes(recorded)
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))
     with session.update() as locked:
         record = find_turn(locked, turn["n"])["guard"]
