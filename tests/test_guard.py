@@ -602,3 +602,23 @@ def test_a_file_hidden_from_git_status_during_the_turn_is_still_seen(tree: Path,
     (tree / "app.py").write_text("print('hidden, then changed')\n")
     assert "app.py" not in git(tree, "status", "--porcelain")
     assert found(base) == [("app.py", "modified")]
+
+
+def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
+        tree: Path, tmp_path: Path, sparring: Any) -> None:
+    """`python -m sparring guard check --baseline F` starts git status before the command line
+    loads (__main__); the answer is the one the CLI gives in process."""
+    import subprocess
+    import sys
+
+    saved = tmp_path / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    (tree / "app.py").write_text("changed\n")
+    git(tree, "add", "app.py")  # the index moves too: ls-files starts early as well
+    (tree / "new.txt").write_text("new\n")
+    for args in (["--baseline", str(saved)], ["--baseline", str(tmp_path / "missing.json")]):
+        done = subprocess.run([sys.executable, "-m", "sparring", "guard", "check", *args],
+                              cwd=tree, capture_output=True, text=True, timeout=60)
+        expected = sparring("guard", "check", *args).out
+        assert json.loads(done.stdout) == expected, done.stderr
+    assert expected["error"]["code"] == "file_not_found"
