@@ -28,13 +28,22 @@ def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text, needle", [
     ("stall_afer: 60\n", "unknown setting 'stall_afer'"),
     ("effort: extreme\n", "must be one of low, medium, high, xhigh"),
-    ("timeout: -3\n", "positive number"),
+    ("timeout: -3\n", "'timeout': -3 is not a number of seconds from more than 0 to 86400"),
+    ("timeout: .nan\n", "'timeout': nan is not a number of seconds"),
+    ("stall_after: .inf\n", "'stall_after': inf is not a number of seconds"),
+    ("timeout: -.inf\n", "'timeout': -inf is not a number of seconds"),
+    ("timeout: 1000000000000\n", "'timeout': 1000000000000 is not a number of seconds"),
+    ("timeout: '600'\n", "'timeout': must be a number of seconds, not the text '600'"),
+    ("stall_after: true\n", "'stall_after': True is not a number of seconds"),
     ("- just\n- a list\n", "mapping"),
-    ("think-about:\n  max_rounds: 0\n", "'think-about.max_rounds' must be a positive"),
+    ("think-about:\n  max_rounds: 0\n", "'think-about.max_rounds': 0 is not a whole number"),
+    ("think-about:\n  max_rounds: 1000000\n", "from 1 to 100"),
+    ("think-about:\n  max_rounds: .nan\n", "'think-about.max_rounds': nan is not a whole"),
     ("think-about:\n  rounds: 3\n", "unknown setting 'think-about.rounds'"),
     ("think-about: 3\n", "section 'think-about' must be a mapping"),
     ("think-about:\n  report_path: 'r/{when}.md'\n", "unknown placeholders ['when']"),
     ("effort: [unclosed\n", "not valid YAML"),
+    ("effort: " + "[" * 100_000 + "\n", "not valid YAML"),
 ])
 def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -> None:
     (tmp_path / "sparring.yaml").write_text(text)
@@ -50,3 +59,10 @@ def test_workflow_sections_override_their_defaults(tmp_path: Path) -> None:
     assert config.workflow(loaded, "think-about")["max_rounds"] == 3
     assert config.workflow(loaded, "arch-debate")["max_rounds"] == 6
     assert config.workflow({}, "deep-discussion")["report_path"].startswith(".kkachi/{branch}")
+
+
+def test_a_file_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "sparring.yaml").write_bytes(b"effort: high\nmodel: caf\xe9\n")
+    with pytest.raises(SparringError) as err:
+        config.load(tmp_path)
+    assert err.value.code == "config_invalid" and "not UTF-8" in err.value.message

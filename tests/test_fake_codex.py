@@ -298,12 +298,27 @@ def test_stdin_prompt_is_read_to_eof_and_logged_byte_for_byte(fake: Fake) -> Non
 
 
 def test_large_stdin_prompt(fake: Fake) -> None:
-    raw = (b"0123456789abcdef" * 65536 * 5)[: 5 * 1024 * 1024]
+    raw = (b"0123456789abcdef" * 65536)[: 1024 * 1024]  # exactly codex's limit
     result = fake.ok(*exec_json("-"), stdin=raw)
     assert result.stderr == ""  # `-` reads stdin without announcing it
     assert (fake.log / "call-0001.stdin").read_bytes() == raw
     usage = result.events[-1]["usage"]
     assert usage["input_tokens"] == 1000 + len(raw) // 4
+
+
+def test_a_prompt_over_the_input_limit_is_refused_like_codex_does(fake: Fake) -> None:
+    """codex 0.169.0: thread.started, then `Input exceeds the maximum length of 1048576
+    characters.` on stderr, exit 1, no request and no rollout (characters, not bytes)."""
+    fake.ok(*exec_json("-"), stdin=("é" * 1_048_576).encode())
+    result = fake.run(*exec_json("-"), stdin=b"x" * 1_048_577)
+    assert result.code == 1
+    assert [e["type"] for e in result.events] == ["thread.started"]
+    assert result.stderr.endswith(
+        "Error: turn/start: turn/start failed: Input exceeds the maximum length of 1048576 "
+        'characters. (code -32602), data: {"input_error_code":"input_too_large",'
+        '"max_chars":1048576,"actual_chars":1048577}\n')
+    thread = result.events[0]["thread_id"]
+    assert not list(fake.home.glob(f"sessions/**/*{thread}.jsonl"))
 
 
 def test_prompt_argument_plus_stdin_becomes_a_stdin_block(fake: Fake) -> None:

@@ -375,3 +375,29 @@ def test_a_failures_hint_is_a_command_to_run_as_printed(sparring: Any, session: 
     command = hint.split("`")[1].split()[1:]
     assert sparring(*command).exit_code == 0
     assert sparring("wait", session).out["review"]["text"] == "recovered"
+
+
+def test_a_process_that_detached_from_codex_is_ended_at_turn_end(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+    """Issue 11, case 9: setsid and a double fork take a process out of codex's group and
+    parentage; the runner is a child subreaper, adopts it, and ends it with the turn."""
+    pidfile = tmp_path / "detached.pid"
+    fake_codex.mode("detach", detach_pidfile=str(pidfile))
+    sparring("start", session, input=b"q")
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+    detached = int(pidfile.read_text())
+    _wait_for(lambda: not _alive(detached), timeout=5)
+    assert not psutil.pid_exists(detached) or not _alive(detached)
+
+
+def test_a_process_that_detached_from_codex_is_ended_by_stop(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+    pidfile = tmp_path / "detached.pid"
+    fake_codex.mode("detach_hang", detach_pidfile=str(pidfile))
+    assert sparring("start", session, input=b"q").out["status"] == "running"
+    _wait_for(pidfile.exists)
+    detached = int(pidfile.read_text())
+    proc = psutil.Process(detached)
+    assert proc.ppid() != 1 and os.getsid(detached) != os.getsid(0)  # it really left
+    assert sparring("stop", session).out["status"] == "stopped"
+    assert not _alive(detached), "a detached process survived stop"

@@ -270,16 +270,20 @@ def test_walk_mode_same_size_rewrite_and_touch(folder: Path, snap: Any) -> None:
     assert found(base) == [("docs/a.md", "modified")]
 
 
-def test_walk_mode_revert_removes_additions_and_lists_the_rest(folder: Path, snap: Any) -> None:
+def test_walk_mode_revert_restores_from_copies_and_keeps_what_it_removes(folder: Path,
+                                                                         snap: Any) -> None:
     base = snap(folder)
     (folder / "b.txt").write_text("changed\n")
     (folder / "new").mkdir()
     (folder / "new" / "c.txt").write_text("charlie\n")
     result = guard.revert(base)
-    assert result.reverted == [{"path": "new/c.txt", "change": "added", "action": "removed"}]
-    assert [(r["path"], r["change"]) for r in result.not_reverted] == [("b.txt", "modified")]
-    assert "outside git" in result.not_reverted[0]["reason"]
-    assert not (folder / "new").exists() and result.clean_after is False
+    assert [(r["path"], r["action"]) for r in result.reverted] == [
+        ("new/c.txt", "removed"), ("b.txt", "restored_from_copy")]
+    assert (folder / "b.txt").read_text() == "bravo\n"
+    assert not (folder / "new").exists() and result.clean_after
+    kept = {r["path"]: Path(r["kept"]).read_text() for r in result.reverted}
+    assert kept == {"new/c.txt": "charlie\n", "b.txt": "changed\n"}  # nothing destroyed
+    assert result.trash and Path(result.trash).parent == folder / ".sparring" / "guard-trash"
 
 
 # --- revert --------------------------------------------------------------------------------
@@ -305,8 +309,9 @@ def test_revert_restores_a_dirty_file_from_the_snapshot_copy(tree: Path, snap: A
     base = snap(tree)
     dirty.write_text("rewritten by the turn\n")
     result = guard.revert(base)
-    assert result.reverted == [
-        {"path": "lib/util.py", "change": "modified", "action": "restored_from_copy"}]
+    [done] = result.reverted
+    assert (done["path"], done["action"]) == ("lib/util.py", "restored_from_copy")
+    assert Path(done["kept"]).read_text() == "rewritten by the turn\n"
     assert fingerprint(dirty) == before
     assert result.clean_after
 
@@ -359,8 +364,11 @@ def test_revert_restores_a_symlink_and_the_executable_bit(tree: Path, snap: Any)
     assert os.stat(tree / "run.sh").st_mode & 0o100
 
 
-def test_revert_removes_additions_and_lists_what_it_cannot_restore(tree: Path,
-                                                                  snap: Any) -> None:
+def test_revert_restores_untracked_and_small_ignored_files_from_copies(tree: Path,
+                                                                        snap: Any) -> None:
+    """Issue 11, case 2: an untracked file changed during the turn is put back."""
+    big = tree / "build" / "big.bin"
+    big.write_bytes(b"\0" * (guard.COPY_LIMITS["ignored"] + 1))
     base = snap(tree)
     (tree / "pkg" / "sub").mkdir(parents=True)
     (tree / "pkg" / "sub" / "new.py").write_text("new\n")
@@ -368,14 +376,19 @@ def test_revert_removes_additions_and_lists_what_it_cannot_restore(tree: Path,
     (tree / "node_modules" / "left-pad" / "index.js").write_text("pad\n")
     (tree / ".env").write_text("TOKEN=changed\n")
     (tree / "notes.txt").write_text("my notes, overwritten\n")
+    big.write_bytes(b"\1" * 10)
     result = guard.revert(base)
-    assert sorted(r["path"] for r in result.reverted) == [
-        "node_modules/left-pad/index.js", "pkg/sub/new.py"]
-    assert {r["path"]: r["reason"].split(":")[0] for r in result.not_reverted} == {
-        ".env": "ignored by git", "notes.txt": "untracked before the turn"}
+    assert sorted((r["path"], r["action"]) for r in result.reverted) == [
+        (".env", "restored_from_copy"), ("node_modules/left-pad/index.js", "removed"),
+        ("notes.txt", "restored_from_copy"), ("pkg/sub/new.py", "removed")]
+    assert (tree / "notes.txt").read_text() == "my untracked notes\n"
+    assert (tree / ".env").read_text() == "TOKEN=abc\n"
     assert not (tree / "pkg").exists() and not (tree / "node_modules" / "left-pad").exists()
     assert (tree / "node_modules" / "pkg").is_dir()  # held files at snapshot: kept
-    assert (tree / ".env").read_text() == "TOKEN=changed\n"  # never touched
+    # Above the size limit for ignored files there is no copy: listed, never touched.
+    [left] = result.not_reverted
+    assert left["path"] == "build/big.bin" and "no copy" in left["reason"]
+    assert big.read_bytes() == b"\1" * 10
     assert result.clean_after is False
 
 
@@ -437,7 +450,7 @@ def test_baseline_round_trip_with_a_non_utf8_name(tree: Path, snap: Any, tmp_pat
     saved = tmp_path / "base.json"
     snap(tree).save(saved)
     data = json.loads(saved.read_text(encoding="ascii"))
-    assert data["format"] == 1 and data["kind"] == "guard baseline" and data["mode"] == "git"
+    assert data["format"] == 2 and data["kind"] == "guard baseline" and data["mode"] == "git"
     base = guard.Baseline.load(saved)
     assert found(base) == []
     with open(odd, "wb") as f:
@@ -467,9 +480,10 @@ def test_cli_snapshot_check_revert(tree: Path, sparring: Any) -> None:
 
     revert = sparring("guard", "revert", "--baseline", "base.json")
     assert revert.exit_code == 0
-    assert revert.out["reverted"] == [
+    assert [{k: r[k] for k in ("path", "change", "action")} for r in revert.out["reverted"]] == [
         {"path": "new.txt", "change": "added", "action": "removed"},
         {"path": "app.py", "change": "modified", "action": "restored_from_git"}]
+    assert [Path(r["kept"]).read_text() for r in revert.out["reverted"]] == ["new\n", "changed\n"]
     assert revert.out["not_reverted"] == [] and revert.out["clean_after"] is True
 
 
@@ -533,3 +547,78 @@ def test_cli_prints_a_non_utf8_name_with_escapes(tree: Path, sparring: Any,
         f.write(b"new\n")
     check = sparring("guard", "check", "--baseline", str(saved))
     assert check.out["changed"] == [{"path": "caf\\xe9.txt", "change": "added"}]
+
+
+@pytest.mark.parametrize("how_many", [1, 40])  # below and above the raw-listing lookups
+def test_index_lookups_find_the_right_entry(repo: Path, tmp_path: Path, how_many: int) -> None:
+    names = ["b.py", "a/b.py", "x\tb.py", "ab.py"] + [f"many/f{n}.py" for n in range(how_many)]
+    for name in names:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(f"{name}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "names")
+    base = guard.take(repo, store=tmp_path / "store")
+    base.save(tmp_path / "b.json")
+    loaded = guard.Baseline.load(tmp_path / "b.json")  # the listing is in the store now
+    changed = ["b.py"] + [f"many/f{n}.py" for n in range(how_many)]
+    for name in changed:
+        (repo / name).write_text("changed\n")
+    assert found(loaded) == sorted((name, "modified") for name in changed)
+    git(repo, "commit", "-q", "-am", "committed during the turn")  # the index moves too
+    assert found(guard.Baseline.load(tmp_path / "b.json")) == sorted(
+        (name, "modified") for name in changed)
+
+
+def test_a_snapshot_reuses_what_the_previous_one_read(tree: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12: an untracked or ignored file whose stat data has not moved is not read
+    again; one that moved is, and its new copy lands in the store."""
+    store = tmp_path / "store"
+    monkeypatch.setattr(guard, "RACY_MARGIN_NS", 0)
+    time.sleep(0.05)
+    first = guard.take(tree, store=store)
+    (tree / "notes.txt").write_text("my untracked notes, edited\n")
+    read: list[str] = []
+    real_copy = guard._copy_into
+    monkeypatch.setattr(guard, "_copy_into", lambda path, into: read.append(
+        Path(path).name) or real_copy(path, into))
+    monkeypatch.setattr(guard, "_hash_file", lambda path: read.append(Path(path).name) or "")
+    second = guard.take(tree, store=store, previous=first)
+    assert read == ["notes.txt"]
+    assert second.entries[".env"] == first.entries[".env"] and second.entries[".env"].copied
+    assert second.entries["notes.txt"].digest != first.entries["notes.txt"].digest
+    assert (store / str(second.entries["notes.txt"].digest)).read_text() == \
+        "my untracked notes, edited\n"
+    # Another root's baseline lends nothing.
+    assert guard.take(tree, store=store, previous=guard.Baseline(
+        tmp_path, "walk", (), None, 0, {})).entries.keys() == second.entries.keys()
+
+
+@pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
+def test_a_file_hidden_from_git_status_during_the_turn_is_still_seen(tree: Path, snap: Any,
+                                                                      flag: str) -> None:
+    base = snap(tree)
+    git(tree, "update-index", flag, "app.py")
+    (tree / "app.py").write_text("print('hidden, then changed')\n")
+    assert "app.py" not in git(tree, "status", "--porcelain")
+    assert found(base) == [("app.py", "modified")]
+
+
+def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
+        tree: Path, tmp_path: Path, sparring: Any) -> None:
+    """`python -m sparring guard check --baseline F` starts git status before the command line
+    loads (__main__); the answer is the one the CLI gives in process."""
+    import subprocess
+    import sys
+
+    saved = tmp_path / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    (tree / "app.py").write_text("changed\n")
+    git(tree, "add", "app.py")  # the index moves too: ls-files starts early as well
+    (tree / "new.txt").write_text("new\n")
+    for args in (["--baseline", str(saved)], ["--baseline", str(tmp_path / "missing.json")]):
+        done = subprocess.run([sys.executable, "-m", "sparring", "guard", "check", *args],
+                              cwd=tree, capture_output=True, text=True, timeout=60)
+        expected = sparring("guard", "check", *args).out
+        assert json.loads(done.stdout) == expected, done.stderr
+    assert expected["error"]["code"] == "file_not_found"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,3 +62,58 @@ def test_a_failed_update_writes_nothing(tmp_path: Path) -> None:
         data["value"] = "lost"
         raise RuntimeError("boom")
     assert state.read()["value"] == "kept"
+
+
+def _shapes() -> dict[str, bytes | Callable[[dict[str, Any]], Any]]:
+    """Ways a session.json can be valid JSON (or not even UTF-8) yet not what sparring wrote."""
+    def without(key: str) -> Callable[[dict[str, Any]], Any]:
+        return lambda d: {k: v for k, v in d.items() if k != key}
+
+    def turn(change: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], Any]:
+        def apply(d: dict[str, Any]) -> Any:
+            change(d["turns"][0])
+            return d
+        return apply
+
+    return {
+        "bad-utf8": b"\xff",
+        "only-format": lambda d: {"format": 1, "kind": "session"},
+        "no-turns": without("turns"),
+        "turns-text": lambda d: {**d, "turns": "none"},
+        "unknown-skill": lambda d: {**d, "skill": "chess"},
+        "turn-no-settings": turn(lambda t: t.pop("settings")),
+        "turn-bad-status": turn(lambda t: t.update(status="exploded")),
+        "turn-timeout-text": turn(lambda t: t["settings"].update(timeout="soon")),
+        "turn-n-bool": turn(lambda t: t.update(n=True)),
+        "codex-pid-text": turn(lambda t: t.update(codex={"pid": "1", "started": 1.0})),
+        "verdict-not-object": lambda d: {**d, "engine": {**d["engine"], "verdicts": {"1": 3}}},
+    }
+
+
+@pytest.mark.parametrize("name", list(_shapes()))
+def test_a_session_of_the_wrong_shape_is_state_corrupt_and_status_lists_the_rest(
+        sparring: Any, repo: Path, fake_codex: Any, name: str) -> None:
+    ids = [sparring("init", "--skill", "think-about").out["session"] for _ in range(3)]
+    assert sparring("start", ids[1], input=b"q").exit_code == 0
+    sparring("wait", ids[1], "--timeout", "30")
+    path = repo / ".sparring" / "sessions" / ids[1] / "session.json"
+    damage = _shapes()[name]
+    if isinstance(damage, bytes):
+        path.write_bytes(path.read_bytes() + damage)
+    else:
+        path.write_text(json.dumps(damage(json.loads(path.read_text()))))
+    before = path.read_bytes()
+    for verb in (["poll"], ["wait", "--timeout", "1"], ["status"], ["stop"], ["finalize"],
+                 ["resume"], ["seal", "--file", "-"], ["verdict", "--file", "-"],
+                 ["report"]):
+        result = sparring(verb[0], ids[1], *verb[1:], input=b"{}")
+        assert result.error_code == "state_corrupt", (verb, result.raw)
+        assert str(path) in result.out["error"]["message"]
+    listed = sparring("status")
+    assert listed.exit_code == 0, listed.raw
+    rows = {row["session"]: row for row in listed.out["sessions"]}
+    assert set(rows) == set(ids)
+    assert rows[ids[1]]["status"] == "unreadable"
+    assert rows[ids[1]]["error"]["code"] == "state_corrupt"
+    assert rows[ids[0]]["status"] == rows[ids[2]]["status"] == "new"
+    assert path.read_bytes() == before  # never repaired, never rewritten

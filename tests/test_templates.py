@@ -24,7 +24,7 @@ REPORT = {"R": {
     "codex": {"path": None, "version": None},
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",
                 "source": "command line"},
-    "seal": None, "guard": []}}
+    "seal": None, "guard": [], "rejudged": []}}
 
 # The smallest context each template renders with. A new template without an
 # entry here fails test_every_template_has_a_minimal_context.

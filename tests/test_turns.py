@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from sparring.codex import MAX_PROMPT_CHARS
+
 POLL_KEYS = {"schema_version", "ok", "verb", "session", "session_dir", "skill", "status",
              "round", "turn", "purpose", "thread_id", "elapsed_s", "last_event_s",
              "activities", "activities_total", "review", "review_withheld", "usage", "error",
@@ -80,8 +82,9 @@ def test_resume_continues_the_thread_and_counts_only_the_new_tokens(
 def test_prompt_file_and_special_bytes_reach_codex_unchanged(
         sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
     weird = "Quote \" ' `backtick` $(rm -rf /) ${HOME} \\n ünïcødé 漢字 🚀\n"
-    prompt = (weird * 75_000).encode()  # about 5 MB
-    assert len(prompt) > 5_000_000
+    # As many characters as codex accepts; more bytes than that (multi-byte characters).
+    prompt = (weird * (MAX_PROMPT_CHARS // len(weird))).encode()
+    assert len(prompt) > 1_200_000
     path = tmp_path / "prompt.md"
     path.write_bytes(prompt)
     fake_codex.mode("ok")

@@ -18,6 +18,9 @@ CODEX_ANSWER = "codex-answer"
 CLAUDE_VERDICT = "claude-verdict"
 CLAUDE_SYNTHESIS = "claude-synthesis"
 _MAX_ERRORS = 8
+# Far deeper than any answer, verdict or synthesis nests (about five levels), and far
+# shallower than Python's recursion limit: parsing, validating and printing stay safe.
+MAX_DEPTH = 32
 
 
 def schema_path(name: str) -> Path:
@@ -44,33 +47,67 @@ def _where(path: Any) -> str:
     return text.lstrip(".") or "(top level)"
 
 
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest more than `limit` levels (measured without recursion)."""
+    level: list[Any] = [value]
+    for _ in range(limit + 1):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
+
+
+def parse_bounded(text: str) -> Any:
+    """`json.loads`, with nesting past MAX_DEPTH refused (ValueError) before it can exhaust
+    the stack here or in whatever reads the result."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep") from None
+    if too_deep(value):
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
 def load_json(raw: bytes, what: str) -> Any:
     """Parse what Claude handed us: JSON, or YAML (block style reads well for long prose);
     a fenced ```json or ```yaml block is accepted."""
     text = raw.decode("utf-8", errors="replace").strip()
     if text.startswith("```"):
         text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
+    hint = (f"write the {what} as one JSON object or YAML mapping (schema: "
+            f"{schema_path(_SCHEMA_OF[what])})")
     try:
-        return json.loads(text)
+        return parse_bounded(text)
     except json.JSONDecodeError as exc:
         if not text.startswith(("{", "[")):
-            found = _yaml_mapping(text)
+            found = _yaml_mapping(text, what, hint)
             if found is not None:
                 return found
         raise SparringError(f"{what}_invalid", f"the {what} is neither JSON nor a YAML mapping: "
-                            f"{exc.msg} at line {exc.lineno}", f"write the {what} as one JSON "
-                            f"object or YAML mapping (schema: {schema_path(_SCHEMA_OF[what])})"
-                            ) from exc
+                            f"{exc.msg} at line {exc.lineno}", hint) from exc
+    except ValueError as exc:
+        raise SparringError(f"{what}_invalid", f"the {what} is {exc}", hint) from exc
 
 
-def _yaml_mapping(text: str) -> dict[str, Any] | None:
+def _yaml_mapping(text: str, what: str, hint: str) -> dict[str, Any] | None:
     import yaml
 
     try:
         found = yaml.safe_load(text)
     except yaml.YAMLError:
         return None
+    except RecursionError:
+        raise _nested(what, hint) from None
+    if too_deep(found):
+        raise _nested(what, hint)
     return found if isinstance(found, dict) else None
+
+
+def _nested(what: str, hint: str) -> SparringError:
+    return SparringError(f"{what}_invalid", f"the {what} is nested more than {MAX_DEPTH} "
+                         "levels deep", hint)
 
 
 _SCHEMA_OF = {"verdict": CLAUDE_VERDICT, "synthesis": CLAUDE_SYNTHESIS}

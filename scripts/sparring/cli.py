@@ -9,10 +9,9 @@ with 0), 1 when it could not, 2 for a command-line mistake.
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -30,17 +29,63 @@ CWD_OPTION = click.option(
     show_default=True, help="Project directory (its git root holds .sparring/).")
 
 
+class EnvSettingError(click.BadParameter):
+    """A bad value that came from a SPARRING_* variable, not from the command line."""
+
+    def __init__(self, variable: str, message: str, param: click.Parameter,
+                 ctx: click.Context | None) -> None:
+        super().__init__(message, ctx=ctx, param=param)
+        self.variable = variable
+
+
+if TYPE_CHECKING:
+    _FloatType = click.ParamType[float]
+else:  # click before 8.2 has no generic ParamType
+    _FloatType = click.ParamType
+
+
+class Seconds(_FloatType):
+    """A limit in seconds, finite and within range (limits.py): NaN, infinities and absurd
+    values are refused, from the command line and from its SPARRING_* variable alike."""
+
+    name = "seconds"
+
+    def __init__(self, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        from sparring import limits
+
+        try:
+            return limits.seconds(value, allow_zero=self.allow_zero)
+        except ValueError as exc:
+            if _from_environment(param, ctx):
+                assert param is not None
+                variable = str(param.envvar)
+                raise EnvSettingError(variable, f"{variable} (sets {param.opts[0]}): {exc}",
+                                      param, ctx) from exc
+            self.fail(str(exc), param, ctx)
+
+
+def _from_environment(param: click.Parameter | None, ctx: click.Context | None) -> bool:
+    from click.core import ParameterSource
+
+    return (param is not None and ctx is not None and param.name is not None
+            and ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT)
+
+
 # The limits every verb that starts a codex turn takes.
 LIMIT_OPTIONS = [
-    click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
-                 envvar="SPARRING_TIMEOUT", help="Wall-clock limit of the turn, seconds. "
+    click.option("--timeout", type=Seconds(), envvar="SPARRING_TIMEOUT",
+                 help="Wall-clock limit of the turn, seconds (at most a day). "
                  "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
-    click.option("--stall-after", type=click.FloatRange(min=0, min_open=True),
-                 envvar="SPARRING_STALL_AFTER", help="End the turn when codex prints no "
+    click.option("--stall-after", type=Seconds(), envvar="SPARRING_STALL_AFTER",
+                 help="End the turn when codex prints no "
                  "event for this many seconds. Default by effort: 180/300/600/900."),
-    click.option("--offline-after", type=click.FloatRange(min=0, min_open=True),
-                 envvar="SPARRING_OFFLINE_AFTER", help="End the turn as network_unreachable "
-                 "when codex reports only reconnecting for this many seconds. Default: 60."),
+    click.option("--offline-after", type=Seconds(), envvar="SPARRING_OFFLINE_AFTER",
+                 help="End the turn as network_unreachable when codex reports only "
+                 "reconnecting for this many seconds. Default: 60."),
 ]
 # The token budget (budget.py): set when a session is made, or anew by a verb starting a turn.
 NEW_BUDGET_OPTION = click.option(
@@ -217,7 +262,8 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     effort and sandbox default to the previous round's. With --recover the
     interrupted round is asked again instead (allowed once per round). When the
     guard found files changed in the last turn, resume refuses (guard_violation)
-    until --accept-changes says the user has seen them.
+    until the user has decided: `sparring guard accept SESSION` (or
+    --accept-changes here) says so.
     """
     from sparring.commands import start as verb
 
@@ -263,8 +309,8 @@ def poll(session: str, full: bool) -> int:
 
 @cli.command()
 @SESSION_ARG
-@click.option("--timeout", type=click.FloatRange(min=0), default=100.0, show_default=True,
-              help="Return after this many seconds even if the turn still runs.")
+@click.option("--timeout", type=Seconds(allow_zero=True), default=100.0, show_default=True,
+              help="Return after this many seconds even if the turn still runs (0 to a day).")
 @FULL_OPTION
 @click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Seal this file as Claude's own analysis first (what `sparring seal "
@@ -381,7 +427,10 @@ def seal(session: str, file: Path | None) -> int:
 @click.option("--full", is_flag=True, help="Print every open and agreed point whole (both "
               "sides' stance, evidence and round), not one row per open point and the agreed "
               "points' ids.")
-def verdict(session: str, file: Path | None, full: bool) -> int:
+@click.option("--rejudge", is_flag=True, help="Replace the verdict already handed in for "
+              "this round (before the next round starts); both versions stay on record and "
+              "the report shows them.")
+def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
     """Hand in Claude's verdict on the latest round; the runner decides what follows.
 
     \b
@@ -400,10 +449,13 @@ def verdict(session: str, file: Path | None, full: bool) -> int:
     In a think-about debate a `continue` starts Codex's next round at once:
     `next.action` is then `wait` (if it could not start: `resume`, with `error`;
     `report` when the token budget is spent).
+    The same verdict again changes nothing (`already_judged`: true); a different
+    one for a judged round is refused (already_judged) unless --rejudge; a
+    verdict handed in while another is being recorded gets session_busy.
     """
     from sparring.commands.verdict import verdict as run
 
-    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full))
+    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full, rejudge))
 
 
 @cli.command()
@@ -705,16 +757,21 @@ def guard() -> None:
     sparring guard snapshot --out base.json   # before
     sparring guard check --baseline base.json # after: clean, changed[]
     sparring guard revert --baseline base.json
+    sparring guard revert --session SESSION   # undo what a Codex turn changed
+    sparring guard accept SESSION             # the user decided: the workflow goes on
 
     Catches tracked, untracked and ignored files, files that were already dirty,
-    and changes that keep size and mtime. Never reports .sparring/.
+    changes that keep size and mtime, folders swapped for symlinks, and git's own
+    hooks, config and info. Never reports .sparring/. Revert never deletes: what it
+    removes or replaces goes to .sparring/guard-trash/.
     """
 
 
 @guard.command("snapshot")
 @CWD_OPTION
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the baseline (JSON).")
+              help="Where to write the baseline (JSON); copies go to OUT.store/. A baseline "
+              "already there lends its hashes of files that did not move.")
 def guard_snapshot(cwd: Path, out: Path) -> int:
     """Record the state of the tree at --cwd (its git root) into --out."""
     from sparring.commands import guard as verb
@@ -736,18 +793,48 @@ def guard_check(baseline: Path) -> int:
 
 
 @guard.command("revert")
-@click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A file written by `guard snapshot`.")
-def guard_revert(baseline: Path) -> int:
-    """Undo what changed since --baseline, where that is safe.
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="A file written by `guard snapshot`: undo what changed since.")
+@click.option("--session", "session", metavar="SESSION",
+              help="Undo exactly what the guard recorded for a Codex turn of SESSION.")
+@click.option("--turn", type=click.IntRange(min=1), help="With --session: that turn "
+              "(default: the latest whose guard found changes).")
+def guard_revert(baseline: Path | None, session: str | None, turn: int | None) -> int:
+    """Undo what changed, where that is safe; never deletes anything.
 
-    Removes added files, restores tracked files (already-dirty ones from the
-    snapshot's copy); prints `reverted` and `not_reverted` (with reasons).
-    Never touches a file that did not change.
+    Removes added files and restores changed ones (tracked ones from git, the
+    rest from the snapshot's copies), re-checking each path first; what it
+    removes or replaces is moved into `trash` (.sparring/guard-trash/...).
+    Prints `reverted` (with `kept`: where the removed or replaced file went)
+    and `not_reverted` (with reasons: anything in doubt is left as it is).
+    With --session, files the runner wrote (Codex's round files) are never
+    touched, and only the paths the turn's check recorded are undone.
     """
     from sparring.commands import guard as verb
 
-    return run_verb("guard revert", lambda: verb.revert(baseline))
+    def call() -> dict[str, Any]:
+        if (baseline is None) == (session is None) or (turn is not None and session is None):
+            raise SparringError("usage_error", "give --baseline FILE, or --session SESSION "
+                                "(and optionally --turn N)", "see `sparring guard revert --help`")
+        if session is not None:
+            return verb.revert_turn(session, Path.cwd(), turn)
+        assert baseline is not None
+        return verb.revert(baseline)
+
+    return run_verb("guard revert", call)
+
+
+@guard.command("accept")
+@SESSION_ARG
+def guard_accept(session: str) -> int:
+    """The user has seen the files changed during Codex's turns and goes on.
+
+    The one way past a guard_violation, in every workflow, whether the changes
+    were reverted or kept. Prints `accepted` (turn, round, changed) and `next`.
+    """
+    from sparring.commands import guard as verb
+
+    return run_verb("guard accept", lambda: verb.accept(session, Path.cwd()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -759,6 +846,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.UsageError as exc:
         path = exc.ctx.command_path if exc.ctx else "sparring"
         verb = path.removeprefix("sparring").strip() or "sparring"
+        if isinstance(exc, EnvSettingError):
+            emit(failure(verb, SparringError("config_invalid", exc.message,
+                                             f"fix or unset {exc.variable}")))
+            return EXIT_FAILED
         emit(failure(verb, SparringError("usage_error", exc.format_message(),
                                          f"see `{path} --help`")))
         return EXIT_USAGE
@@ -767,6 +858,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "interrupted", "interrupted", "run the verb again; what it had written is kept")))
         return 130
     except Exception as exc:  # a bug: still one JSON object, with what to report
+        import traceback  # here only: importing it costs every verb 8 ms of start-up
+
         emit(failure("sparring", SparringError(
             "internal_error", f"{type(exc).__name__}: {exc}",
             "this is a sparring bug; please report it with the traceback",

@@ -25,6 +25,25 @@ LOGIN_HINT = ("log Codex in: run `codex login` (a ChatGPT account) or "
               "`printenv OPENAI_API_KEY | codex login --with-api-key` (an API key)")
 
 
+# `codex exec` 0.169.0 refuses a prompt longer than this many characters (Unicode scalar
+# values, not bytes) after opening the thread, and records no rollout for it.
+MAX_PROMPT_CHARS = 1_048_576
+PROMPT_TOO_LARGE = "input_too_large"  # the `input_error_code` codex prints when it refuses
+
+
+def check_prompt(prompt: bytes, what: str = "the prompt") -> None:
+    """Refuse, before codex starts, a prompt codex would refuse: `prompt_too_large` names the
+    limit and the size, and nothing has been recorded or started."""
+    size = len(prompt.decode("utf-8", errors="replace"))
+    if size > MAX_PROMPT_CHARS:
+        raise SparringError(
+            "prompt_too_large",
+            f"{what} has {size:,} characters; codex accepts at most {MAX_PROMPT_CHARS:,}",
+            "shorten what goes into it (the round, the response, the search results or the "
+            "file handed in) and run the command again; nothing was started and the session "
+            "is as it was", size=size, limit=MAX_PROMPT_CHARS)
+
+
 @dataclass(frozen=True)
 class TurnRequest:
     """Everything one `codex exec` turn needs; `thread_id` set means resume."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sparring import limits
 from sparring.errors import SparringError
 
 CONFIG_FILE = "sparring.yaml"
@@ -34,10 +35,10 @@ def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
     return check
 
 
-def _positive_number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError("must be a positive number of seconds")
-    return float(value)
+def _seconds(value: Any) -> float:
+    if isinstance(value, str):  # YAML's own numbers only: "600" in quotes is a typo to show
+        raise ValueError(f"must be a number of seconds, not the text {value!r}")
+    return limits.seconds(value)
 
 
 def _positive_int(value: Any) -> int:
@@ -75,14 +76,14 @@ SETTINGS: dict[str, Callable[[Any], Any]] = {
     "effort": _choice(EFFORTS),
     "model": _text,
     "sandbox": _choice(SANDBOXES),
-    "timeout": _positive_number,
-    "stall_after": _positive_number,
-    "offline_after": _positive_number,
+    "timeout": _seconds,
+    "stall_after": _seconds,
+    "offline_after": _seconds,
     "budget_tokens": _positive_int,  # a new session's token budget (budget.py)
 }
 # Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
 WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
-    "max_rounds": _positive_int,
+    "max_rounds": limits.rounds,
     "report_path": _report_path,
     "budget_tokens": _positive_int,
 }
@@ -116,7 +117,9 @@ def load(root: Path) -> dict[str, Any]:
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
+    except UnicodeDecodeError as exc:
+        raise _invalid(path, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except (yaml.YAMLError, RecursionError) as exc:
         raise _invalid(path, f"is not valid YAML: {exc}") from exc
     if data is None:
         return {}
@@ -142,7 +145,7 @@ def _check(path: Path, table: dict[str, Callable[[Any], Any]], label: str, key: 
     try:
         return check(value)
     except ValueError as exc:
-        raise _invalid(path, f"setting {label!r} {exc}") from exc
+        raise _invalid(path, f"setting {label!r}: {exc}") from exc
 
 
 def workflow(file_settings: dict[str, Any], skill: str) -> dict[str, Any]:

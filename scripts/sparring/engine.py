@@ -24,6 +24,18 @@ SKILL_ENGINE: dict[str, dict[str, Any]] = {
     "deep-discussion": {"schema": None, "barrier": False},
 }
 _ID = re.compile(r"^[XC]-[1-9][0-9]*$")
+# What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
+# push the prompt past what codex accepts; a cut is marked where Codex will see it.
+CARRY_LIMIT = 4_000  # a claim, a note, one piece of evidence
+MESSAGE_LIMIT = 20_000  # Claude's message for the next round
+
+
+def carried(text: str, limit: int = CARRY_LIMIT) -> str:
+    """`text`, cut to `limit` characters with a visible marker when it is longer."""
+    if len(text) <= limit:
+        return text
+    return (text[:limit] + f" [… truncated by sparring: {len(text) - limit:,} more characters "
+            "not carried into this prompt]")
 
 
 def initial(skill: str) -> dict[str, Any]:
@@ -168,7 +180,7 @@ def next_vars(known: Ledger, decision: Decision, verdict: dict[str, Any]) -> dic
         "AGREED_POINTS": _bullets(agreed) or "(none yet)",
         "DISAGREED_POINTS": _bullets(disputed) or "(none)",
         "NEW_PERSPECTIVES": _bullets(new) or "(none)",
-        "CLAUDE_MESSAGE": verdict.get("message", ""),
+        "CLAUDE_MESSAGE": carried(verdict.get("message", ""), MESSAGE_LIMIT),
         "CONTINUE_OR_CONSENSUS_OR_STALEMATE": _status_line(known, decision),
     }
 
@@ -178,14 +190,15 @@ def _bullets(points: list[Point]) -> str:
 
 
 def _bullet(point: Point) -> str:
-    parts = [f"- **{point.id}** (raised by {NAMES[point.owner]}): {point.claim}"]
+    parts = [f"- **{point.id}** (raised by {NAMES[point.owner]}): {carried(point.claim)}"]
     for side in (CLAUDE, CODEX):
         stance = point.latest(side)
         if stance:
-            evidence = f" — evidence: {'; '.join(stance.evidence)}" if stance.evidence else ""
+            cited = "; ".join(carried(item) for item in stance.evidence)
+            evidence = f" — evidence: {cited}" if stance.evidence else ""
             parts.append(f"  - {NAMES[side]}: {stance.stance}{evidence}")
     if point.note:
-        parts.append(f"  - Claude's note: {point.note}")
+        parts.append(f"  - Claude's note: {carried(point.note)}")
     return "\n".join(parts)
 
 

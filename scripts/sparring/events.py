@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sparring.answers import too_deep
+
 USAGE_KEYS = (
     "input_tokens",
     "cached_input_tokens",
@@ -74,10 +76,11 @@ def parse(data: bytes, finished: bool) -> TurnView:
 def _apply(view: TurnView, raw: bytes) -> None:
     try:
         event = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         view.malformed += 1
         return
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+    if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
+            or too_deep(event)):
         view.malformed += 1
         return
     view.events += 1

@@ -62,18 +62,19 @@ def loads(text: str) -> Any:
     return value
 
 
-def dumps(value: Any) -> str:
-    """json.dumps(value, ensure_ascii=False): one line, `, ` and `: ` between items."""
+def dumps(value: Any, allow_nan: bool = True) -> str:
+    """json.dumps(value, ensure_ascii=False, allow_nan=allow_nan): one line, `, ` and `: `
+    between items; without allow_nan a NaN or an infinity raises ValueError, as json's."""
     try:
         from _json import encode_basestring, make_encoder
 
         encode = make_encoder({}, _unserializable, encode_basestring, None, ": ", ", ",
-                              False, False, True)
+                              False, False, allow_nan)
         return "".join(encode(value, 0))
     except (ImportError, TypeError):  # no accelerator, or one json calls differently
         import json
 
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=allow_nan)
 
 
 def _unserializable(value: Any) -> Any:

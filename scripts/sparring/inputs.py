@@ -75,8 +75,9 @@ def archive_taken(session_dir: Path | None) -> list[str]:
         dest_dir = session_dir / INPUTS_DIR
         dest = dest_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{source.name}"
         try:
-            dest_dir.mkdir(exist_ok=True)
+            dest_dir.mkdir(mode=0o700, exist_ok=True)
             os.replace(source, dest)
+            os.chmod(dest, 0o600)  # the session's record, the user's alone like the rest
         except OSError:
             continue  # e.g. another file system: the file stays in the inbox, nothing is lost
         moved.append(str(dest))
@@ -96,10 +97,16 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
 
     required = tuple(required)
     want = f"give a YAML mapping with {', '.join(required)}"
+    from sparring.answers import MAX_DEPTH, too_deep
+
     try:
         data = yaml.safe_load(raw.decode("utf-8", errors="replace"))
     except yaml.YAMLError as exc:
         raise SparringError("usage_error", f"the {what} is not valid YAML: {exc}", want) from exc
+    except RecursionError:  # nested too deep for the parser itself
+        raise _nested(what, MAX_DEPTH, want) from None
+    if too_deep(data):
+        raise _nested(what, MAX_DEPTH, want)
     if not isinstance(data, dict):
         raise SparringError("input_empty" if data is None else "usage_error",
                             f"the {what} must be a YAML mapping", want)
@@ -112,6 +119,11 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
     if missing:
         raise SparringError("usage_error", f"the {what} lacks {', '.join(missing)}", want)
     return {str(k): _text(v) for k, v in data.items() if v is not None}
+
+
+def _nested(what: str, depth: int, want: str) -> SparringError:
+    return SparringError("usage_error", f"the {what} is nested more than {depth} levels deep",
+                         want)
 
 
 def _text(value: Any) -> str:

@@ -46,6 +46,8 @@ def program() -> str:
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
 
 
+_INF = float("inf")
+
 # What Codex and Claude wrote: passed on exactly as written, whatever keys an answer has.
 _TEXT_KEYS = frozenset({"review", "last_message"})
 
@@ -84,13 +86,10 @@ def emit(obj: dict[str, Any], session: str | None = None) -> None:
     prog = program()
     if prog != "sparring" or session:
         obj = spell_commands(obj, prog, session=session)
-    # Indented for a person at a terminal; one line for a program (Claude reads every byte).
-    if sys.stdout.isatty():
-        import json
-
-        text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    else:
-        text = dumps(obj) + "\n"
+    try:
+        text = _dumps(obj) + "\n"
+    except ValueError:  # a NaN or an infinity got this far: print null, never NaN
+        text = _dumps(finite(obj)) + "\n"
     # A file name that is not UTF-8 arrives as lone surrogates: print it escaped
     # rather than fail after the verb has done its work.
     data = text.encode("utf-8", errors="backslashreplace")
@@ -101,3 +100,25 @@ def emit(obj: dict[str, Any], session: str | None = None) -> None:
     else:  # an in-memory stream (tests)
         sys.stdout.write(data.decode("utf-8"))
         sys.stdout.flush()
+
+
+def _dumps(obj: Any) -> str:
+    """Indented for a person at a terminal; one line for a program (Claude reads every byte).
+    A NaN raises ValueError: it is not JSON."""
+    if sys.stdout.isatty():
+        import json
+
+        return json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False)
+    return dumps(obj, allow_nan=False)
+
+
+def finite(value: Any) -> Any:
+    """`value` with every NaN or infinity replaced by None: NaN is not JSON, and no reader of
+    ours may see one (limits refuse them at the door; this is the last line)."""
+    if isinstance(value, float):  # NaN is the one float unequal to itself
+        return value if value == value and value not in (_INF, -_INF) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value

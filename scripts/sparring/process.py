@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     import psutil
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 # agree to far better than this.
 _START_TIME_TOLERANCE = 0.05
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def spawn_background(
     """
     stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
     try:
-        with open(stdout, "ab") as out, open(stderr, "ab") as err:
+        with _append_private(stdout) as out, _append_private(stderr) as err:
             return subprocess.Popen(
                 list(argv),
                 cwd=cwd,
@@ -92,6 +93,11 @@ def spawn_background(
         stdin_file.close()
 
 
+def _append_private(path: Path) -> BinaryIO:
+    """A child's output file, readable by the user alone (it may hold what the child saw)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+
+
 def _death_signal(parent: int) -> Callable[[], None] | None:
     if not sys.platform.startswith("linux"):
         return None
@@ -105,6 +111,70 @@ def _death_signal(parent: int) -> Callable[[], None] | None:
             os._exit(1)
 
     return arm
+
+
+def become_subreaper() -> bool:
+    """Adopt every orphaned descendant (Linux): a process that detaches from codex (setsid and
+    a double fork) becomes our child instead of init's, so it can be found and ended."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+def end_descendants(keep: int | None = None, grace: float = 2.0) -> list[int]:
+    """End every process below this one but `keep` (a child whose exit status is still
+    wanted): TERM, a wait, then KILL; reap those that are (or became) our children.
+
+    Returns the pids that were running. Called by the turn's runner, a subreaper, so this
+    also reaches what detached from codex."""
+    import psutil
+
+    found = [p for p in _descendants() if p.pid != keep]
+    targets = found
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for proc in targets:
+            with contextlib.suppress(psutil.Error):
+                proc.send_signal(sig)
+        targets = _await_end(targets, grace)
+        if not targets:
+            break
+    return [p.pid for p in found]
+
+
+def _descendants() -> list[psutil.Process]:
+    import psutil
+
+    found = []
+    for proc in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+    return found
+
+
+def _await_end(procs: list[psutil.Process], grace: float) -> list[psutil.Process]:
+    """Wait up to `grace` seconds for `procs` to end, reaping those that are our children;
+    returns the ones still running."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + grace
+    while True:
+        left = []
+        for proc in procs:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(proc.pid, os.WNOHANG)  # ours (adopted or not): reap it
+            with contextlib.suppress(psutil.Error):
+                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+                    left.append(proc)
+        if not left or time.monotonic() >= deadline:
+            return left
+        procs = left
+        time.sleep(0.05)
 
 
 def has_exited(proc: subprocess.Popen[bytes]) -> bool:

@@ -56,6 +56,7 @@ def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | No
         "applied": summary["applied"],
         "seal": _seal(state),
         "guard": _guard_findings(data),
+        "rejudged": _rejudged(state),
     }
 
 
@@ -153,9 +154,23 @@ def _seal(state: dict[str, Any]) -> dict[str, Any] | None:
             "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
 
 
+def _rejudged(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rounds whose verdict Claude replaced (`verdict --rejudge`): both versions, and the
+    decision each gave. A decision never changes without the record saying so."""
+    return [{"round": r["round"], "at": _stamp(r["at"]),
+             "before": r["before"]["decision"]["decision"],
+             "after": r["after"]["decision"]["decision"],
+             "reason_before": r["before"]["verdict"]["convergence"]["reason"],
+             "reason_after": r["after"]["verdict"]["convergence"]["reason"],
+             "verdicts": {"before": r["before"]["verdict"], "after": r["after"]["verdict"]}}
+            for r in state.get("rejudged") or []]
+
+
 def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"round": t["round"], "turn": t["n"], "changed": t["guard"]["changed"],
-             "accepted": bool(t["guard"].get("accepted"))}
+             "accepted": bool(t["guard"].get("accepted")),
+             "reverted": [path for undo in t["guard"].get("reverted", [])
+                          for path in undo["reverted"]]}
             for t in data["turns"] if (t.get("guard") or {}).get("changed")]
 
 

@@ -16,17 +16,14 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import answers, budget, codex, network, process, states, templates, turns
+from sparring import answers, budget, codex, network, process, states, templates, turnguard, turns
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.session import Session, find_turn
-from sparring.workspace import STATE_DIR
 
 if TYPE_CHECKING:
     from subprocess import Popen
 
 POLL_INTERVAL = 0.1
-GUARD_BASELINE = "guard-baseline.json"
-GUARD_STORE = "guard-store"
 _terminated = False
 
 
@@ -48,6 +45,7 @@ def launch(session: Session, n: int) -> process.Identity:
 def main(argv: list[str]) -> int:
     session, n = Session(Path(argv[0])), int(argv[1])
     signal.signal(signal.SIGTERM, _on_term)
+    process.become_subreaper()  # what detaches from codex is adopted here, and ended
     try:
         run_turn(session, n)
     except Exception:
@@ -69,7 +67,7 @@ def run_turn(session: Session, n: int) -> None:
 
 def _run_one(session: Session, n: int) -> int | None:
     """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
-    baseline = _guard_snapshot(session, n)
+    baseline = turnguard.snapshot(session, n)
     proc = _spawn_codex(session, n)
     if proc is None:
         return None
@@ -78,67 +76,15 @@ def _run_one(session: Session, n: int) -> int | None:
     end_reason = _watch(session, turn, proc, identity)
     if end_reason is None:
         process.sweep_group(proc.pid)  # what codex left behind in its group
+    # Then whatever left the group too (setsid, double fork): nothing of the turn outlives it,
+    # and nothing writes to the tree after the guard's check below.
+    process.end_descendants(keep=proc.pid)
     exit_code = proc.wait()
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
-                     guard=_guard_check(baseline),
+                     guard=turnguard.check(session, n, baseline),
                      follow_up=lambda data, ended: _queue_reask(session, data, ended, queued))
     return queued[0] if queued else None
-
-
-def _guard_snapshot(session: Session, n: int) -> Path | None:
-    """Snapshot the tree before codex runs; a guard that cannot run must not block the turn."""
-    from sparring import guard
-
-    data = session.load()
-    root = Path(data["root"])
-    path = session.turn_file(n, GUARD_BASELINE)
-    try:
-        guard.take(root, exclude=_claude_writes(root, data),
-                   store=session.turn_file(n, GUARD_STORE)).save(path)
-    except Exception:  # reported as an unchecked guard, with the reason in the log
-        traceback.print_exc()
-        return None
-    return path
-
-
-def _claude_writes(root: Path, data: dict[str, Any]) -> list[str]:
-    """Where Claude may write while Codex works: the session's inbox. Under the root's own
-    `.sparring/` the guard never looks anyway; an inbox in a subfolder (Claude Code started
-    there) is left out explicitly."""
-    if not data.get("inbox"):
-        return []
-    own = Path(data["inbox"]).parent  # <dir>/.sparring, self-ignoring like the root's
-    try:
-        relative = own.relative_to(root).as_posix()
-    except ValueError:
-        return []  # outside the tree the guard watches
-    return [relative] if relative != STATE_DIR else []
-
-
-def _guard_check(baseline: Path | None) -> dict[str, Any]:
-    from sparring import guard
-
-    if baseline is None:
-        return {"checked": False, "clean": None, "changed": [], "violation": None}
-    try:
-        changes = [c.to_dict() for c in guard.compare(guard.Baseline.load(baseline))]
-    except Exception:
-        traceback.print_exc()
-        return {"checked": False, "clean": None, "changed": [], "violation": None}
-    return {"checked": True, "clean": not changes, "changed": changes,
-            "baseline": str(baseline), "violation": _violation(changes, baseline)}
-
-
-def _violation(changes: list[dict[str, str]], baseline: Path) -> dict[str, str] | None:
-    if not changes:
-        return None
-    listed = ", ".join(f"{c['path']} ({c['change']})" for c in changes[:10])
-    more = f" and {len(changes) - 10} more" if len(changes) > 10 else ""
-    return {"code": "guard_violation",
-            "message": f"the working tree changed during codex's turn: {listed}{more}",
-            "hint": "stop the debate loop and show the user these files; "
-                    f"`sparring guard revert --baseline {baseline}` undoes what is safe to undo"}
 
 
 def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],

@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring import workspace
+from sparring import shapes, workspace
 from sparring.errors import SparringError
-from sparring.state import StateFile
+from sparring.state import PRIVATE_DIR, StateFile
 
 SESSION_FILE = "session.json"
 FORMAT = 1
@@ -26,7 +26,8 @@ FORMAT = 1
 class Session:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
-        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT)
+        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
+                               shape=shapes.session_problem, witness=True)
 
     @property
     def id(self) -> str:
@@ -59,7 +60,7 @@ def create(root: Path, skill: str, cwd: Path, budget_tokens: int | None = None) 
     for _ in range(20):
         directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
         try:
-            directory.mkdir()  # atomic: exactly one creator wins a name
+            directory.mkdir(mode=PRIVATE_DIR)  # atomic: exactly one creator wins a name
         except FileExistsError:
             continue
         session = Session(directory)

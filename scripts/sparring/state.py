@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
-import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,14 +23,49 @@ from sparring.errors import SparringError
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def write_atomic(path: Path, text: str) -> None:
+# sparring's own state (prompts, Codex's events, the sealed analysis, copies of the user's
+# files) is for the user alone: files 0600, folders 0700, whatever the umask allows others.
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def private_dir(path: Path, under: Path | None = None) -> Path:
+    """Make `path` (and its missing parents below `under`) as folders only the user can open."""
+    missing = []
+    probe = path
+    while not probe.is_dir() and probe != under and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+    return path
+
+
+def write_private(path: Path, data: bytes | str, exclusive: bool = False) -> None:
+    """Write a file only the user can read (created 0600; an existing file keeps its mode,
+    `exclusive` refuses one that exists)."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    fd = os.open(path, flags, PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def write_atomic(path: Path, text: str, sync: bool = True) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # As tempfile.mkstemp does (a new 0600 file of a fresh name), without importing tempfile:
+    # every verb writes state, and `poll` must start fast.
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if sync:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -37,17 +73,72 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
+    # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if witness:
+        _write_witness(path, text)
+    write_atomic(path, text)
+
+
+# The witness of a state file: the SHA-256 of the last two versions sparring wrote, written
+# before the file itself, so that either side of a crash still matches. A file matching
+# neither was written by something else (Codex with a widened sandbox, say).
+WITNESS_SUFFIX = ".sums"
+
+
+def _witness_path(path: Path) -> Path:
+    return path.with_name(path.name + WITNESS_SUFFIX)
+
+
+def _write_witness(path: Path, text: str) -> None:
+    kept = _sums(path)[:1]
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    write_atomic(_witness_path(path), "\n".join([digest, *kept]) + "\n", sync=False)
+
+
+def _sums(path: Path) -> list[str]:
+    try:
+        return _witness_path(path).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def written_by_someone_else(path: Path) -> bool:
+    """Whether `path` (a witnessed state file) is not a version sparring wrote."""
+    sums = _sums(path)
+    if not sums:
+        return False  # written before witnesses existed: nothing to say
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() not in sums
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
     lock_path = path.with_name(path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _not_json(name: str) -> Any:
+    """NaN and Infinity are Python's extensions, not JSON: a state file holding one is damaged."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+@contextlib.contextmanager
+def try_locked(path: Path) -> Iterator[None]:
+    """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         yield
     finally:
         os.close(fd)
@@ -57,12 +148,19 @@ class StateFile:
     """A versioned JSON document; `kind` names it in errors and in the file."""
 
     def __init__(
-        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None
+        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None,
+        shape: Callable[[dict[str, Any]], str | None] | None = None, witness: bool = False,
     ) -> None:
+        """`shape(data)` names what is wrong with a document's shape (None: nothing), so that
+        a file sparring did not write is reported, not tripped over. With `witness`, every
+        write also records the file's digest (see written_by_someone_else), and an update of
+        a file something else wrote says so in the file (`foreign_writes`)."""
         self.path = path
         self.kind = kind
         self.version = version
         self.migrations = migrations or {}
+        self.shape = shape
+        self.witness = witness
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -74,25 +172,37 @@ class StateFile:
             raise
         except OSError as exc:
             raise self._corrupt(f"cannot be read: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise self._corrupt(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
         try:
-            data = json.loads(raw)
+            data = json.loads(raw, parse_constant=_not_json)
         except json.JSONDecodeError as exc:
             raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise self._corrupt(f"is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise self._corrupt("has no 'format' version")
-        return self._migrate(data)
+        data = self._migrate(data)
+        problem = self.shape(data) if self.shape else None
+        if problem:
+            raise self._corrupt(f"is not as sparring wrote it: {problem}")
+        return data
 
     def create(self, data: dict[str, Any]) -> None:
-        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind})
+        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind},
+                          self.witness)
 
     @contextlib.contextmanager
     def update(self) -> Iterator[dict[str, Any]]:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
         with locked(self.path):
             data = self.read()
+            foreign = self.witness and written_by_someone_else(self.path)
             yield data
+            if foreign:  # never launder a foreign write into one of ours
+                data.setdefault("foreign_writes", []).append(time.time())
             data["format"] = self.version
-            write_json_atomic(self.path, data)
+            write_json_atomic(self.path, data, self.witness)
 
     def _migrate(self, data: dict[str, Any]) -> dict[str, Any]:
         found = data["format"]

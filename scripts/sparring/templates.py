@@ -9,7 +9,6 @@ a value holding `{{ … }}` or `{% … %}` comes out exactly as given.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -121,8 +120,12 @@ def _read_text(path: Path) -> str:
 def _load_vars_file(path: Path) -> dict[str, Any]:
     """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
     text = _read_text(path)
+    from sparring.answers import parse_bounded, too_deep
+
     try:
-        data = json.loads(text) if path.suffix == ".json" else _yaml(text)
+        data = parse_bounded(text) if path.suffix == ".json" else _yaml(text)
+        if too_deep(data):
+            raise ValueError("nested too deep")
     except ValueError as exc:
         raise SparringError("usage_error", f"{path} is not valid {path.suffix[1:] or 'YAML'}: "
                             f"{exc}", "give a JSON or YAML mapping of NAME: value") from exc
@@ -139,3 +142,5 @@ def _yaml(text: str) -> Any:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from exc
+    except RecursionError:
+        raise ValueError("nested too deep") from None

@@ -9,7 +9,6 @@ notices the end first records it — the background runner normally, or a
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import time
 from collections.abc import Callable
@@ -17,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sparring import answers, engine, events, markers, process, states
-from sparring.codex import INSTALL_HINT
+from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES
 from sparring.session import Session, find_turn
+from sparring.state import private_dir, write_private
 
 PROMPT = "prompt.txt"
 EVENTS = "events.jsonl"
@@ -59,8 +59,8 @@ def new_turn(
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
     directory = session.turn_dir(n)
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / PROMPT).write_bytes(prompt)
+    private_dir(directory, under=session.dir)
+    write_private(directory / PROMPT, prompt)
     turn: dict[str, Any] = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
         "created_at": time.time(), "started_at": None, "ended_at": None,
@@ -136,13 +136,19 @@ def record_end(
             recoverable=_recoverable(outcome, thread_id, turn),
             usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),
         )
-        if thread_id and not data.get("thread_id"):
+        if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
         if outcome.status == states.COMPLETED and turn.get("answer_file"):
             _deliver(session, turn, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
         return dict(turn)
+
+
+def _thread_kept(outcome: Outcome) -> bool:
+    """Whether codex keeps the thread it opened: not when it refused the very first prompt
+    (no rollout is written), so round one can start afresh instead of resuming nothing."""
+    return (outcome.error or {}).get("code") != "prompt_too_large"
 
 
 def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
@@ -158,7 +164,7 @@ def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
             f.write(body)
     except OSError as exc:  # it exists already, or its folder moved: keep the answer anyway
         kept = session.turn_file(turn["n"], "answer.md")
-        kept.write_text(body, encoding="utf-8")
+        write_private(kept, body)
         turn["answer_file_kept"] = str(kept)
         turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"
 
@@ -253,6 +259,11 @@ def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -
         return _error("codex_usage_error", "codex rejected the command line sparring built",
                       "run `sparring doctor`: this codex may be too old or too new",
                       stderr_tail=tail)
+    if PROMPT_TOO_LARGE in tail or "Input exceeds the maximum length" in tail:
+        return _error("prompt_too_large", "codex refused the prompt as too long (at most "
+                      f"{MAX_PROMPT_CHARS:,} characters)", "shorten what goes into the prompt "
+                      "and run the command again; asking again with the same prompt fails the "
+                      "same way", stderr_tail=tail)
     if _NO_ROLLOUT in tail:
         return _error("thread_not_found", "codex has no record of this session's thread",
                       "CODEX_HOME changed or the thread was removed; start a new session",
@@ -312,8 +323,8 @@ def parse_review(text: str | None) -> Any:
     if fence:
         body = fence.group(1)
     try:
-        return json.loads(body)
-    except json.JSONDecodeError:
+        return answers.parse_bounded(body)
+    except ValueError:  # not JSON, or nested past what anything here should read
         return None
 
 

@@ -10,9 +10,11 @@ does not make a root.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from sparring.errors import SparringError
+from sparring.state import PRIVATE_DIR, PRIVATE_FILE
 
 STATE_DIR = ".sparring"
 
@@ -40,7 +42,7 @@ def state_dir(root: Path, create: bool = False) -> Path:
 def sessions_dir(root: Path, create: bool = False) -> Path:
     path = state_dir(root, create) / "sessions"
     if create:
-        path.mkdir(exist_ok=True)
+        path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
     return path
 
 
@@ -53,7 +55,7 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
     path = state_dir(cwd.resolve(), create) / "inbox"
     if create:
         try:
-            path.mkdir(exist_ok=True)
+            path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
         except OSError as exc:
             raise SparringError("not_writable", f"cannot create {path}: {exc.strerror}",
                                 "run sparring from a directory you can write to") from exc
@@ -62,12 +64,13 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
 
 def _make_self_ignoring(path: Path) -> None:
     try:
-        path.mkdir(exist_ok=True)
+        path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        _make_private(path)
         ignore = path / ".gitignore"
         if not ignore.exists():
             # O_EXCL: twenty concurrent `init`s write it once, never a torn file.
             try:
-                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
             except FileExistsError:
                 return
             with os.fdopen(fd, "w") as f:
@@ -78,6 +81,13 @@ def _make_self_ignoring(path: Path) -> None:
             f"cannot create {path}: {exc.strerror}",
             "run sparring from a directory you can write to, or pass --cwd",
         ) from exc
+
+
+def _make_private(path: Path) -> None:
+    """A `.sparring/` an older sparring made 0755 becomes the user's alone."""
+    st = path.lstat()
+    if stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 and st.st_uid == os.getuid():
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
 
 
 def branch(root: Path) -> str:

@@ -145,3 +145,32 @@ def test_a_provider_that_refuses_connections_ends_as_network_unreachable(
     assert "Reconnecting... waiting for network" in out["error"]["message"]
     assert out["recoverable"] is True
     assert time.monotonic() - began < 30  # not the 30-minute turn timeout
+
+
+def test_the_prompt_limit_is_the_real_codexs_own(
+        real_codex: Path, responses_mock: ResponsesMock, sparring: Any, session: str,
+        repo: Path, codex_env: dict[str, str]) -> None:
+    """Issue 11, case 7: codex refuses a prompt one character over its limit (and keeps no
+    thread for it); sparring refuses that prompt before codex starts, and passes one exactly
+    at the limit, which the real codex answers."""
+    from sparring.codex import MAX_PROMPT_CHARS
+
+    over = subprocess.run(
+        [str(real_codex), "exec", "--json", "--skip-git-repo-check", "-s", "read-only",
+         "-C", str(repo), "-"], input=b"x" * (MAX_PROMPT_CHARS + 1), capture_output=True,
+        env=codex_env, timeout=120)
+    assert over.returncode == 1
+    assert f'"input_error_code":"input_too_large","max_chars":{MAX_PROMPT_CHARS}' in \
+        over.stderr.decode()
+    assert responses_mock.responses_requests() == []
+
+    refused = sparring("start", session, input=b"x" * (MAX_PROMPT_CHARS + 1))
+    assert refused.error_code == "prompt_too_large"
+    assert responses_mock.responses_requests() == []
+
+    responses_mock.script(text("read it all"))
+    assert sparring("start", session, input=b"y" * MAX_PROMPT_CHARS).exit_code == 0
+    out = sparring("wait", session, "--timeout", "120").out
+    assert out["status"] == "completed", out
+    [request] = responses_mock.responses_requests()
+    assert len(last_user_text(request)) == MAX_PROMPT_CHARS

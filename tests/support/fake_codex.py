@@ -52,6 +52,7 @@ WAITING_FOR_NETWORK = (
     "Reconnecting... waiting for network (Connection failed: error sending request)"
 )
 DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
+MAX_INPUT_CHARS = 1_048_576
 DEFAULT_WRITE_PATH = "fake_codex_output.txt"
 DEFAULT_WRITE_CONTENT = "written by fake codex\n"
 SLOW_COMMAND = "/bin/bash -lc 'rg -n TODO'"
@@ -60,7 +61,8 @@ SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
                           server_error|offline|malformed|partial_then_hang|no_message|
-                          writes_file|spawn_child|ignore_term|usage_error (default ok)
+                          writes_file|spawn_child|ignore_term|usage_error|detach|detach_hang
+                          (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
@@ -73,6 +75,7 @@ FAKE_CODEX_CRASH_EXIT     crash: exit with this code instead of SIGKILL (e.g. 10
 FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the effective cwd)
 FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
 FAKE_CODEX_DELETE_PATH    writes_file: file to delete
+FAKE_CODEX_WRITE_APPEND   writes_file: 1 appends the content instead of replacing the file
 FAKE_CODEX_CHILD_PIDFILE  spawn_child: where to write the grandchild's pid
 FAKE_CODEX_SCRIPT         JSON list of per-turn entries (string or object), see module doc
 FAKE_CODEX_STATE_DIR      counter directory for the script (default $CODEX_HOME/fake-state)
@@ -82,6 +85,10 @@ FAKE_CODEX_KNOWN_MODELS   comma list; other -m models get the "Model metadata" w
 FAKE_CODEX_TMP_WARNING    1: print the "could not create PATH aliases" warning like a
                           CODEX_HOME inside the temp dir does
 FAKE_CODEX_SIGTERM        exit143 (default: exit status 143) | signal (die by SIGTERM)
+FAKE_CODEX_MAX_INPUT_CHARS  the prompt limit in characters (default 1048576, as codex 0.169.0:
+                          longer prompts end after thread.started with `Input exceeds the
+                          maximum length`, exit 1, no rollout)
+FAKE_CODEX_DETACH_PIDFILE detach: where the detached grandchild writes its pid
 """
 
 # --------------------------------------------------------------------------------------------
@@ -1394,6 +1401,8 @@ class Scenario:
             pick("write_content", "FAKE_CODEX_WRITE_CONTENT", DEFAULT_WRITE_CONTENT)
         )
         self.delete_path: str | None = pick("delete_path", "FAKE_CODEX_DELETE_PATH")
+        self.write_append = str(pick("write_append", "FAKE_CODEX_WRITE_APPEND", "")) in (
+            "1", "True", "true")
         self.exit_code = None if exit_code is None else int(exit_code)
         self.script_index = script_index
 
@@ -1571,7 +1580,21 @@ class Turn:
         handler = MODES.get(self.scenario.mode)
         if handler is None:
             fail(f"fake codex: unknown FAKE_CODEX_MODE {self.scenario.mode!r}", code=99)
+        limit = int(env("FAKE_CODEX_MAX_INPUT_CHARS", str(MAX_INPUT_CHARS)) or MAX_INPUT_CHARS)
+        if len(self.prompt) > limit:
+            return self.input_too_large(limit)
         return handler(self)
+
+    def input_too_large(self, limit: int) -> int:
+        """codex 0.169.0 opens the thread, then refuses the turn: no rollout, exit 1."""
+        self.out.event({"type": "thread.started", "thread_id": self.thread.id})
+        data = {"input_error_code": "input_too_large", "max_chars": limit,
+                "actual_chars": len(self.prompt)}
+        fail_anyhow(
+            f"turn/start: turn/start failed: Input exceeds the maximum length of {limit} "
+            f"characters. (code -32602), data: {json.dumps(data, separators=(',', ':'))}",
+            frames=0,
+        )
 
     def mode_ok(self) -> int:
         self.start()
@@ -1631,6 +1654,36 @@ class Turn:
         if self.log is not None:
             self.log.update(child_pid=child.pid)
         return self.mode_hang()
+
+    def mode_detach(self) -> int:
+        """Leave a process behind that escaped codex's group and parentage (setsid and a
+        double fork, as a daemonizing tool does), then answer."""
+        self.detach_child()
+        return self.mode_ok()
+
+    def mode_detach_hang(self) -> int:
+        self.detach_child()
+        return self.mode_hang()
+
+    def detach_child(self) -> None:
+        pidfile = env("FAKE_CODEX_DETACH_PIDFILE")
+        middle = os.fork()
+        if middle == 0:  # the middle process: new session, fork again, exit at once
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            if pidfile is not None:
+                with open(f"{pidfile}.tmp", "w", encoding="utf-8") as fh:
+                    fh.write(f"{os.getpid()}\n")
+                os.replace(f"{pidfile}.tmp", pidfile)
+            os.execvp("sleep", ["sleep", "300"])
+        os.waitpid(middle, 0)
+        deadline = time.monotonic() + 5
+        while pidfile is not None and not os.path.exists(pidfile) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def mode_crash(self) -> int:
         self.start()
@@ -1718,7 +1771,8 @@ class Turn:
         changes = plan_file_changes(self.settings.cwd, self.scenario)
         listed = {"type": "file_change", "changes": [{"path": p, "kind": k} for p, k in changes]}
         item_id = self.item_started({**listed, "status": "in_progress"})
-        applied = apply_file_changes(changes, self.scenario.write_content)
+        applied = apply_file_changes(changes, self.scenario.write_content,
+                                     self.scenario.write_append)
         self.item_completed({**listed, "status": "completed" if applied else "failed"}, item_id)
         self.answer()
         return self.complete()
@@ -1740,6 +1794,8 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "no_message": Turn.mode_no_message,
     "writes_file": Turn.mode_writes_file,
     "spawn_child": Turn.mode_spawn_child,
+    "detach": Turn.mode_detach,
+    "detach_hang": Turn.mode_detach_hang,
     "ignore_term": Turn.mode_ignore_term,
     "usage_error": Turn.mode_usage_error,
 }
@@ -1765,8 +1821,10 @@ def plan_file_changes(cwd: str, scenario: Scenario) -> list[tuple[str, str]]:
     return changes
 
 
-def apply_file_changes(changes: list[tuple[str, str]], content: str) -> bool:
-    """Write or delete the files regardless of the sandbox; False if any change failed."""
+def apply_file_changes(changes: list[tuple[str, str]], content: str,
+                       append: bool = False) -> bool:
+    """Write (or append to) or delete the files regardless of the sandbox; False if any
+    change failed."""
     ok = True
     for path, kind in changes:
         try:
@@ -1774,7 +1832,7 @@ def apply_file_changes(changes: list[tuple[str, str]], content: str) -> bool:
                 os.remove(path)
                 continue
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="") as fh:
+            with open(path, "a" if append else "w", encoding="utf-8", newline="") as fh:
                 fh.write(content)
         except OSError:
             ok = False

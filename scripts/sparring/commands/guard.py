@@ -1,17 +1,23 @@
-"""`sparring guard snapshot|check|revert`: the file-modification guard from the command line.
+"""`sparring guard snapshot|check|revert|accept`: the file-modification guard from the command
+line, standalone (a baseline file) or for a session's turn.
 
-The method lives in `sparring.guard`; these verbs only choose the root, where
-the baseline and its copies go, and shape the JSON.
+The method lives in `sparring.guard` (and `sparring.turnguard` for turns); these verbs only
+choose the root, where the baseline and its copies go, and shape the JSON.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sparring import guard, workspace
 from sparring.errors import SparringError
+
+if TYPE_CHECKING:
+    from sparring.session import Session
 
 
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
@@ -26,7 +32,7 @@ def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
     exclude = [rel for rel in (_relative(out, root), _relative(store, root)) if rel]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        baseline = guard.take(root, exclude, store)
+        baseline = guard.take(root, exclude, store, previous=_earlier(out))
         baseline.save(out)
     except OSError as exc:
         raise SparringError(
@@ -37,6 +43,16 @@ def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
             "watched": len(baseline.entries), "tracked": len(baseline.index)}
 
 
+def _earlier(out: Path) -> guard.Baseline | None:
+    """A baseline already at --out: its hashes spare reading files that did not move."""
+    if not out.is_file():
+        return None
+    try:
+        return guard.Baseline.load(out)
+    except SparringError:
+        return None
+
+
 def check(baseline: Path) -> dict[str, Any]:
     base = guard.Baseline.load(baseline)
     changes = guard.compare(base)
@@ -45,16 +61,104 @@ def check(baseline: Path) -> dict[str, Any]:
 
 
 def revert(baseline: Path) -> dict[str, Any]:
-    result = guard.revert(guard.Baseline.load(baseline))
+    return _shown(guard.revert(guard.Baseline.load(baseline)))
+
+
+def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
+    """Undo exactly what the guard recorded for one turn (default: the latest that changed
+    files), never a file the runner wrote; the turn records what was undone."""
+    from sparring import session as sessions
+    from sparring import turnguard, view
+    from sparring.session import find_turn
+
+    session = sessions.resolve(ref, cwd)
+    data, _ = view.require_idle(session, session.load())
+    turn = _turn_with_changes(session, data, n)
+    base = guard.Baseline.load(session.turn_file(turn["n"], turnguard.BASELINE))
+    recorded = session.turn_file(turn["n"], turnguard.CHANGES)
+    if not recorded.is_file():
+        raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
+                            "sparring, which kept no record of what it saw",
+                            "`sparring guard revert --baseline "
+                            f"{session.turn_file(turn['n'], turnguard.BASELINE)}` undoes what "
+                            "changed since that turn's snapshot", path=str(recorded))
+    changes = guard.load_changes(recorded)
+    result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))
+    with session.update() as locked:
+        record = find_turn(locked, turn["n"])["guard"]
+        record.setdefault("reverted", []).append(
+            {"at": time.time(), "reverted": [r["path"] for r in result.reverted],
+             "not_reverted": [r["path"] for r in result.not_reverted],
+             "trash": result.trash})
+    shown = _shown(result)
+    return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
+            "next": f"`sparring guard accept {session.id}` once the user has decided, then "
+                    f"{turnguard.go_on(session)}"}
+
+
+def accept(ref: str, cwd: Path) -> dict[str, Any]:
+    """The user has seen the changed files and goes on (whether they were undone or kept):
+    the one way past a violation, the same in every workflow."""
+    from sparring import session as sessions
+    from sparring import turnguard
+    from sparring.commands.start import unaccepted_violations
+
+    session = sessions.resolve(ref, cwd)
+    with session.update() as data:
+        found = unaccepted_violations(data)
+        for turn in found:
+            turn["guard"]["accepted"] = True
+            turn["guard"]["accepted_at"] = time.time()
+    accepted = [{"turn": t["n"], "round": t["round"], "changed": t["guard"]["changed"]}
+                for t in found]
+    return {"session": session.id, "accepted": accepted,
+            "next": turnguard.go_on(session) if accepted else "nothing to accept: go on"}
+
+
+def _turn_with_changes(session: Session, data: dict[str, Any],
+                       n: int | None) -> dict[str, Any]:
+    turns: list[dict[str, Any]] = [t for t in data["turns"]
+                                   if (t.get("guard") or {}).get("changed")]
+    chosen = [t for t in turns if n is None or t["n"] == n]
+    if not chosen:
+        what = (f"turn {n} of session {session.id} changed no file" if n is not None
+                else f"no turn of session {session.id} changed a file")
+        raise SparringError("invalid_transition", f"nothing to revert: {what}",
+                            f"`sparring status {session.id}` lists the turns; --turn picks "
+                            "one whose guard found changes")
+    return chosen[-1]
+
+
+def _runner_wrote(root: Path, data: dict[str, Any]) -> set[str]:
+    """Files sparring's runner wrote (Codex's round files, stand-ins, reports): a revert
+    never touches them, whatever a check recorded."""
+    written = [t["answer_file"] for t in data["turns"]
+               if t.get("answer_sha256") and not t.get("answer_file_kept")]
+    written += data.get("reports", [])
+    if data.get("debate"):
+        written += [str(Path(data["debate"]["dir"]) / name)
+                    for name in data["debate"].get("written", {})]
+    found = set()
+    for path in written:
+        with contextlib.suppress(ValueError):
+            found.add(Path(path).resolve().relative_to(root).as_posix())
+    return found
+
+
+def _shown(result: guard.RevertResult) -> dict[str, Any]:
     return {"reverted": [_printable(item) for item in result.reverted],
             "not_reverted": [_printable(item) for item in result.not_reverted],
-            "clean_after": result.clean_after}
+            "clean_after": result.clean_after, "trash": result.trash}
 
 
 def _printable(item: dict[str, str]) -> dict[str, str]:
     """A non-UTF-8 file name is printed with \\x escapes: JSON output must be valid UTF-8."""
-    path = item["path"].encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return {**item, "path": path}
+    return {key: _escaped(value) if key in ("path", "kept") else value
+            for key, value in item.items()}
+
+
+def _escaped(path: str) -> str:
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _relative(path: Path, root: Path) -> str | None:

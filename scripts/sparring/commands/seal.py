@@ -10,6 +10,7 @@ from typing import Any
 from sparring import engine
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.state import write_private
 
 SEALED_FILE = "sealed-claude-round-1.md"
 
@@ -33,7 +34,7 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
                 raise SparringError("invalid_transition", "Codex's answer was already "
                                     "revealed; sealing now would prove nothing", "continue "
                                     "with `sparring verdict`")
-            path.write_bytes(content)
+            write_private(path, content)
             state["seal"] = {"sha256": digest, "sealed_at": time.time(),
                              "bytes": len(content), "file": str(path)}
         sealed = dict(state["seal"])

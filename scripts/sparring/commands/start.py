@@ -19,6 +19,7 @@ from sparring import (
     codex,
     config,
     engine,
+    limits,
     process,
     runner,
     states,
@@ -38,7 +39,12 @@ _START_CAP_S = 30.0
 
 def start_window() -> float:
     """Seconds codex must survive to count as started (Supervisor's `startsecs`)."""
-    return float(os.environ.get("SPARRING_STARTSECS", "1.0"))
+    raw = os.environ.get("SPARRING_STARTSECS", "1.0")
+    try:
+        return limits.seconds(raw, allow_zero=True, most=limits.MAX_START_WINDOW)
+    except ValueError as exc:
+        raise SparringError("config_invalid", f"SPARRING_STARTSECS: {exc}",
+                            "fix or unset SPARRING_STARTSECS") from exc
 
 
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
@@ -81,8 +87,10 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
+    codex.check_prompt(prompt.text)
     budget.require(session, options.get("budget_tokens"))
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
@@ -118,7 +126,9 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
     assert prompt is not None
+    codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
     settings = _resume_settings(data, previous, options)
+    start_window()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
@@ -160,10 +170,13 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
     if not found:
         return
     if not accept:
+        from sparring import turnguard
+
         violation = found[-1]["guard"]["violation"]
-        raise SparringError("guard_violation", violation["message"], violation["hint"] +
-                            "; once the user has decided, `sparring resume "
-                            f"{session.id} --accept-changes ...` goes on",
+        retry = (turnguard.go_on(session) if data.get("debate") or data.get("discussion")
+                 else f"run this `sparring resume {session.id}` again")
+        raise SparringError("guard_violation", violation["message"],
+                            turnguard.hint(session, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
         for turn in unaccepted_violations(locked):
@@ -208,14 +221,37 @@ def _resumable(session: Session, data: dict[str, Any], recover: bool
     data, previous = view.require_idle(session, data)
     assert previous is not None
     if not data.get("thread_id"):
-        raise SparringError("no_thread", "codex never opened a thread in this session",
-                            f"nothing to resume: start round one again with `sparring start "
-                            f"{session.id}` (after `sparring doctor` if codex failed at once)")
+        raise SparringError("no_thread", "codex never opened a thread in this session"
+                            + _because(previous), f"nothing to resume: start round one again "
+                            f"with `sparring start {session.id}` (after `sparring doctor` if "
+                            "codex failed at once)")
     if recover and not previous.get("recoverable"):
         code = "recovery_exhausted" if previous.get("recovers") else "invalid_transition"
-        raise SparringError(code, f"round {previous['round']} ({previous['status']}) cannot be "
-                            "recovered", "report what you have, or resume with a new prompt")
+        raise SparringError(code, f"round {previous['round']} cannot be recovered: "
+                            f"{_not_recoverable(previous)}", "report what you have, or resume "
+                            "with a new prompt")
     return previous, data
+
+
+def _because(turn: dict[str, Any]) -> str:
+    error = turn.get("error") or {}
+    return f" (its last turn: {turn['status']}, {error['code']}: {error.get('message', '')})" \
+        if error.get("code") else f" (its last turn: {turn['status']})"
+
+
+def _not_recoverable(turn: dict[str, Any]) -> str:
+    """Why `--recover` cannot ask this turn again, naming what really went wrong."""
+    error = turn.get("error") or {}
+    if turn["status"] == states.COMPLETED:
+        return "it completed; there is nothing to ask again"
+    if turn.get("recovers") is not None:
+        return (f"it already was the one recovery of round {turn['round']}, and it "
+                f"{turn['status']} too ({error.get('code', 'no error code')})")
+    if not turn.get("thread_id"):
+        return (f"codex opened no thread for it ({error.get('code', turn['status'])}: "
+                f"{error.get('message', '')})")
+    return (f"it {turn['status']} with {error.get('code', 'no error code')} "
+            f"({error.get('message', '')}), which asking again would not cure")
 
 
 def _resume_settings(data: dict[str, Any], previous: dict[str, Any],

@@ -6,8 +6,11 @@ stuck, or goes on; the verdict only says where Claude stands on each point.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +19,96 @@ from sparring import session as sessions
 from sparring.commands.start import unaccepted_violations
 from sparring.errors import SparringError
 from sparring.session import Session, latest_turn
+from sparring.state import try_locked, write_private
 
 
-def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
+def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
+            rejudge: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
-    round_no = _answered_round(session, data)
     if not raw.strip():
         raise SparringError("input_empty", "the verdict is empty",
                             "write the verdict JSON to a file and pass --file FILE")
     given = answers.load_json(raw, "verdict")
     answers.require_valid("verdict", given)
-    answers.require_valid("verdict", given, engine.verdict_problems(data, round_no, given))
     max_rounds = config.workflow(config.load(Path(data["root"])), data["skill"])["max_rounds"]
-    with session.update() as locked:
-        engine.state(locked)["verdicts"][str(round_no)] = given
-        known = engine.ledger_for(locked)
+    # One verdict at a time: a second one arriving meanwhile is told so, never silently
+    # replaces or is replaced (the decision it would change is recorded under the lock).
+    with _one_verdict_at_a_time(session):
+        with session.update() as locked:
+            round_no = _answered_round(session, locked)
+            answers.require_valid("verdict", given,
+                                  engine.verdict_problems(locked, round_no, given))
+            result, changed = _record(locked, round_no, given, max_rounds, rejudge)
+            data = locked  # as written: acted on below, outside the session lock
+        known = engine.ledger_for(data)
         decision = ledger.decide(known, max_rounds)
-        result = engine.decision_dict(decision, known)
-        engine.state(locked)["decisions"][str(round_no)] = result
-    step = _guard_stop(session, data) or _next_step(
-        session, data["skill"], decision, known, given, _inbox(data))
-    if step["action"] == "resume" and data["skill"] == "think-about":
-        step = _continue(session, cwd, step, _inbox(data))
+        step = _next_step(session, data["skill"], decision, known, given, _inbox(data))
+        step = _guard_stop(session, data, step) or step
+        if step["action"] == "resume" and data["skill"] == "think-about":
+            step = _continue(session, cwd, step, _inbox(data))
     shown = result if full else brief(result)
-    return {"session": session.id, "max_rounds": max_rounds, **shown, "next": step}
+    extra: dict[str, Any] = {"already_judged": True} if changed is None else {}
+    if isinstance(changed, dict):
+        extra["rejudged"] = {"round": round_no, "before": changed["decision"]["decision"],
+                             "after": result["decision"]}
+    return {"session": session.id, "max_rounds": max_rounds, **shown, **extra, "next": step}
+
+
+@contextlib.contextmanager
+def _one_verdict_at_a_time(session: Session) -> Iterator[None]:
+    try:
+        with try_locked(session.dir / "verdict"):
+            yield
+    except BlockingIOError:
+        raise SparringError("session_busy", "another verdict for this session is being handed "
+                            "in right now", f"wait for it to finish, then check "
+                            f"`sparring status {session.id}` before handing in yours") from None
+
+
+Replaced = dict[str, Any] | None
+
+
+def _record(data: dict[str, Any], round_no: int, given: dict[str, Any], max_rounds: int,
+            rejudge: bool) -> tuple[dict[str, Any], Replaced | bool]:
+    """Record the verdict and its decision (held under the session lock). Returns the
+    decision and what changed: None for nothing (the same verdict again), True for a first
+    verdict, or the verdict and decision it replaced. A different verdict for a judged
+    round replaces it only with `rejudge`, before the next round starts, and both versions
+    stay on record."""
+    state = engine.state(data)
+    key = str(round_no)
+    before = state["verdicts"].get(key)
+    if before is not None and _same(before, given):
+        return state["decisions"][key], None
+    if before is not None:
+        _require_rejudge(round_no, state["decisions"][key], rejudge)
+    state["verdicts"][key] = given
+    known = engine.ledger_for(data)
+    result = engine.decision_dict(ledger.decide(known, max_rounds), known)
+    if before is None:
+        state["decisions"][key] = result
+        return result, True
+    replaced = {"verdict": before, "decision": state["decisions"][key]}
+    state.setdefault("rejudged", []).append({"round": round_no, "at": time.time(),
+                                            "before": replaced,
+                                            "after": {"verdict": given, "decision": result}})
+    state["decisions"][key] = result
+    return result, replaced
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _require_rejudge(round_no: int, decided: dict[str, Any], rejudge: bool) -> None:
+    # A verdict is always about the latest answered round: once the next round starts,
+    # this one can no longer be re-judged (see _answered_round).
+    if not rejudge:
+        raise SparringError("already_judged", f"round {round_no} is already judged (decision: "
+                            f"{decided['decision']}); this verdict differs from the one on "
+                            "record", "if you mean to change your judgement, hand it in again "
+                            "with --rejudge: both versions are kept and the report shows them")
 
 
 def brief(result: dict[str, Any]) -> dict[str, Any]:
@@ -86,6 +154,10 @@ def _answered_round(session: Session, data: dict[str, Any]) -> int:
         raise SparringError("invalid_transition", f"{data['skill']} rounds are free text, not "
                             "structured answers", "follow the workflow's own verbs (SKILL.md)")
     turn = latest_turn(data)
+    if turn is not None and not states.is_terminal(turn["status"]):
+        raise SparringError("session_busy", f"round {turn['round']} is running: the rounds "
+                            "before it are decided, and it has no answer to judge yet",
+                            f"`sparring wait {session.id}`, then judge round {turn['round']}")
     if turn is None or turn["status"] != states.COMPLETED or turn.get("answer") is None:
         status = turn["status"] if turn else "not started"
         raise SparringError("invalid_transition", f"there is no answered round to judge "
@@ -102,8 +174,10 @@ def _answered_round(session: Session, data: dict[str, Any]) -> int:
     return int(turn["round"])
 
 
-def _guard_stop(session: Session, data: dict[str, Any]) -> dict[str, Any] | None:
-    """Files changed during a Codex turn: the loop stops here, whatever the decision."""
+def _guard_stop(session: Session, data: dict[str, Any],
+                step: dict[str, Any]) -> dict[str, Any] | None:
+    """Files changed during a Codex turn: the loop stops here, whatever the decision, until
+    the user decides; `after` is what comes next once they have."""
     found = unaccepted_violations(data)
     if not found:
         return None
@@ -111,7 +185,7 @@ def _guard_stop(session: Session, data: dict[str, Any]) -> dict[str, Any] | None
     return {"action": "stop", "reason": violation["message"],
             "changed": [c for t in found for c in t["guard"]["changed"]],
             "hint": violation["hint"],
-            "command": f"sparring report {session.id} --synthesis {_inbox(data)}/synthesis.json"}
+            "command": f"sparring guard accept {session.id}", "after": step}
 
 
 def _inbox(data: dict[str, Any]) -> str:
@@ -147,5 +221,5 @@ def _report_step(session: Session, inbox: str) -> dict[str, Any]:
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
     path = session.dir / f"round-{round_no}-vars.json"
-    path.write_text(json.dumps(variables, ensure_ascii=False, indent=2), encoding="utf-8")
+    write_private(path, json.dumps(variables, ensure_ascii=False, indent=2))
     return path

@@ -1,0 +1,139 @@
+"""The guard's one door to git: every git command it runs, with nothing the tree can switch on.
+
+A repository's own config can make a plain `git status` run programs: `core.fsmonitor`
+(a hook, or a daemon), filter drivers (`filter.<name>.clean`, `.smudge`, `.process`, picked
+by .gitattributes), hooks. Codex with a widened sandbox can write `.git/config`, so the guard
+must never run what it finds there. Every command here runs with `core.fsmonitor` off, hooks
+pointed nowhere, optional locks off (the index is never rewritten under a concurrent git
+command of the user), no terminal prompt, and every filter driver that was not configured
+when the snapshot was taken (the user's own, such as git-lfs) switched off.
+
+What a check trusts: the configuration as it was at snapshot. It reads the configuration
+again (one `git config` process) when `.git/config` or `config.worktree` moved since, or when
+the configuration has include directives (which may point anywhere); configuration outside
+the repository (the user's `~/.gitconfig`, the system's) is the user's own, outside what a
+sandboxed turn can write. A submodule's own configuration applies when git status looks into
+its worktree; the submodule's git folder is not watched.
+
+Repository paths (the git dir, the common dir of a worktree) are read from the files git
+itself reads, without running git.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from sparring.errors import SparringError
+
+SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}")
+_FILTER_COMMANDS = (".clean", ".smudge", ".process")
+
+
+class Git:
+    """git in `root`, with the config the tree cannot extend (see the module docstring)."""
+
+    def __init__(self, root: Path, trusted_filters: Mapping[str, str] | None = None) -> None:
+        """`trusted_filters`: the config recorded at snapshot; anything configured since is
+        switched off (this reads the config once, before any other command)."""
+        self.root = root
+        self.overrides: list[str] = list(SAFE_CONFIG)
+        if trusted_filters is not None:
+            self.overrides += neutralized(self.filters(), trusted_filters)
+
+    def start(self, *args: str) -> Callable[[], bytes]:
+        """Start `git ARGS` now; the call returned waits for it and gives its stdout."""
+        argv = ["git"]
+        for item in self.overrides:
+            argv += ["-c", item]
+        try:
+            proc = subprocess.Popen(
+                [*argv, *args], cwd=self.root, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment())
+        except OSError as exc:
+            raise failed(self.root, exc) from exc
+
+        def finish() -> bytes:
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise failed(self.root, f"`git {args[0]}` said: "
+                             f"{err.decode('utf-8', 'replace').strip()}")
+            return out
+
+        return finish
+
+    def run(self, *args: str) -> bytes:
+        return self.start(*args)()
+
+    def filters(self) -> dict[str, str]:
+        """The filter drivers configured now (every scope git reads), as key -> value, and
+        the include directives (keys `include.*`, `includeif.*`), which can bring in more."""
+        argv = ["git", *(x for item in SAFE_CONFIG for x in ("-c", item)), "config", "-z",
+                "--get-regexp", r"^(filter|include|includeif)\."]
+        try:
+            done = subprocess.run(argv, cwd=self.root, stdin=subprocess.DEVNULL,
+                                  capture_output=True, env=_environment(), check=False)
+        except OSError as exc:
+            raise failed(self.root, exc) from exc
+        if done.returncode not in (0, 1):  # 1: no such key
+            raise failed(self.root, done.stderr.decode("utf-8", "replace").strip())
+        found = {}
+        for record in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            key, _, value = record.partition("\n")
+            if key:
+                found[key] = value
+        return found
+
+
+def has_includes(config: Mapping[str, str]) -> bool:
+    return any(key.lower().startswith(("include.", "includeif.")) for key in config)
+
+
+def neutralized(current: Mapping[str, str], trusted: Mapping[str, str]) -> list[str]:
+    """`-c` settings that switch off every filter command not in `trusted` (new or changed
+    since the snapshot), and its `required` flag, which would otherwise make git fail."""
+    found = []
+    for key, value in sorted(current.items()):
+        if trusted.get(key) == value:
+            continue
+        if key.endswith(_FILTER_COMMANDS):
+            found.append(f"{key}=")
+        elif key.endswith(".required"):
+            found.append(f"{key}=false")
+    return found
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EXTERNAL_DIFF"):
+        env.pop(name, None)
+    return env
+
+
+def git_dir(root: Path) -> Path:
+    """`<root>/.git`, or where a worktree's or submodule's `.git` file points."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8", errors="replace")
+        return (root / text.partition("gitdir:")[2].strip()).resolve()
+    return dot_git
+
+
+def common_dir(gitdir: Path) -> Path:
+    """The folder holding config, hooks and info: a worktree's git dir names it."""
+    try:
+        text = (gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return gitdir
+    return (gitdir / text).resolve() if text else gitdir
+
+
+def failed(root: Path, exc: object) -> SparringError:
+    return SparringError(
+        "git_failed", f"git could not report the state of {root}: {exc}",
+        "check that `git status` works in that directory (git installed, repository intact)",
+        root=str(root),
+    )

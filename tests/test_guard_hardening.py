@@ -1,0 +1,198 @@
+"""The guard never destroys work (issue 11, cases 1-3), on real git repositories: folder and
+symlink swaps are seen as such, revert keeps everything it removes or replaces, anything in
+doubt is listed and left, git's own folder is watched, and no git command the guard runs
+starts a program the tree configured."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import guard
+from support.gitrepo import git
+
+
+def grep(root: Path, needle: str) -> list[str]:
+    """`grep -r NEEDLE . --exclude-dir=.sparring`, as the issue checks it."""
+    done = subprocess.run(["grep", "-rl", needle, ".", "--exclude-dir=.sparring"], cwd=root,
+                          capture_output=True, text=True)
+    return sorted(done.stdout.split())
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The issue's repository: src/app.py committed, then edited and not committed."""
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    git(root, "init", "-q")
+    (root / "src" / "app.py").write_text("committed\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "i")
+    (root / "src" / "app.py").write_text("UNCOMMITTED WORK\n")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_the_issues_folder_to_symlink_swap_loses_nothing(project: Path, sparring: Any,
+                                                         tmp_path: Path) -> None:
+    baseline = tmp_path / "b.json"
+    assert sparring("guard", "snapshot", "--cwd", ".", "--out", str(baseline)).exit_code == 0
+    (project / "src").rename(project / "src.bak")
+    (project / "src").symlink_to("src.bak")
+    check = sparring("guard", "check", "--baseline", str(baseline)).out
+    assert check["changed"] == [{"path": "src", "change": "added"},
+                                {"path": "src.bak/app.py", "change": "added"},
+                                {"path": "src/app.py", "change": "deleted"}]
+    revert = sparring("guard", "revert", "--baseline", str(baseline)).out
+    assert revert["clean_after"] is True, revert
+    assert grep(project, "UNCOMMITTED WORK") == ["./src/app.py"]
+    assert not (project / "src").is_symlink() and (project / "src").is_dir()
+    assert not (project / "src.bak").exists()
+    # What revert took away is kept, byte for byte: the link and the moved file.
+    kept = {r["path"]: Path(r["kept"]) for r in revert["reverted"] if "kept" in r}
+    assert kept["src.bak/app.py"].read_text() == "UNCOMMITTED WORK\n"
+    assert os.readlink(kept["src"]) == "src.bak"
+
+
+def test_a_file_revert_cannot_restore_is_never_taken_from_where_it_moved(
+        project: Path, tmp_path: Path) -> None:
+    """Without a copy (no store), the moved file is the only one left: it stays, listed."""
+    base = guard.take(project)
+    (project / "src").rename(project / "src.bak")
+    (project / "src").symlink_to("src.bak")
+    result = guard.revert(base)
+    left = {r["path"]: r["reason"] for r in result.not_reverted}
+    assert "src/app.py" in left and "no copy" in left["src/app.py"]
+    assert "cannot put back" in left["src.bak/app.py"]
+    assert grep(project, "UNCOMMITTED WORK") == ["./src.bak/app.py"]
+    assert result.clean_after is False
+
+
+def test_a_folder_linked_outside_the_tree_is_never_written_through(project: Path,
+                                                                   tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "app.py").write_text("someone else's file\n")
+    base = guard.take(project, store=tmp_path / "store")
+    (project / "src").rename(tmp_path / "moved-away")
+    (project / "src").symlink_to(elsewhere)
+    found = {(c.path, c.change) for c in guard.compare(base)}
+    assert found == {("src", "added"), ("src/app.py", "deleted")}
+    assert guard.revert(base).clean_after
+    assert (elsewhere / "app.py").read_text() == "someone else's file\n"
+    assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
+    assert not (project / "src").is_symlink()
+
+
+def test_a_file_swapped_for_a_folder_and_back(project: Path, tmp_path: Path) -> None:
+    (project / "notes.txt").write_text("untracked notes\n")
+    base = guard.take(project, store=tmp_path / "store")
+    (project / "notes.txt").unlink()
+    (project / "notes.txt").mkdir()
+    (project / "notes.txt" / "inner.txt").write_text("inside\n")
+    (project / "src" / "app.py").unlink()
+    (project / "src").rmdir()
+    (project / "src").write_text("a file where the folder was\n")
+    assert sorted((c.path, c.change) for c in guard.compare(base)) == [
+        ("notes.txt", "deleted"), ("notes.txt/inner.txt", "added"), ("src", "added"),
+        ("src/app.py", "deleted")]
+    result = guard.revert(base)
+    assert result.clean_after, result
+    assert (project / "notes.txt").read_text() == "untracked notes\n"
+    assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
+
+
+def test_a_clean_tracked_file_behind_a_swapped_folder_is_restored_from_git(
+        project: Path, tmp_path: Path) -> None:
+    git(project, "checkout", "-q", "--", "src/app.py")  # clean: git vouches for it
+    base = guard.take(project, store=tmp_path / "store")
+    (project / "src").rename(project / "src.bak")
+    (project / "src").symlink_to("src.bak")
+    (project / "src.bak" / "app.py").write_text("changed through the link\n")
+    assert guard.revert(base).clean_after
+    assert (project / "src" / "app.py").read_text() == "committed\n"
+
+
+# --- .git/ ---------------------------------------------------------------------------------
+
+
+def test_a_planted_hook_is_a_change_and_revert_takes_it_away(project: Path,
+                                                             tmp_path: Path) -> None:
+    base = guard.take(project, store=tmp_path / "store")
+    hook = project / ".git" / "hooks" / "post-checkout"
+    hook.write_text("#!/bin/sh\ntouch pwned\n")
+    hook.chmod(0o755)
+    assert [(c.path, c.change) for c in guard.compare(base)] == [
+        (".git/hooks/post-checkout", "added")]
+    result = guard.revert(base)
+    assert result.clean_after and not hook.exists()
+    assert Path(result.reverted[0]["kept"]).read_text() == "#!/bin/sh\ntouch pwned\n"
+
+
+def test_git_config_and_info_are_watched_and_restored(project: Path, tmp_path: Path) -> None:
+    config = (project / ".git" / "config").read_bytes()
+    base = guard.take(project, store=tmp_path / "store")
+    git(project, "config", "alias.st", "status")
+    (project / ".git" / "info" / "exclude").write_text("src/\n")
+    assert [(c.path, c.change) for c in guard.compare(base)] == [
+        (".git/config", "modified"), (".git/info/exclude", "modified")]
+    assert guard.revert(base).clean_after
+    assert (project / ".git" / "config").read_bytes() == config
+
+
+def test_a_planted_fsmonitor_or_filter_never_runs(project: Path, tmp_path: Path,
+                                                 sparring: Any) -> None:
+    """Issue 11, case 3: `guard check` ran a core.fsmonitor command from .git/config."""
+    baseline = tmp_path / "b.json"
+    assert sparring("guard", "snapshot", "--out", str(baseline)).exit_code == 0
+    marker = tmp_path / "ran"
+    git(project, "config", "core.fsmonitor", f"touch {marker}-fsmonitor; false")
+    git(project, "config", "filter.evil.clean", f"touch {marker}-clean; cat")
+    git(project, "config", "filter.evil.smudge", f"touch {marker}-smudge; cat")
+    git(project, "config", "filter.evil.required", "true")
+    (project / ".git" / "info" / "attributes").write_text("* filter=evil\n")
+    os.utime(project / "src" / "app.py")  # stat-dirty: status would run the clean filter
+    check = sparring("guard", "check", "--baseline", str(baseline)).out
+    assert {c["path"] for c in check["changed"]} == {".git/config", ".git/info/attributes"}
+    revert = sparring("guard", "revert", "--baseline", str(baseline)).out
+    assert revert["clean_after"] is True, revert
+    assert list(tmp_path.glob("ran*")) == []  # nothing the tree configured ever ran
+    # Proof that the traps are armed: plain git runs them.
+    git(project, "config", "core.fsmonitor", f"touch {marker}-fsmonitor; false")
+    (project / ".git" / "info" / "attributes").write_text("* filter=evil\n")
+    git(project, "config", "filter.evil.clean", f"touch {marker}-clean; cat")
+    subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True)
+    subprocess.run(["git", "hash-object", "src/app.py"], cwd=project, capture_output=True)
+    assert {p.name for p in tmp_path.glob("ran*")} == {"ran-fsmonitor", "ran-clean"}
+
+
+def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> None:
+    """A filter configured before the snapshot is the user's (git-lfs, say): it keeps
+    working, so a stat-dirty file it cleans is not reported."""
+    git(project, "config", "filter.up.clean", "tr a-z A-Z")
+    (project / ".gitattributes").write_text("*.txt filter=up\n")
+    (project / "shout.txt").write_text("hello\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "filtered")
+    assert git(project, "cat-file", "-p", "HEAD:shout.txt") == "HELLO\n"
+    base = guard.take(project, store=tmp_path / "store")
+    os.utime(project / "shout.txt", (1_600_000_000, 1_600_000_000))
+    assert guard.compare(base) == []
+    (project / "shout.txt").write_text("HELLO\n")  # cleans to the same blob
+    assert guard.compare(base) == []
+    (project / "shout.txt").write_text("bye\n")
+    assert [(c.path, c.change) for c in guard.compare(base)] == [("shout.txt", "modified")]
+
+
+def test_a_background_gc_writing_info_refs_is_not_a_change(project: Path,
+                                                           tmp_path: Path) -> None:
+    """`git gc --auto` after a commit runs `update-server-info`, which writes .git/info/refs:
+    data git does not act on, written by the user's own git at any time."""
+    base = guard.take(project, store=tmp_path / "store")
+    git(project, "update-server-info")
+    assert (project / ".git" / "info" / "refs").exists()
+    assert guard.compare(base) == []
