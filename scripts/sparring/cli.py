@@ -17,9 +17,10 @@ import click
 
 from sparring import __version__
 from sparring.answers import CODEX_ANSWER
-from sparring.config import EFFORTS, SANDBOXES, SKILLS
+from sparring.config import EFFORTS, SANDBOXES
 from sparring.errors import SparringError
 from sparring.output import emit, failure, success
+from sparring.workflows import SKILLS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from sparring import limits
 from sparring.errors import SparringError
+from sparring.workflows import SKILLS
 
 CONFIG_FILE = "sparring.yaml"
 EFFORTS = ("low", "medium", "high", "xhigh")
@@ -175,4 +176,4 @@ def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSett
     )
 
 
-SKILLS = tuple(sorted(WORKFLOW_DEFAULTS))
+assert tuple(sorted(WORKFLOW_DEFAULTS)) == SKILLS, "every workflow has its defaults"

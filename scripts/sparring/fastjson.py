@@ -20,41 +20,51 @@ _WHITESPACE = " \t\n\r"  # what json skips around a document
 class _Settings:
     """What json.JSONDecoder() hands the C scanner (its attributes are read by name)."""
 
-    def __init__(self) -> None:
+    def __init__(self, parse_constant: Callable[[str], Any]) -> None:
         self.strict = True
         self.object_hook = None
         self.object_pairs_hook = None
         self.parse_float = float
         self.parse_int = int
-        self.parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"),
-                               "NaN": float("nan")}.__getitem__
+        self.parse_constant = parse_constant
         self.memo: dict[str, str] = {}
 
 
-def _scanner() -> Callable[[str, int], tuple[Any, int]] | None:
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _scanner(parse_constant: Callable[[str], Any]) -> Callable[[str, int], tuple[Any, int]] | None:
     try:
         from _json import make_scanner
     except ImportError:
         return None
     # A duck-typed context, as json.JSONDecoder is.
-    scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_Settings())  # type: ignore[arg-type]
+    scan: Callable[[str, int], tuple[Any, int]] = make_scanner(
+        _Settings(parse_constant))  # type: ignore[arg-type]
     return scan
 
 
-_scan = _scanner()
+_scan = _scanner(_CONSTANTS.__getitem__)
+_scan_strict = _scanner(_not_json)
 
 
-def loads(text: str) -> Any:
-    """json.loads(text); a document that is not JSON raises ValueError, as json's does."""
-    if _scan is None:
+def loads(text: str, allow_nan: bool = True) -> Any:
+    """json.loads(text); a document that is not JSON raises ValueError, as json's does.
+    Without allow_nan, NaN and the infinities (Python's extensions) are not JSON either."""
+    scan = _scan if allow_nan else _scan_strict
+    if scan is None:
         import json
 
-        return json.loads(text)
+        return json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
     if text.startswith("\ufeff"):
         raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
-        value, end = _scan(text, start)
+        value, end = scan(text, start)
     except StopIteration:
         raise ValueError("Expecting value") from None
     if len(text[end:].lstrip(_WHITESPACE)) != 0:

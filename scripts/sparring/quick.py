@@ -19,6 +19,7 @@ import time
 
 from sparring.budget import figures
 from sparring.fastjson import loads
+from sparring.shapes import session_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,9 +97,11 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
     """The brief poll object of the session's latest turn, which has ended."""
     directory = _session_dir(ref, os.getcwd())
     with open(os.path.join(directory, "session.json"), encoding="utf-8") as f:
-        data = loads(f.read())
+        data = loads(f.read(), allow_nan=False)
     if not isinstance(data, dict) or data.get("format") != _FORMAT or not data.get("turns"):
         raise _SlowPath("not a session file this reader knows, or no turn yet")
+    if session_problem(data):
+        raise _SlowPath("not as sparring wrote it: the full CLI reports state_corrupt")
     turn = data["turns"][-1]
     if turn["status"] not in _ENDED:
         raise _SlowPath("the turn runs (or its runner died): the full CLI watches it")

@@ -13,10 +13,13 @@ they are.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from sparring import states
-from sparring.config import SKILLS
+from sparring.workflows import SKILLS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # poll's fast path (quick.py) checks shapes too: it imports nothing more
+    from typing import Any
 
 _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
             "turns": "list", "codex": "dict", "thread_id": "str?", "inbox": "str?",
