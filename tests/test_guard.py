@@ -19,6 +19,7 @@ import pytest
 
 from sparring import guard
 from sparring.errors import SparringError
+from sparring.guard import copies, files, snapshot
 from support.gitrepo import git
 
 IGNORES = "node_modules/\n.env\nbuild/\n"
@@ -54,7 +55,7 @@ def snap(tmp_path: Path) -> Callable[..., guard.Baseline]:
 @pytest.fixture
 def steady(monkeypatch: pytest.MonkeyPatch) -> None:
     """Leave the racy window at once, so that the stat-data path decides (not hashing)."""
-    monkeypatch.setattr(guard, "RACY_MARGIN_NS", 0)
+    monkeypatch.setattr(snapshot, "RACY_MARGIN_NS", 0)
     time.sleep(0.05)  # well past one file-system clock tick since the fixture wrote
 
 
@@ -128,7 +129,7 @@ def test_ignored_files_created_and_modified(tree: Path, snap: Any) -> None:
 def test_same_size_same_mtime_rewrite_is_caught(tree: Path, snap: Any, path: str, racy: bool,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     if not racy:
-        monkeypatch.setattr(guard, "RACY_MARGIN_NS", 0)
+        monkeypatch.setattr(snapshot, "RACY_MARGIN_NS", 0)
         time.sleep(0.05)
     base = snap(tree)
     target = tree / path
@@ -228,7 +229,7 @@ def test_a_quiet_check_hashes_nothing(tree: Path, snap: Any, steady: None,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     base = snap(tree)
     hashed: list[object] = []
-    monkeypatch.setattr(guard, "_hash_file", lambda path: hashed.append(path) or "")
+    monkeypatch.setattr(files, "hash_file", lambda path: hashed.append(path) or "")
     assert found(base) == []
     assert hashed == []
 
@@ -574,15 +575,15 @@ def test_a_snapshot_reuses_what_the_previous_one_read(tree: Path, tmp_path: Path
     """Issue 12: an untracked or ignored file whose stat data has not moved is not read
     again; one that moved is, and its new copy lands in the store."""
     store = tmp_path / "store"
-    monkeypatch.setattr(guard, "RACY_MARGIN_NS", 0)
+    monkeypatch.setattr(snapshot, "RACY_MARGIN_NS", 0)
     time.sleep(0.05)
     first = guard.take(tree, store=store)
     (tree / "notes.txt").write_text("my untracked notes, edited\n")
     read: list[str] = []
-    real_copy = guard._copy_into
-    monkeypatch.setattr(guard, "_copy_into", lambda path, into: read.append(
+    real_copy = copies.copy_into
+    monkeypatch.setattr(copies, "copy_into", lambda path, into: read.append(
         Path(path).name) or real_copy(path, into))
-    monkeypatch.setattr(guard, "_hash_file", lambda path: read.append(Path(path).name) or "")
+    monkeypatch.setattr(files, "hash_file", lambda path: read.append(Path(path).name) or "")
     second = guard.take(tree, store=store, previous=first)
     assert read == ["notes.txt"]
     assert second.entries[".env"] == first.entries[".env"] and second.entries[".env"].copied

@@ -1,0 +1,65 @@
+"""The content-addressed store: copies of the files git cannot restore, each named by its
+SHA-256, so snapshots (of every turn of every session of a project) may share one folder
+and identical contents are kept once. A baseline's bulk (its entries, the index listing)
+is kept there the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from sparring.guard.files import CHUNK
+from sparring.state import PRIVATE_FILE
+
+MIB = 1 << 20
+# The largest file of each origin the snapshot copies (a store given). Ignored files and
+# git's own are rebuilt or small; the user's own work is kept up to a generous size.
+COPY_LIMITS = {"tracked": 64 * MIB, "untracked": 64 * MIB, "walk": 64 * MIB,
+               "ignored": 1 * MIB, "gitdir": 1 * MIB}
+
+
+def copy_wanted(origin: str, st: os.stat_result, store: Path | None) -> bool:
+    limit = COPY_LIMITS.get(origin)
+    return (store is not None and limit is not None and stat.S_ISREG(st.st_mode)
+            and st.st_size <= limit)
+
+
+def copy_stream(path: Path, out: BinaryIO) -> str:
+    """Copy `path` into `out`; its SHA-256 (one read: hashed while copied)."""
+    digest = hashlib.sha256()
+    with open(path, "rb", buffering=0) as src:
+        for chunk in iter(lambda: src.read(CHUNK), b""):
+            digest.update(chunk)
+            out.write(chunk)
+    return digest.hexdigest()
+
+
+def store_bytes(store: Path, name: str, data: bytes) -> None:
+    """Keep `data` in the store under `name` (its digest) unless it is there already."""
+    if os.path.exists(store / name):
+        return
+    tmp = store / f".copy-{os.urandom(8).hex()}"
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
+                   "wb") as out:
+        out.write(data)
+    os.replace(tmp, store / name)
+
+
+def copy_into(path: Path, store: Path) -> str:
+    """Copy `path` into `store` under its SHA-256 (one read: hashed while copied)."""
+    tmp = store / f".copy-{os.urandom(8).hex()}"
+    try:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
+                       "wb") as out:
+            digest = copy_stream(path, out)
+        os.replace(tmp, store / digest)  # same name, same bytes: replacing is harmless
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return digest

@@ -1,0 +1,164 @@
+"""take: record the tree before a turn (see the package docstring for what is kept)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from sparring.gitcmd import Git, common_dir, git_dir, has_includes
+from sparring.guard import copies, files
+from sparring.guard.baseline import Baseline
+from sparring.guard.files import keeper, key, key_of, lstat, require_dir, sha256, walk
+from sparring.guard.gitlist import (
+    LS_FILES,
+    STATUS,
+    index_digest,
+    is_opaque,
+    listed,
+    parse_index,
+    unvouched,
+)
+from sparring.guard.model import Area, Entry, walk_areas
+from sparring.state import private_dir
+
+# A file whose ctime is this close to the snapshot may share a clock tick with
+# a later change; it is hashed on every check. Generous: ticks are ~4-10 ms.
+RACY_MARGIN_NS = 2_000_000_000
+_ORIGINS = {"??": "untracked", "!!": "ignored"}
+
+
+def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None,
+         previous: Baseline | None = None, areas: dict[str, Area] | None = None) -> Baseline:
+    """Record the tree under `root`; `store` (a folder) receives copies (see COPY_LIMITS).
+
+    Copies are named by their SHA-256, so snapshots may share one store. With `previous`
+    (an earlier baseline of the same root), a file whose stat data has not moved since is
+    not read again. `areas` are extra paths to watch (see the package docstring).
+    """
+    root = root.resolve()
+    require_dir(root)
+    racy_ns = time.time_ns() - RACY_MARGIN_NS
+    if store is not None:
+        private_dir(store)
+    reuse = _Reuse(previous if previous and previous.root == root else None, store)
+    if (root / ".git").exists():
+        base = _take_git(root, tuple(exclude), store, racy_ns, reuse)
+        watched = {**_git_areas(root), **(areas or {})}
+    else:
+        keep = keeper(exclude)
+        entries = {path: _record(root, path, "walk", st, reuse)
+                   for path, st in walk(root, keep).items()}
+        base = Baseline(root, "walk", tuple(exclude), store, racy_ns, entries)
+        watched = dict(areas or {})
+    base.areas = watched
+    base.area_entries = {path: _record(root, path, origin, st, reuse)
+                         for path, (origin, st) in walk_areas(root, watched).items()}
+    return base
+
+
+class _Reuse:
+    """What an earlier snapshot already knows: a file whose stat data is as it was then (and
+    was then outside the racy window) has the contents it had, so its hash, and its copy
+    when the store holds it, are taken over without reading the file."""
+
+    def __init__(self, previous: Baseline | None, store: Path | None) -> None:
+        self.store = store
+        self.known: dict[str, Entry] = {}
+        self.racy_ns = 0
+        if previous is not None:
+            self.known = {**previous.entries, **previous.area_entries}
+            self.racy_ns = previous.racy_ns
+
+    def entry(self, path: str, origin: str, st: os.stat_result) -> Entry | None:
+        old = self.known.get(path)
+        if (old is None or old.stat is None or old.digest is None
+                or old.stat != key_of(st) or old.stat[3] >= self.racy_ns):
+            return None
+        wanted = copies.copy_wanted(origin, st, self.store)
+        if wanted and not (self.store and os.path.exists(self.store / old.digest)):
+            return None  # no copy to take over: read the file once more, copying it
+        return Entry(origin, old.stat, old.digest, old.target, wanted)
+
+
+def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns: int,
+              reuse: _Reuse) -> Baseline:
+    keep = keeper(exclude)
+    git = Git(root)
+    config = git.filters()
+    # Digest before listing: if the index moves in between, the check re-reads it.
+    digest = index_digest(root)
+    status = git.start(*STATUS)
+    # Read and parse the index while status runs (status prints only at its end).
+    listing = git.run(*LS_FILES)
+    index, all_vouchable = parse_index(listing)
+    found = listed(status(), keep)
+    for path in [] if all_vouchable else unvouched(index, keep):
+        found.setdefault(path, "")
+    entries = {path: _git_entry(root, path, code, index.get(path), reuse)
+               for path, code in found.items()}
+    listing_digest = sha256(listing)
+    if store is not None:
+        copies.store_bytes(store, listing_digest, listing)
+    return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest=digest,
+                    listing_digest=listing_digest, filters=config,
+                    includes=has_includes(config), index=index)
+
+
+def _git_entry(root: Path, path: str, code: str, meta: str | None, reuse: _Reuse) -> Entry:
+    if is_opaque(path, meta):
+        return Entry("nested", status=code)
+    origin = "tracked" if meta is not None else _ORIGINS.get(code, "tracked")
+    return _record(root, path, origin, lstat(root / path), reuse)
+
+
+def _git_areas(root: Path) -> dict[str, Area]:
+    """git's own files that can make git run programs or change what it reports."""
+    gitdir = git_dir(root)
+    common = common_dir(gitdir)
+    places = [common / "config", common / "hooks", common / "info", gitdir / "config.worktree",
+              gitdir / "info"]
+    # info/refs is written by `git update-server-info` (a background `gc --auto` after any
+    # commit): data for dumb transports, not anything git acts on.
+    return {relative: Area("gitdir", (f"{relative}/refs",)) if place.name == "info"
+            else Area("gitdir") for place in places
+            for relative in [_relative_to(root, place)]}
+
+
+def _relative_to(root: Path, place: Path) -> str:
+    return Path(os.path.relpath(place, root)).as_posix()
+
+
+def _record(root: Path, path: str, origin: str, st: os.stat_result | None,
+            reuse: _Reuse) -> Entry:
+    """lstat + content fingerprint (and a copy), re-read until the file holds still."""
+    if st is not None and (known := reuse.entry(path, origin, st)) is not None:
+        return known
+    full = root / path
+    for _ in range(3):
+        if st is None:
+            return Entry(origin)
+        store = reuse.store if copies.copy_wanted(origin, st, reuse.store) else None
+        digest, target = _fingerprint(full, st, store)
+        again = lstat(full)
+        if key(again) == key(st):
+            break
+        st = again
+    assert st is not None
+    copied = store is not None and digest is not None
+    return Entry(origin, key(st), digest, target, copied)
+
+
+def _fingerprint(path: Path, st: os.stat_result,
+                 store: Path | None) -> tuple[str | None, str | None]:
+    if stat.S_ISLNK(st.st_mode):
+        target = os.readlink(path)
+        return sha256(os.fsencode(target)), target
+    if not stat.S_ISREG(st.st_mode):
+        return None, None
+    try:
+        return (copies.copy_into(path, store) if store else files.hash_file(path)), None
+    except OSError:
+        return None, None

@@ -1,0 +1,249 @@
+"""revert: put back what a check found changed, where that is safe, destroying nothing.
+
+For each change it first checks the path is still exactly as the check saw it; what it
+removes or replaces goes to a trash folder, never deleted; anything in doubt is listed with
+the reason and left as it is (see the package docstring).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import os
+import stat
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from sparring.gitcmd import Git
+from sparring.guard.baseline import Baseline
+from sparring.guard.check import compare
+from sparring.guard.copies import COPY_LIMITS, MIB, copy_stream
+from sparring.guard.files import Parents, hash_file, key
+from sparring.guard.gitlist import blob_id
+from sparring.guard.model import Change, Entry, RevertResult
+
+_NOT_KEPT = {
+    "untracked": "untracked before the turn, and sparring kept no copy of it",
+    "ignored": f"ignored by git, and sparring kept no copy of it (it copies ignored files up "
+               f"to {COPY_LIMITS['ignored'] // MIB} MiB)",
+    "walk": "outside git, and sparring kept no copy of it",
+    "tracked": "no copy of its pre-turn content was kept (no store given, or copying failed)",
+    "gitdir": "git's own file, and sparring kept no copy of it",
+}
+
+
+class _Refused(Exception):
+    """A change revert leaves alone; the message is the reason shown to the user."""
+
+
+class _Undo:
+    """What one revert works with."""
+
+    def __init__(self, b: Baseline, protected: Iterable[str], todo: Sequence[Change]) -> None:
+        from sparring.trash import Trash  # only a revert needs it
+
+        self.b = b
+        self.git = Git(b.root, b.filters) if b.mode == "git" else None
+        self.trash = Trash(b.root)
+        self.known = _known_dirs(b)  # folders that held files at snapshot: never removed
+        self.doubtful = _unrestorable(b, todo)  # digest -> path it cannot put back
+        self.protected = frozenset(protected)  # never touched (files the runner wrote)
+        self.parents = Parents(b.root)
+
+
+def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
+           protected: Iterable[str] = ()) -> RevertResult:
+    """Undo `changes` (default: a fresh `compare`) where that is safe; see the module docstring.
+
+    Pass the changes an earlier check returned to revert exactly those: any
+    file that moved since that check is left alone and listed. `protected` paths are
+    never touched.
+    """
+    todo = compare(baseline) if changes is None else list(changes)
+    undo = _Undo(baseline, protected, todo)
+    result = RevertResult()
+    for change in sorted(todo, key=_revert_order):
+        undo.parents = Parents(baseline.root)  # folders come and go as changes are undone
+        try:
+            action, kept = _revert_one(undo, change)
+        except _Refused as refused:
+            result.not_reverted.append(_outcome(change, reason=str(refused)))
+        except OSError as exc:
+            result.not_reverted.append(_outcome(change, reason=f"could not write: {exc}"))
+        else:
+            result.reverted.append(_outcome(change, action=action, **kept))
+    left = {c.path for c in compare(baseline)} & {c.path for c in todo}
+    result.clean_after = not left
+    result.trash = str(undo.trash.dir) if undo.trash.dir else None
+    return result
+
+
+def _revert_order(change: Change) -> tuple[int, int, str]:
+    # Removals first, deepest first (so emptied directories can go), then restores.
+    depth = change.path.count("/")
+    return (0, -depth, change.path) if change.change == "added" else (1, depth, change.path)
+
+
+def _outcome(change: Change, **extra: str) -> dict[str, str]:
+    return {"path": change.path, "change": change.change, **extra}
+
+
+def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
+    b = undo.b
+    _require_revertible(undo, change)
+    now = undo.parents.lstat(change.path)
+    if key(now) != change.seen:
+        raise _Refused("it changed again since it was checked; left as it is")
+    if change.change == "added":
+        return _remove(undo, change.path, now)
+    restore = _restorer(undo, change)
+    _require_real(b.root, change.path)
+    kept = {"kept": undo.trash.keep(change.path)} if now is not None else {}
+    return restore(b.root / change.path), kept
+
+
+def _require_revertible(undo: _Undo, change: Change) -> None:
+    if change.path in undo.protected:
+        raise _Refused("written by sparring's runner after the check: never touched")
+    if change.origin == "nested":
+        raise _Refused("a nested repository or submodule: sparring does not look inside it")
+    if change.origin == "state":
+        raise _Refused("sparring's own record changed during the turn: inspect it; sparring "
+                       "does not rewrite its own records from a snapshot")
+    if change.path.startswith("../"):
+        raise _Refused("outside the project folder: sparring does not change it")
+
+
+def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dict[str, str]]:
+    """Move an added file into the trash, then the folders it leaves empty (that held
+    nothing at snapshot); a file that may hold the user's only copy of something stays."""
+    if st is not None and stat.S_ISREG(st.st_mode) and undo.doubtful:
+        with contextlib.suppress(OSError):
+            twin = undo.doubtful.get(hash_file(undo.b.root / path))
+            if twin is not None:
+                raise _Refused(f"it holds the content {twin} had before the turn, which "
+                               "sparring cannot put back: left in place")
+    kept = undo.trash.keep(path)
+    parent = path.rpartition("/")[0]
+    while parent and parent not in undo.known:
+        try:
+            os.rmdir(undo.b.root / parent)
+        except OSError:
+            break
+        parent = parent.rpartition("/")[0]
+    return "removed", {"kept": kept}
+
+
+Restore = Callable[[Path], str]
+
+
+def _restorer(undo: _Undo, change: Change) -> Restore:
+    """How to put the snapshot's version back, or _Refused with the reason there is none."""
+    b = undo.b
+    entry = b.entries.get(change.path) or b.area_entries.get(change.path)
+    if entry is None and change.origin == "tracked" and change.path in b.index:
+        return lambda dest: _restore_blob(undo, change.path, dest)
+    if entry is not None and entry.target is not None:
+        return functools.partial(_restore_link, entry.target)
+    if entry is not None and entry.copied and b.store and entry.stat and entry.digest:
+        found = entry
+        return lambda dest: _restore_copy(b, found, dest)
+    raise _Refused(_NOT_KEPT.get(change.origin, "sparring kept no copy of it"))
+
+
+def _unrestorable(b: Baseline, todo: Sequence[Change]) -> dict[str, str]:
+    """Digest -> path of the files the turn changed or removed that revert cannot restore: an
+    added file holding one of these contents is left where it is."""
+    found = {}
+    for change in todo:
+        entry = b.entries.get(change.path) or b.area_entries.get(change.path)
+        if change.change == "added" or entry is None or entry.digest is None:
+            continue
+        if entry.target is None and not entry.copied:
+            found[entry.digest] = change.path
+    return found
+
+
+def _restore_link(target: str, dest: Path) -> str:
+    _put_link(dest, target)
+    return "restored_link"
+
+
+def _restore_blob(undo: _Undo, path: str, dest: Path) -> str:
+    mode, blob = blob_id(undo.b.index[path]) or ("", "")
+    if undo.git is None or mode not in ("100644", "100755", "120000"):
+        raise _Refused(f"cannot restore an entry of mode {mode}")
+    if mode == "120000":
+        _put_link(dest, os.fsdecode(undo.git.run("cat-file", "blob", blob)))
+    else:
+        data = undo.git.run("cat-file", "--filters", f"--path={path}", blob)
+        _put_file(dest, lambda f: f.write(data), 0o777 if mode == "100755" else 0o666)
+    return "restored_from_git"
+
+
+def _restore_copy(b: Baseline, entry: Entry, dest: Path) -> str:
+    assert b.store is not None and entry.stat is not None and entry.digest is not None
+    copy, digest, st = b.store / entry.digest, entry.digest, entry.stat
+
+    def fill(out: BinaryIO) -> None:
+        if copy_stream(copy, out) != digest:
+            raise _Refused(f"the snapshot's copy {copy} is damaged")
+
+    _put_file(dest, fill, stat.S_IMODE(st[0]), exact=True)
+    os.utime(dest, ns=(st[2], st[2]))
+    return "restored_from_copy"
+
+
+def _known_dirs(b: Baseline) -> set[str]:
+    known: set[str] = set()
+    for path in itertools.chain(b.index, b.entries, b.area_entries):
+        parent = path.rstrip("/").rpartition("/")[0]
+        while parent and parent not in known:
+            known.add(parent)
+            parent = parent.rpartition("/")[0]
+    return known
+
+
+def _put_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
+              exact: bool = False) -> None:
+    """Write through a temp file in the same directory, then move it in: never half a file.
+
+    `perms` passes through the umask, as a checkout would, unless `exact`.
+    """
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, perms)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            fill(out)
+            if exact:
+                os.fchmod(out.fileno(), perms)
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _put_link(dest: Path, target: str) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
+    os.symlink(target, tmp)
+    os.replace(tmp, dest)
+
+
+def _require_real(root: Path, path: str) -> None:
+    """Each folder on the way to `path` is a real folder or absent: nothing is ever written
+    through a symlink (or refused: _Refused)."""
+    folder = path.rpartition("/")[0]
+    while folder:
+        try:
+            mode = os.lstat(f"{root}/{folder}").st_mode
+        except FileNotFoundError:
+            mode = stat.S_IFDIR  # absent: made as a real folder when written
+        if not stat.S_ISDIR(mode):
+            raise _Refused(f"{folder} is no longer a folder (a link or a file now stands "
+                           "there): nothing is written through it")
+        folder = folder.rpartition("/")[0]
