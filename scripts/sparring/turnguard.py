@@ -1,7 +1,7 @@
 """The guard around one Codex turn: what the runner snapshots and checks, and what it tells
 Claude when files changed.
 
-Before codex runs, the runner snapshots the project (guard.py), reusing the previous turn's
+Before codex runs, the runner snapshots the project (the guard package), reusing the previous turn's
 hashes for files that did not move and keeping copies in one store per project
 (`.sparring/guard-store/`, content-addressed). It also watches sparring's own records of this
 session: a turn must not write into `.sparring/` either. After codex ends (and everything it
@@ -97,7 +97,7 @@ def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline 
     return None
 
 
-def check(session: Session, n: int, baseline: Path | None) -> dict[str, Any]:
+def check(session: Session, n: int, baseline: Path | None) -> guard.TurnGuard:
     """The turn's `guard` record: what changed, saved with what the check saw."""
     if baseline is None:
         return {"checked": False, "clean": None, "changed": [], "violation": None}
@@ -143,7 +143,7 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-def violation(session: Session, changes: list[dict[str, str]]) -> dict[str, str] | None:
+def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violation | None:
     if not changes:
         return None
     listed = ", ".join(f"{c['path']} ({c['change']})" for c in changes[:10])

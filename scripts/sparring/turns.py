@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +108,7 @@ FollowUp = Callable[[dict[str, Any], dict[str, Any]], None]
 
 def record_end(
     session: Session, n: int, *, exit_code: int | None, end_reason: str | None,
-    guard: dict[str, Any] | None = None, follow_up: FollowUp | None = None,
+    guard: Mapping[str, Any] | None = None, follow_up: FollowUp | None = None,
 ) -> dict[str, Any]:
     """Decide and record how turn `n` ended; a turn already ended is left as it is.
 
