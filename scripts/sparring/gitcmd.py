@@ -16,16 +16,17 @@ sandboxed turn can write. A submodule's own configuration applies when git statu
 its worktree; the submodule's git folder is not watched.
 
 Repository paths (the git dir, the common dir of a worktree) are read from the files git
-itself reads, without running git.
+itself reads, without running git. git is started through `process.start_piped`, the one
+door to child processes.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from sparring import process
 from sparring.errors import SparringError
 
 SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}")
@@ -49,15 +50,13 @@ class Git:
         for item in self.overrides:
             argv += ["-c", item]
         try:
-            proc = subprocess.Popen(
-                [*argv, *args], cwd=self.root, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_environment())
+            finished = process.start_piped([*argv, *args], cwd=self.root, env=_environment())
         except OSError as exc:
             raise failed(self.root, exc) from exc
 
         def finish() -> bytes:
-            out, err = proc.communicate()
-            if proc.returncode != 0:
+            code, out, err = finished()
+            if code != 0:
                 raise failed(self.root, f"`git {args[0]}` said: "
                              f"{err.decode('utf-8', 'replace').strip()}")
             return out
@@ -73,14 +72,13 @@ class Git:
         argv = ["git", *(x for item in SAFE_CONFIG for x in ("-c", item)), "config", "-z",
                 "--get-regexp", r"^(filter|include|includeif)\."]
         try:
-            done = subprocess.run(argv, cwd=self.root, stdin=subprocess.DEVNULL,
-                                  capture_output=True, env=_environment(), check=False)
+            code, out, err = process.start_piped(argv, cwd=self.root, env=_environment())()
         except OSError as exc:
             raise failed(self.root, exc) from exc
-        if done.returncode not in (0, 1):  # 1: no such key
-            raise failed(self.root, done.stderr.decode("utf-8", "replace").strip())
+        if code not in (0, 1):  # 1: no such key
+            raise failed(self.root, err.decode("utf-8", "replace").strip())
         found = {}
-        for record in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        for record in out.decode("utf-8", "surrogateescape").split("\0"):
             key, _, value = record.partition("\n")
             if key:
                 found[key] = value

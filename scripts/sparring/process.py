@@ -16,9 +16,8 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 if TYPE_CHECKING:
     import psutil
@@ -30,8 +29,10 @@ _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-@dataclass(frozen=True)
-class Identity:
+# Named tuples, not dataclasses: the guard's git commands come through here, and `python -m
+# sparring guard check` starts git status before anything else loads (dataclasses would
+# bring inspect, ast and more ahead of it).
+class Identity(NamedTuple):
     """A process as recorded on disk: pid plus start time."""
 
     pid: int
@@ -47,8 +48,7 @@ class Identity:
         return cls(int(data["pid"]), float(data["started"]))
 
 
-@dataclass(frozen=True)
-class Completed:
+class Completed(NamedTuple):
     returncode: int
     stdout: str
     stderr: str
@@ -226,6 +226,22 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Comp
         out, err = proc.communicate()
         raise
     return Completed(proc.returncode, _decode(out), _decode(err))
+
+
+def start_piped(argv: Sequence[str], *, cwd: Path,
+                env: Mapping[str, str]) -> Callable[[], tuple[int, bytes, bytes]]:
+    """Start a short command whose output we want, now; the call returned waits for it and
+    gives (exit status, stdout, stderr). Both pipes are read together until the end, so
+    the child never blocks on a full one; start it early and do other work meanwhile.
+    OSError when it cannot start."""
+    proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env))
+
+    def finish() -> tuple[int, bytes, bytes]:
+        out, err = proc.communicate()
+        return proc.returncode, out, err
+
+    return finish
 
 
 def _decode(data: bytes) -> str:
