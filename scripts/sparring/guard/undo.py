@@ -55,7 +55,7 @@ class _Undo:
 
 def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
            protected: Iterable[str] = ()) -> RevertResult:
-    """Undo `changes` (default: a fresh `compare`) where that is safe; see the module docstring.
+    """Undo `changes` (default: a fresh `compare`) where that is safe; see the package docstring.
 
     Pass the changes an earlier check returned to revert exactly those: any
     file that moved since that check is left alone and listed. `protected` paths are
