@@ -242,8 +242,9 @@ def start(session: str, prompt_file: Path | None, template: str | None,
     """
     from sparring.commands import start as verb
 
-    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, verb.prompt_from(
-        prompt_file, template, var_pairs, var_file_pairs, vars_file), schema))
+    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, prompt_file,
+                                                template, var_pairs, var_file_pairs, vars_file,
+                                                schema))
 
 
 @cli.command()
@@ -268,14 +269,9 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     """
     from sparring.commands import start as verb
 
-    def call() -> dict[str, Any]:
-        given = prompt_file or template or var_pairs or var_file_pairs or vars_file
-        prompt = None if recover and not given else verb.prompt_from(
-            prompt_file, template, var_pairs, var_file_pairs, vars_file)
-        return verb.resume(session, Path.cwd(), options, prompt, recover, schema,
-                           accept_changes)
-
-    return run_verb("resume", call)
+    return run_verb("resume", lambda: verb.resume(
+        session, Path.cwd(), options, prompt_file, template, var_pairs, var_file_pairs,
+        vars_file, schema, recover, accept_changes))
 
 
 FULL_OPTION = click.option(
