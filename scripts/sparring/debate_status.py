@@ -133,4 +133,5 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
 
 
 def inbox_of(data: dict[str, Any]) -> str:
+    """The inbox Claude hands its rounds in through, quoted for a command line."""
     return shlex.quote(str(data.get("inbox") or workspace.inbox_dir(Path.cwd())))
