@@ -1,5 +1,8 @@
 """The `sparring` command line: declares options and calls the verbs. Nothing else.
 
+Here the group, its plain verbs and `main`; what they share is in cli_options.py, the
+`debate` and `discuss` groups in cli_workflows.py, the `guard` group in cli_guard.py.
+
 Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`,
 then the verb's fields, or `error` with `code`, `message` and `hint`). Exit
 status: 0 when the verb did its job (poll and wait report any turn status
@@ -9,185 +12,31 @@ with 0), 1 when it could not, 2 for a command-line mistake.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from sparring import __version__
-from sparring.answers import CODEX_ANSWER
-from sparring.config import EFFORTS, SANDBOXES
+from sparring.cli_guard import guard
+from sparring.cli_options import (
+    CWD_OPTION,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    NEW_BUDGET_OPTION,
+    SESSION_ARG,
+    EnvSettingError,
+    Seconds,
+    file_input,
+    run_verb,
+    turn_options,
+)
+from sparring.cli_workflows import debate_group, discuss_group
 from sparring.errors import SparringError
-from sparring.output import emit, failure, success
+from sparring.output import emit, failure
 from sparring.workflows import SKILLS
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-SESSION_ARG = click.argument("session", metavar="SESSION")
-CWD_OPTION = click.option(
-    "--cwd", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
-    show_default=True, help="Project directory (its git root holds .sparring/).")
-
-
-class EnvSettingError(click.BadParameter):
-    """A bad value that came from a SPARRING_* variable, not from the command line."""
-
-    def __init__(self, variable: str, message: str, param: click.Parameter,
-                 ctx: click.Context | None) -> None:
-        super().__init__(message, ctx=ctx, param=param)
-        self.variable = variable
-
-
-if TYPE_CHECKING:
-    _FloatType = click.ParamType[float]
-else:  # click before 8.2 has no generic ParamType
-    _FloatType = click.ParamType
-
-
-class Seconds(_FloatType):
-    """A limit in seconds, finite and within range (limits.py): NaN, infinities and absurd
-    values are refused, from the command line and from its SPARRING_* variable alike."""
-
-    name = "seconds"
-
-    def __init__(self, allow_zero: bool = False) -> None:
-        self.allow_zero = allow_zero
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> float:
-        from sparring import limits
-
-        try:
-            return limits.seconds(value, allow_zero=self.allow_zero)
-        except ValueError as exc:
-            if _from_environment(param, ctx):
-                assert param is not None
-                variable = str(param.envvar)
-                raise EnvSettingError(variable, f"{variable} (sets {param.opts[0]}): {exc}",
-                                      param, ctx) from exc
-            self.fail(str(exc), param, ctx)
-
-
-def _from_environment(param: click.Parameter | None, ctx: click.Context | None) -> bool:
-    from click.core import ParameterSource
-
-    return (param is not None and ctx is not None and param.name is not None
-            and ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT)
-
-
-# The limits every verb that starts a codex turn takes.
-LIMIT_OPTIONS = [
-    click.option("--timeout", type=Seconds(), envvar="SPARRING_TIMEOUT",
-                 help="Wall-clock limit of the turn, seconds (at most a day). "
-                 "Default by effort: low 600, medium 1200, high 1800, xhigh 3600."),
-    click.option("--stall-after", type=Seconds(), envvar="SPARRING_STALL_AFTER",
-                 help="End the turn when codex prints no "
-                 "event for this many seconds. Default by effort: 180/300/600/900."),
-    click.option("--offline-after", type=Seconds(), envvar="SPARRING_OFFLINE_AFTER",
-                 help="End the turn as network_unreachable when codex reports only "
-                 "reconnecting for this many seconds. Default: 60."),
-]
-# The token budget (budget.py): set when a session is made, or anew by a verb starting a turn.
-NEW_BUDGET_OPTION = click.option(
-    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
-    help="The session's token budget (Codex's input + output tokens): once used, no further "
-    "round starts. Default: sparring.yaml `budget_tokens`, else none.")
-BUDGET_OPTION = click.option(
-    "--budget-tokens", type=click.IntRange(min=1), metavar="N",
-    help="Set the session's token budget to N first (to go on after budget_exhausted).")
-TEMPLATE_OPTIONS = [
-    click.option("--template", metavar="NAME",
-                 help="Render this prompt template instead of reading a prompt "
-                 "(`sparring render --list` lists them)."),
-    click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
-                 help="A template variable (repeatable)."),
-    click.option("--var-file", "var_file_pairs", multiple=True, metavar="KEY=PATH",
-                 help="A template variable read from a file, for long text (repeatable)."),
-    click.option("--vars-file", type=click.Path(dir_okay=False, path_type=Path),
-                 help="Template variables from a YAML or JSON mapping."),
-]
-
-
-def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
-    """Run one verb and print its JSON; SparringError becomes the error object.
-
-    Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
-    where they are when it failed (inputs.py)."""
-    from sparring import inputs
-
-    try:
-        payload = call()
-    except SparringError as exc:
-        inputs.forget_taken()
-        emit(failure(verb, exc), _session_named())
-        return EXIT_FAILED
-    except BaseException:
-        inputs.forget_taken()
-        raise
-    inputs.archive_taken(_session_dir(payload))
-    emit(success(verb, payload), _session_named() or _text(payload.get("session")))
-    return EXIT_OK
-
-
-def _session_named() -> str | None:
-    """The SESSION the command line named, if the verb takes one (hints fill it in)."""
-    context = click.get_current_context(silent=True)
-    return _text(context.params.get("session")) if context else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _session_dir(payload: dict[str, Any]) -> Path | None:
-    """The folder of the session a verb's output names, if any."""
-    if payload.get("session_dir"):
-        return Path(payload["session_dir"])
-    if not payload.get("session"):
-        return None
-    from sparring import session as sessions
-
-    try:
-        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
-    except SparringError:
-        return None
-
-
-def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Options shared by `start` and `resume`; each reads a SPARRING_* variable too."""
-    effort_help = ("Codex reasoning effort. Default: the previous round's." if resume else
-                   "Codex reasoning effort. Default: sparring.yaml `effort`, else high.")
-    options = [
-        click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
-                     help=effort_help),
-        click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
-                     help="Codex sandbox. Default: read-only (resume: the previous round's)."),
-        *LIMIT_OPTIONS,
-        BUDGET_OPTION,
-        click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Read the prompt from this file (default: stdin)."),
-        *TEMPLATE_OPTIONS,
-        click.option("--schema", type=click.Choice([CODEX_ANSWER, "none"]),
-                     help="JSON schema codex must answer in (validated; one re-ask). Default: "
-                     "the workflow's (think-about, dual-model: codex-answer; others: none)."),
-    ]
-    if not resume:
-        options.insert(1, click.option("--model", envvar="SPARRING_MODEL",
-                                       help="Codex model. Default: codex's own configuration."))
-
-    return apply_options(options)
-
-
-def apply_options(options: list[Callable[[Any], Any]]) -> Callable[[Callable[..., Any]],
-                                                                   Callable[..., Any]]:
-    """One decorator applying `options` in the order listed (as --help shows them)."""
-    def apply(func: Callable[..., Any]) -> Callable[..., Any]:
-        for option in reversed(options):
-            func = option(func)
-        return func
-
-    return apply
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -242,8 +91,9 @@ def start(session: str, prompt_file: Path | None, template: str | None,
     """
     from sparring.commands import start as verb
 
-    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, verb.prompt_from(
-        prompt_file, template, var_pairs, var_file_pairs, vars_file), schema))
+    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, prompt_file,
+                                                template, var_pairs, var_file_pairs, vars_file,
+                                                schema))
 
 
 @cli.command()
@@ -268,14 +118,9 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     """
     from sparring.commands import start as verb
 
-    def call() -> dict[str, Any]:
-        given = prompt_file or template or var_pairs or var_file_pairs or vars_file
-        prompt = None if recover and not given else verb.prompt_from(
-            prompt_file, template, var_pairs, var_file_pairs, vars_file)
-        return verb.resume(session, Path.cwd(), options, prompt, recover, schema,
-                           accept_changes)
-
-    return run_verb("resume", call)
+    return run_verb("resume", lambda: verb.resume(
+        session, Path.cwd(), options, prompt_file, template, var_pairs, var_file_pairs,
+        vars_file, schema, recover, accept_changes))
 
 
 FULL_OPTION = click.option(
@@ -397,13 +242,6 @@ def doctor(cwd: Path) -> int:
     return run_verb("doctor", lambda: run(cwd))
 
 
-def _input(file: Path | None) -> bytes:
-    """Bytes from --file, or from stdin when no file is given."""
-    from sparring.inputs import read_input
-
-    return read_input(file, "--file")
-
-
 @cli.command()
 @SESSION_ARG
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
@@ -418,7 +256,7 @@ def seal(session: str, file: Path | None) -> int:
     """
     from sparring.commands.seal import seal as run
 
-    return run_verb("seal", lambda: run(session, Path.cwd(), _input(file)))
+    return run_verb("seal", lambda: run(session, Path.cwd(), file_input(file)))
 
 
 @cli.command()
@@ -456,7 +294,7 @@ def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
     """
     from sparring.commands.verdict import verdict as run
 
-    return run_verb("verdict", lambda: run(session, Path.cwd(), _input(file), full, rejudge))
+    return run_verb("verdict", lambda: run(session, Path.cwd(), file_input(file), full, rejudge))
 
 
 @cli.command()
@@ -518,324 +356,8 @@ def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
     return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
-# The codex settings a debate round may set (the thread keeps its model).
-debate_turn_options = apply_options([
-    click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
-                 help="Codex reasoning effort for this round."),
-    click.option("--model", envvar="SPARRING_MODEL",
-                 help="Codex model (round one only; later rounds keep the thread's)."),
-    click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
-                 help="Codex sandbox. Default: read-only."),
-    *LIMIT_OPTIONS,
-    BUDGET_OPTION,
-])
-
-
-@cli.group("debate")
-def debate_group() -> None:
-    """arch-debate: a folder of round files that is the decision record.
-
-    \b
-    sparring debate new DIR --file PROTOCOL.yaml   # DEBATE-PROTOCOL.md
-    sparring debate round DIR --file ROUND.md      # Claude's round, then Codex answers it
-    sparring debate status DIR                     # whose turn, agreed or not, what next
-
-    Codex keeps one thread across rounds and runs read-only; the runner writes
-    round-N-codex.md from its answer, and round-N-claude.md from the file Claude
-    hands in. A side agrees only by opening a round with AGREED: on its first
-    line; the other side must confirm in its next round.
-    """
-
-
-@debate_group.command("new")
-@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("question", metavar="[QUESTION]", required=False)
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="The protocol as YAML: question (required), codebase_context, options, "
-              "open_questions (`-` reads stdin).")
-@NEW_BUDGET_OPTION
-def debate_new(directory: Path, question: str | None, file: Path | None,
-               budget_tokens: int | None) -> int:
-    """Scaffold DIR/DEBATE-PROTOCOL.md with the question, the rules and the protocol's
-    slots; never overwrites.
-
-    Give the question as QUESTION, or the whole protocol with --file. Prints dir,
-    session, files, inbox, next.
-    """
-    from sparring.commands import debate as verb
-
-    def call() -> dict[str, Any]:
-        if (question is None) == (file is None):
-            raise SparringError("usage_error", "give QUESTION or --file, one of them",
-                                "sparring debate new DIR --file PROTOCOL.yaml")
-        if file is not None:
-            text, slots = verb.protocol_from(_input(file))
-            return verb.new(directory, text, Path.cwd(), slots, budget_tokens)
-        assert question is not None
-        return verb.new(directory, question.strip(), Path.cwd(), None, budget_tokens)
-
-    return run_verb("debate new", call)
-
-
-@debate_group.command("round")
-@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Claude's next round, written to round-N-claude.md before Codex answers it "
-              "(`-` reads stdin). Without it, that file must already exist.")
-@click.option("--stand-in", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Codex is unavailable: FILE is its round, written by Claude as devil's "
-              "advocate; it is labelled and the debate is marked DEGRADED.")
-@debate_turn_options
-def debate_round(directory: Path, file: Path | None, stand_in: Path | None,
-                 **options: Any) -> int:
-    """Hand in Claude's round (--file), then run Codex's next round: it answers the
-    newest round-N-claude.md.
-
-    Round one starts the Codex thread; later rounds resume it, with only the new
-    round in the prompt. Returns like `start` (status running) with `started`;
-    then `sparring wait SESSION`, which prints `debate` (as `debate status DIR`)
-    once Codex's round is in. When Claude's round settles the debate (it confirms
-    an AGREED:), nothing starts: `started` is false and `debate` says where the
-    debate stands (`debate.step`: agreed).
-    """
-    from sparring.commands import debate as verb
-
-    return run_verb("debate round", lambda: verb.round_(
-        directory, Path.cwd(), options, _input(file) if file is not None else None,
-        _input(stand_in) if stand_in is not None else None))
-
-
-@debate_group.command("status")
-@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
-def debate_status(directory: Path) -> int:
-    """Whose turn, how many rounds, agreed or not, rule breaks, and what to do next.
-
-    Writes round-N-agreed.md once an AGREED: round is confirmed by the other side,
-    and DECISION-NEEDED.md (positions side by side) when the round cap passes
-    without agreement. Prints step (claude|codex|agreed|stuck), agreed, proposal,
-    positions, rule_breaks, degraded, next.
-    """
-    from sparring.commands import debate as verb
-
-    return run_verb("debate status", lambda: verb.status(directory, Path.cwd()))
-
-
-# A discussion step's codex turn: its limits (the effort comes from the arguments).
-discuss_turn_options = apply_options([*LIMIT_OPTIONS, BUDGET_OPTION])
-
-
-@cli.group("discuss")
-def discuss_group() -> None:
-    """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.
-
-    \b
-    sparring discuss new --args "high CODEX topic" # effort, model, then the topic
-    sparring discuss frame SESSION --file F        # YAML: TOPIC, FRAMING, CONTEXT, CLAUDE_VIEW
-    sparring discuss round SESSION --file F        # YAML: response, search_results
-    sparring discuss status SESSION                # markers, search requests, what next
-    sparring discuss synthesis SESSION             # Codex's synthesis turn
-    sparring discuss report SESSION --file F       # YAML: the synthesis sections
-
-    Markers count only as lines of their own, outside code blocks and quotes:
-    [CONSENSUS_REACHED] (consensus needs both sides, in consecutive messages)
-    and [SEARCH_REQUEST: "query"] (Claude searches and passes the results on).
-    """
-
-
-@discuss_group.command("new")
-@click.option("--args", "arguments", default="", show_default=True,
-              help="The skill's arguments as typed (`-` reads them from stdin).")
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A file holding the skill's arguments as typed (instead of --args).")
-@NEW_BUDGET_OPTION
-def discuss_new(arguments: str, file: Path | None, budget_tokens: int | None) -> int:
-    """Parse /deep-discussion arguments and create the session.
-
-    The effort (high, the default, or xhigh) and model (CODEX, the default, or
-    NONE) words come first, in any order and case; the rest is the topic
-    (`--` ends the words early). Prints session, effort, model, topic (null
-    when none was given), max_rounds, inbox, next. Conflicting words, or a lone
-    word naming a setting the skill does not offer (low, medium, a model
-    slug), are invalid_arguments, listing the valid forms.
-    """
-    from sparring.commands import discuss as verb
-
-    def call() -> dict[str, Any]:
-        if file is not None or arguments == "-":
-            text = _input(file).decode("utf-8", errors="replace")
-        else:
-            text = arguments
-        return verb.new(text, Path.cwd(), budget_tokens)
-
-    return run_verb("discuss new", call)
-
-
-@discuss_group.command("frame")
-@SESSION_ARG
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="The framing YAML (default: stdin).")
-@discuss_turn_options
-def discuss_frame(session: str, file: Path | None, **options: Any) -> int:
-    """Record the problem framing and Claude's opening view; start Codex's round 1.
-
-    YAML keys: TOPIC, FRAMING, CLAUDE_VIEW (required), CONTEXT. With model NONE no
-    Codex runs. Returns like `start`, plus `discussion` (as `discuss status`).
-    """
-    from sparring.commands import discuss as verb
-
-    return run_verb("discuss frame", lambda: verb.frame(session, Path.cwd(), _input(file),
-                                                        options))
-
-
-@discuss_group.command("round")
-@SESSION_ARG
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="The round YAML (default: stdin).")
-@click.option("--accept-changes", is_flag=True,
-              help="Go on although the guard found files changed during the last turn "
-              "(only after the user has seen them).")
-@discuss_turn_options
-def discuss_round(session: str, file: Path | None, accept_changes: bool,
-                  **options: Any) -> int:
-    """Hand in Claude's response and start Codex's next round on the same thread.
-
-    YAML keys: response (required), search_results (for Codex's search requests).
-    Model NONE: critic (Claude's labelled counter-argument, standing in for Codex)
-    and response. If Codex's last round failed, the response asks it again. When
-    both sides have now marked [CONSENSUS_REACHED], no round starts.
-    """
-    from sparring.commands import discuss as verb
-
-    return run_verb("discuss round", lambda: verb.round_(session, Path.cwd(), _input(file),
-                                                         options, accept_changes))
-
-
-@discuss_group.command("status")
-@SESSION_ARG
-def discuss_status(session: str) -> int:
-    """Rounds, the last message, consensus per side, search requests, what to do next."""
-    from sparring.commands import discuss as verb
-
-    return run_verb("discuss status", lambda: verb.status(session, Path.cwd()))
-
-
-@discuss_group.command("synthesis")
-@SESSION_ARG
-@discuss_turn_options
-def discuss_synthesis(session: str, **options: Any) -> int:
-    """Ask Codex for its synthesis (agreed points, trade-offs, recommendation, open
-    questions, implementation hints) on the same thread. Then `wait`."""
-    from sparring.commands import discuss as verb
-
-    return run_verb("discuss synthesis", lambda: verb.synthesis(session, Path.cwd(), options))
-
-
-@discuss_group.command("report")
-@SESSION_ARG
-@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Claude's synthesis YAML (default: stdin).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it (default: .kkachi/{branch}/completed/"
-              "deep-discussion-{epoch}.md, or deep-discussion.report_path in sparring.yaml).")
-def discuss_report(session: str, file: Path | None, out: Path | None) -> int:
-    """Write the report: Timestamp, Topic, Model, Effort, Rounds, Consensus, the
-    synthesis, Codex's synthesis, Claude's final observations, the transcript, tokens.
-
-    YAML keys: agreed_points, key_trade_offs, recommended_approach, open_questions,
-    implementation_hints, final_observations (markdown text each).
-    """
-    from sparring.commands import discuss as verb
-
-    return run_verb("discuss report", lambda: verb.report(session, Path.cwd(), _input(file),
-                                                          out))
-
-
-@cli.group()
-def guard() -> None:
-    """File-modification guard: did the tree change between two moments?
-
-    \b
-    sparring guard snapshot --out base.json   # before
-    sparring guard check --baseline base.json # after: clean, changed[]
-    sparring guard revert --baseline base.json
-    sparring guard revert --session SESSION   # undo what a Codex turn changed
-    sparring guard accept SESSION             # the user decided: the workflow goes on
-
-    Catches tracked, untracked and ignored files, files that were already dirty,
-    changes that keep size and mtime, folders swapped for symlinks, and git's own
-    hooks, config and info. Never reports .sparring/. Revert never deletes: what it
-    removes or replaces goes to .sparring/guard-trash/.
-    """
-
-
-@guard.command("snapshot")
-@CWD_OPTION
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the baseline (JSON); copies go to OUT.store/. A baseline "
-              "already there lends its hashes of files that did not move.")
-def guard_snapshot(cwd: Path, out: Path) -> int:
-    """Record the state of the tree at --cwd (its git root) into --out."""
-    from sparring.commands import guard as verb
-
-    return run_verb("guard snapshot", lambda: verb.snapshot(cwd, out))
-
-
-@guard.command("check")
-@click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A file written by `guard snapshot`.")
-def guard_check(baseline: Path) -> int:
-    """Compare the tree with --baseline: prints `clean` and `changed` [{path, change}].
-
-    change is added, modified or deleted. Exit status 0 whether clean or not.
-    """
-    from sparring.commands import guard as verb
-
-    return run_verb("guard check", lambda: verb.check(baseline))
-
-
-@guard.command("revert")
-@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
-              help="A file written by `guard snapshot`: undo what changed since.")
-@click.option("--session", "session", metavar="SESSION",
-              help="Undo exactly what the guard recorded for a Codex turn of SESSION.")
-@click.option("--turn", type=click.IntRange(min=1), help="With --session: that turn "
-              "(default: the latest whose guard found changes).")
-def guard_revert(baseline: Path | None, session: str | None, turn: int | None) -> int:
-    """Undo what changed, where that is safe; never deletes anything.
-
-    Removes added files and restores changed ones (tracked ones from git, the
-    rest from the snapshot's copies), re-checking each path first; what it
-    removes or replaces is moved into `trash` (.sparring/guard-trash/...).
-    Prints `reverted` (with `kept`: where the removed or replaced file went)
-    and `not_reverted` (with reasons: anything in doubt is left as it is).
-    With --session, files the runner wrote (Codex's round files) are never
-    touched, and only the paths the turn's check recorded are undone.
-    """
-    from sparring.commands import guard as verb
-
-    def call() -> dict[str, Any]:
-        if (baseline is None) == (session is None) or (turn is not None and session is None):
-            raise SparringError("usage_error", "give --baseline FILE, or --session SESSION "
-                                "(and optionally --turn N)", "see `sparring guard revert --help`")
-        if session is not None:
-            return verb.revert_turn(session, Path.cwd(), turn)
-        assert baseline is not None
-        return verb.revert(baseline)
-
-    return run_verb("guard revert", call)
-
-
-@guard.command("accept")
-@SESSION_ARG
-def guard_accept(session: str) -> int:
-    """The user has seen the files changed during Codex's turns and goes on.
-
-    The one way past a guard_violation, in every workflow, whether the changes
-    were reverted or kept. Prints `accepted` (turn, round, changed) and `next`.
-    """
-    from sparring.commands import guard as verb
-
-    return run_verb("guard accept", lambda: verb.accept(session, Path.cwd()))
+for _group in (debate_group, discuss_group, guard):
+    cli.add_command(_group)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from sparring import budget, config, engine, states, workspace
-from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.session import Session
+from sparring.summary import summarize
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",

@@ -126,7 +126,7 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
         if turn["status"] != states.STARTING:
             return None
         if turn["stop_requested"]:
-            turn.update(status=states.STOPPED, ended_at=time.time(), end_reason="stopped",
+            states.move(turn, states.STOPPED, ended_at=time.time(), end_reason="stopped",
                         error=turns.stopped_error())
             return None
         try:
@@ -138,10 +138,10 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
                 die_with_parent=True,  # codex never runs on without a runner enforcing limits
             )
         except OSError as exc:
-            turn.update(status=states.FAILED, ended_at=time.time(),
+            states.move(turn, states.FAILED, ended_at=time.time(),
                         error=turns.spawn_error(turn["argv"][0], exc))
             return None
-        turn.update(status=states.RUNNING, started_at=time.time(),
+        states.move(turn, states.RUNNING, started_at=time.time(),
                     codex=process.identity_of(proc.pid).to_dict())
         return proc
 

@@ -3,10 +3,15 @@
 A turn is `starting` until its runner has launched codex, `running` while
 codex works, then ends in exactly one terminal status. Terminal statuses never
 change again, so two processes that both notice the end (the runner and a
-`poll` that finds the runner gone) cannot disagree about it.
+`poll` that finds the runner gone) cannot disagree about it. `move` is the one
+way a turn's status changes.
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing stays out of poll's fast path (quick.py), which imports this
+    from typing import Any
 
 STARTING = "starting"
 RUNNING = "running"
@@ -26,8 +31,20 @@ _NEXT: dict[str, frozenset[str]] = {
 }
 
 
+class IllegalTransition(RuntimeError):
+    """A status change the machine does not allow: a bug, never a user's mistake."""
+
+
 def can_move(current: str, new: str) -> bool:
     return new in _NEXT.get(current, frozenset())
+
+
+def move(turn: dict[str, Any], new: str, **fields: Any) -> None:
+    """Set the turn's status to `new` (and `fields` with it), if the machine allows that
+    move; otherwise IllegalTransition, and the turn is left as it was."""
+    if not can_move(turn["status"], new):
+        raise IllegalTransition(f"turn {turn.get('n')}: {turn['status']} cannot become {new}")
+    turn.update(fields, status=new)
 
 
 def is_terminal(status: str) -> bool:

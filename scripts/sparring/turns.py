@@ -127,11 +127,8 @@ def record_end(
         outcome = classify(view, exit_code, end_reason, stderr_tail, turn)
         if outcome.status == states.COMPLETED and turn.get("schema"):
             outcome = _check_answer(data, turn, view.final_message)
-        if not states.can_move(turn["status"], outcome.status):
-            raise RuntimeError(f"turn {n}: {turn['status']} cannot become {outcome.status}")
-        turn.update(guard=guard)
-        turn.update(
-            status=outcome.status, ended_at=time.time(), exit_code=exit_code,
+        states.move(
+            turn, outcome.status, guard=guard, ended_at=time.time(), exit_code=exit_code,
             end_reason=end_reason, error=outcome.error, thread_id=thread_id,
             recoverable=_recoverable(outcome, thread_id, turn),
             usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),

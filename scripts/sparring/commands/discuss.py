@@ -8,18 +8,17 @@ requests to Claude, and declares consensus only when both sides said so.
 from __future__ import annotations
 
 import json
-import shlex
 import time
 from pathlib import Path
 from typing import Any
 
-from sparring import budget, config, discussion, states, templates, view, workspace
+from sparring import config, discussion, discussion_status, launch, lifecycle, templates, workspace
 from sparring import report as reports
 from sparring import session as sessions
-from sparring.commands import start as turns_verbs
+from sparring.discussion_status import codex_rounds, load, session_inbox
 from sparring.errors import SparringError
 from sparring.inputs import mapping
-from sparring.session import Session, latest_turn
+from sparring.session import Session
 from sparring.state import write_atomic
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
@@ -49,7 +48,7 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
 
 
 def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
-    session, data = _load(ref, cwd)
+    session, data = load(ref, cwd)
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
                             f"go on with `sparring discuss round {session.id}`")
@@ -58,13 +57,13 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
     if data["discussion"]["model"] != "NONE":
         variables = {**given, "EFFORT": data["discussion"]["effort"],
                      "MAX_ROUNDS": data["discussion"]["max_rounds"]}
-        prompt = turns_verbs.Prompt(
+        prompt = launch.Prompt(
             templates.render("deep-discussion/first", variables).encode(),
             {"name": "deep-discussion/first", "question": given["TOPIC"]})
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
-        started = turns_verbs.start(str(session.dir), cwd, _effort(data, options), prompt,
-                                    schema="none")
+        started = launch.start(str(session.dir), cwd, _effort(data, options), prompt,
+                               schema="none")
     with session.update() as locked:
         locked["discussion"].update(topic=given["TOPIC"], framing=given["FRAMING"],
                                     context=given.get("CONTEXT", ""))
@@ -75,14 +74,14 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
 
 def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
            accept_changes: bool = False) -> dict[str, Any]:
-    session, data = _load(ref, cwd)
-    data, _ = view.require_idle(session, data)
+    session, data = load(ref, cwd)
+    data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
     if settings["topic"] is None:
         raise SparringError("invalid_transition", "frame the problem first",
                             f"`sparring discuss frame {session.id}`")
     messages = discussion.transcript(session, data)
-    if discussion.consensus(messages) or _codex_rounds(messages) >= settings["max_rounds"]:
+    if discussion.consensus(messages) or codex_rounds(messages) >= settings["max_rounds"]:
         raise SparringError("invalid_transition", "the discussion is over (consensus or the "
                             "round cap)", f"`sparring discuss synthesis {session.id}`")
     if settings["model"] == "NONE":
@@ -100,10 +99,10 @@ def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
-    prompt = turns_verbs.Prompt(templates.render("deep-discussion/round", variables).encode(),
-                                {"name": "deep-discussion/round", "question": settings["topic"]})
-    resumed = turns_verbs.resume(str(session.dir), cwd, _effort(data, options), prompt,
-                                 schema="none", accept_changes=accept_changes)
+    prompt = launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
+                           {"name": "deep-discussion/round", "question": settings["topic"]})
+    resumed = launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
+                            schema="none", accept_changes=accept_changes)
     _add_messages(session, [message], replace_round=round_no if retry else 0)
     return {**resumed, "discussion": status(str(session.dir), cwd)}
 
@@ -132,68 +131,12 @@ def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: in
 
 
 def status(ref: str, cwd: Path) -> dict[str, Any]:
-    session, data = _load(ref, cwd)
-    if data["turns"]:
-        view.observe(session)
-        data = session.load()
-    settings = data["discussion"]
-    messages = discussion.transcript(session, data) if settings["topic"] else []
-    latest_other = next((m for m in reversed(messages) if m.speaker != "claude"), None)
-    latest_claude = next((m for m in reversed(messages) if m.speaker == "claude"), None)
-    turn = latest_turn(data)
-    reached = discussion.consensus(messages)
-    return {
-        "session": session.id, "topic": settings["topic"], "effort": settings["effort"],
-        "model": settings["model"], "rounds": _codex_rounds(messages),
-        "max_rounds": settings["max_rounds"],
-        "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
-                        "purpose": turn["purpose"], "error": turn.get("error")}
-                       if turn else None),
-        "last_message": messages[-1].to_dict() if messages else None,
-        "consensus": {"claude": bool(latest_claude and latest_claude.consensus),
-                      "other_side": bool(latest_other and latest_other.consensus),
-                      "reached": reached},
-        "search_requests": latest_other.to_dict()["search_requests"] if latest_other else [],
-        "degraded": reports.degraded_reasons(data),
-        "next": _next(session, settings, messages, turn, reached),
-    }
-
-
-def _next(session: Session, settings: dict[str, Any], messages: list[discussion.Message],
-          turn: dict[str, Any] | None, reached: bool) -> str:
-    sid = session.id
-    inbox = session_inbox(session)
-    if settings["topic"] is None:
-        return f"frame the problem: `sparring discuss frame {sid} --file {inbox}/frame.yaml`"
-    if turn is not None and not states.is_terminal(turn["status"]):
-        return f"Codex is answering: `sparring wait {sid}`, then `sparring discuss status {sid}`"
-    spent = budget.reached(session.load())
-    if spent is not None and settings["model"] != "NONE":
-        return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
-                f"no further Codex turn starts, its synthesis neither; write your synthesis to "
-                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
-                f"{inbox}/report.yaml` (to go on instead, the user can raise the budget with "
-                f"--budget-tokens N on `sparring discuss round {sid}`)")
-    if reached or _codex_rounds(messages) >= settings["max_rounds"]:
-        why = "consensus reached" if reached else f"round cap ({settings['max_rounds']}) reached"
-        return (f"{why}: `sparring discuss synthesis {sid}`, then write your synthesis to "
-                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
-                f"{inbox}/report.yaml`")
-    if settings["model"] == "NONE":
-        return (f"write the critic's answer (and your next response) as YAML `critic:` / "
-                f"`response:` to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
-                f"{inbox}/round.yaml`")
-    if messages and messages[-1].speaker == "claude":
-        return (f"Codex has not answered yet: `sparring wait {sid}` (a failed turn: "
-                "`resume --recover`)")
-    return (f"answer Codex: write `response:` (and `search_results:` for its search requests) "
-            f"as YAML to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
-            f"{inbox}/round.yaml`")
+    return discussion_status.status(ref, cwd)
 
 
 def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
-    session, data = _load(ref, cwd)
-    data, _ = view.require_idle(session, data)
+    session, data = load(ref, cwd)
+    data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
         inbox = session_inbox(session)
@@ -201,15 +144,15 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
                 f"`sparring discuss report {session.id} --file {inbox}/report.yaml`"}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
-    prompt = turns_verbs.Prompt(templates.render("deep-discussion/synthesis", {
+    prompt = launch.Prompt(templates.render("deep-discussion/synthesis", {
         "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
         {"name": "deep-discussion/synthesis", "question": settings["topic"]})
-    return turns_verbs.resume(str(session.dir), cwd, _effort(data, options), prompt,
-                              schema="none", purpose="synthesis")
+    return launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
+                         schema="none", purpose="synthesis")
 
 
 def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
-    session, data = _load(ref, cwd)
+    session, data = load(ref, cwd)
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
     settings = data["discussion"]
@@ -220,7 +163,7 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         "timestamp": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(now)),
         "topic": settings["topic"], "framing": settings.get("framing", ""),
         "model": settings["model"], "effort": settings["effort"],
-        "rounds": _codex_rounds(messages), "consensus": discussion.consensus(messages),
+        "rounds": codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
         "codex_synthesis": discussion.codex_synthesis(session, data)}})
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,25 +173,7 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         if str(path) not in locked.setdefault("reports", []):
             locked["reports"].append(str(path))
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
-            "consensus": discussion.consensus(messages), "rounds": _codex_rounds(messages)}
-
-
-def _load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:
-    session = sessions.resolve(ref, cwd)
-    data = session.load()
-    if "discussion" not in data:
-        raise SparringError("invalid_transition", f"{session.id} is not a deep-discussion",
-                            "start one with `sparring discuss new --args -`")
-    return session, data
-
-
-def session_inbox(session: Session) -> str:
-    """The inbox of the directory the session was begun in, quoted for a command line."""
-    return shlex.quote(str(session.load().get("inbox") or workspace.inbox_dir(Path.cwd())))
-
-
-def _codex_rounds(messages: list[discussion.Message]) -> int:
-    return sum(1 for m in messages if m.speaker != "claude")
+            "consensus": discussion.consensus(messages), "rounds": codex_rounds(messages)}
 
 
 def _effort(data: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

@@ -67,12 +67,12 @@ def revert(baseline: Path) -> dict[str, Any]:
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     """Undo exactly what the guard recorded for one turn (default: the latest that changed
     files), never a file the runner wrote; the turn records what was undone."""
+    from sparring import lifecycle, turnguard
     from sparring import session as sessions
-    from sparring import turnguard, view
     from sparring.session import find_turn
 
     session = sessions.resolve(ref, cwd)
-    data, _ = view.require_idle(session, session.load())
+    data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
     base = guard.Baseline.load(session.turn_file(turn["n"], turnguard.BASELINE))
     recorded = session.turn_file(turn["n"], turnguard.CHANGES)
@@ -101,7 +101,7 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     the one way past a violation, the same in every workflow."""
     from sparring import session as sessions
     from sparring import turnguard
-    from sparring.commands.start import unaccepted_violations
+    from sparring.launch import unaccepted_violations
 
     session = sessions.resolve(ref, cwd)
     with session.update() as data:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sparring import barrier, lifecycle, states, view
 from sparring import session as sessions
-from sparring import states, view
 from sparring.quick import brief
 from sparring.session import Session
+
+if TYPE_CHECKING:
+    from sparring import events
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05
@@ -17,28 +20,35 @@ _WAIT_STEP_S = 0.05
 
 def poll(ref: str, cwd: Path, full: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    data, turn, seen = view.observe(session)
-    return _shown(session, data, turn, view.to_dict(session, data, turn, seen), full, cwd)
+    data, turn, seen = lifecycle.observe(session)
+    return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
 def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
          analysis: bytes | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     if analysis is not None:
-        from sparring.commands.seal import seal
-
-        seal(ref, cwd, analysis)
+        barrier.seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
     while True:
-        data, turn, seen = view.observe(session)
+        data, turn, seen = lifecycle.observe(session)
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
-            result = _shown(session, data, turn, view.to_dict(session, data, turn, seen), full,
+            result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,
                             cwd)
             result["wait_timed_out"] = not states.is_terminal(turn["status"])
             if analysis is not None:
                 result["sealed"] = True
             return result
         time.sleep(_WAIT_STEP_S)
+
+
+def _revealed(session: Session, data: dict[str, Any], turn: dict[str, Any],
+              seen: events.TurnView) -> dict[str, Any]:
+    """The poll object; when it shows Codex's answer, that is recorded as its reveal."""
+    found = view.to_dict(session, data, turn, seen)
+    if found["review"] is not None:
+        barrier.reveal(session, data)
+    return found
 
 
 def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
@@ -49,13 +59,14 @@ def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
     if data.get("debate"):
-        from sparring.commands import debate
+        from sparring import debate_status
 
-        shown["debate"] = _without_repeats(debate.status(Path(data["debate"]["dir"]), cwd))
+        shown["debate"] = _without_repeats(debate_status.status(Path(data["debate"]["dir"]),
+                                                                cwd))
     elif data.get("discussion"):
-        from sparring.commands import discuss
+        from sparring import discussion_status
 
-        shown["discussion"] = _without_repeats(discuss.status(session.id, cwd))
+        shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
         if not full:
             shown.pop("review", None)  # Codex's message is the discussion's `last_message`
     return shown

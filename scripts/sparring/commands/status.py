@@ -6,17 +6,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import budget, states, turns, view, workspace
+from sparring import budget, lifecycle, states, turns, workspace
 from sparring import session as sessions
-from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
+from sparring.summary import summarize
 
 
 def status(ref: str | None, cwd: Path) -> dict[str, Any]:
     if ref is not None:
         session = sessions.resolve(ref, cwd)
         if session.load()["turns"]:
-            view.observe(session)  # let a dead runner's turn be recorded first
+            lifecycle.observe(session)  # let a dead runner's turn be recorded first
         summary = summarize(session, session.load())
         summary.pop("finalized_at")
         return summary
@@ -29,7 +29,7 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         data = session.load()
         latest = sessions.latest_turn(data)
         if latest is not None and not states.is_terminal(latest["status"]):
-            data, latest, _ = view.observe(session)  # a dead runner's turn is recorded first
+            data, latest, _ = lifecycle.observe(session)  # a dead runner's turn is recorded first
     except SparringError as exc:  # one unreadable session must not hide the others
         return {"session": session.id, "status": "unreadable", "error": exc.to_dict()}
     return {

@@ -16,8 +16,8 @@ from typing import Any
 
 from sparring import answers, config, engine, ledger, states
 from sparring import session as sessions
-from sparring.commands.start import unaccepted_violations
 from sparring.errors import SparringError
+from sparring.launch import unaccepted_violations
 from sparring.session import Session, latest_turn
 from sparring.state import try_locked, write_private
 
@@ -133,12 +133,12 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
     """The debate goes on: start Codex's next round now (one call less a round). If it cannot
     start, the verdict still stands and `next` is the resume command, with the reason; when
     the token budget is spent, `next` is the report."""
-    from sparring.commands import start as turns_verbs
+    from sparring import launch
 
     try:
-        prompt = turns_verbs.prompt_from(None, "think-about/round2+",
-                                         vars_file=Path(step["vars_file"]))
-        started = turns_verbs.resume(session.id, cwd, {}, prompt, False, None, False)
+        prompt = launch.prompt_from(None, "think-about/round2+",
+                                    vars_file=Path(step["vars_file"]))
+        started = launch.resume(session.id, cwd, {}, prompt, False, None, False)
     except SparringError as error:
         if error.code == "budget_exhausted":
             return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
