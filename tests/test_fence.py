@@ -15,8 +15,8 @@ BODY = '{"a": 1}'
 @pytest.mark.parametrize(("text", "body"), [
     (f"```json\n{BODY}\n```", BODY),  # an info word
     (f"```\n{BODY}\n```", BODY),  # a bare fence
-    (f"```yaml\na: 1\n```", "a: 1"),
-    (f"```markdown\n# Round 2\n\ntext\n```", "# Round 2\n\ntext"),
+    ("```yaml\na: 1\n```", "a: 1"),
+    ("```markdown\n# Round 2\n\ntext\n```", "# Round 2\n\ntext"),
     (f"```c++\n{BODY}\n```", BODY),
     (f"```json  \n{BODY}\n```", BODY),  # spaces after the info word
     (f"\n\n  ```json\n{BODY}\n```\n\n", BODY),  # whitespace around the block

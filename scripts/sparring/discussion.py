@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sparring import markers, turns
+from sparring import markers, turns, workflows
 from sparring.errors import SparringError
 from sparring.session import Session
 
@@ -55,7 +55,8 @@ def parse_arguments(text: str) -> Arguments:
         else:
             break
         rest = after
-    return Arguments(effort or "high", model or "CODEX", _topic(rest.strip()))
+    default = workflows.get("deep-discussion").effort
+    return Arguments(effort or default, model or "CODEX", _topic(rest.strip()))
 
 
 def _topic(text: str) -> str | None:

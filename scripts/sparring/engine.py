@@ -1,5 +1,10 @@
-"""The shared debate engine, per session: which rounds were answered, the seal,
-Claude's verdicts, the decisions, and the next round's variables.
+"""The structured-round engine of think-about and dual-model: Codex answers each round in
+the `codex-answer` schema, Claude judges it with a verdict, and the ledger decides.
+
+Per session it keeps the seal, Claude's verdicts, the decisions, and computes the next
+round's variables. Every session carries its `engine` record (the workflow's answer schema
+and seal barrier, from workflows.py); arch-debate and deep-discussion run free-text rounds
+(debate.py, discussion.py) and use none of the rest.
 
 Codex's answers are the validated `answer` of each round's last completed
 turn; Claude's verdicts sit in the session's `engine.verdicts`. The ledger is
@@ -13,16 +18,9 @@ from collections import Counter
 from typing import Any
 
 from sparring import ledger as ledgers
-from sparring.answers import CODEX_ANSWER
+from sparring import workflows
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
 
-# What each workflow asks of the engine: the answer schema and the seal barrier.
-SKILL_ENGINE: dict[str, dict[str, Any]] = {
-    "think-about": {"schema": CODEX_ANSWER, "barrier": True},
-    "dual-model": {"schema": CODEX_ANSWER, "barrier": True},
-    "arch-debate": {"schema": None, "barrier": False},
-    "deep-discussion": {"schema": None, "barrier": False},
-}
 _ID = re.compile(r"^[XC]-[1-9][0-9]*$")
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
 # push the prompt past what codex accepts; a cut is marked where Codex will see it.
@@ -39,8 +37,10 @@ def carried(text: str, limit: int = CARRY_LIMIT) -> str:
 
 
 def initial(skill: str) -> dict[str, Any]:
-    return {**SKILL_ENGINE[skill], "seal": None, "revealed_at": None, "verdicts": {},
-            "decisions": {}}
+    """A new session's engine record: its workflow's answer schema and seal barrier."""
+    flow = workflows.get(skill)
+    return {"schema": flow.answer_schema, "barrier": flow.barrier, "seal": None,
+            "revealed_at": None, "verdicts": {}, "decisions": {}}
 
 
 def state(data: dict[str, Any]) -> dict[str, Any]:

@@ -3,11 +3,13 @@ the run was (DEGRADED when a participant failed, timed out, was stood in
 for, or the guard found changes).
 
 `build` gathers the facts from the session into one dict (saved as JSON
-beside the markdown); the workflow's `report` template renders it.
+beside the markdown); the workflow's `report` template renders it. `write` writes every
+report and decision file sparring makes, whichever workflow's.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -18,6 +20,7 @@ from sparring.commands.finalize import summarize
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.session import Session
+from sparring.state import write_atomic
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -176,6 +179,29 @@ def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _stamp(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | None:
+    """Write a report or decision file: atomically (readers see the old file or the new,
+    never half), private to the user (0600) like every file sparring writes, its folder made
+    when missing; with `model`, the facts as JSON beside it (`.json`, indented, ending in a
+    newline). Returns the JSON's path, or None without `model`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    if model is None:
+        return None
+    beside = path.with_suffix(".json")
+    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
+    return beside
+
+
+def remember(session: Session, path: Path) -> None:
+    """Record `path` as this session's report: writing it again later replaces it, where
+    another session's file would be kept (`destination`)."""
+    with session.update() as locked:
+        reports: list[str] = locked.get("reports", [])
+        if str(path) not in reports:
+            locked["reports"] = [*reports, str(path)]
 
 
 def default_path(data: dict[str, Any], extra: dict[str, str] | None = None) -> Path:

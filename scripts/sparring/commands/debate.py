@@ -206,7 +206,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     breaks += [f"Codex's round {t['round']} could not be written to its file "
                f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
                for t in data["turns"] if t.get("answer_file_kept")]
-    written = _write_outcome(session, data, directory, state, step, breaks)
+    written = write_outcome(session, data, directory, state, step, breaks)
     turn = latest_turn(data)
     return {
         "dir": str(directory), "session": session.id, "question": settings["question"],
@@ -237,7 +237,7 @@ def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] |
             "file": str(directory / f"round-{confirmed.n}-agreed.md")}
 
 
-def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
+def write_outcome(session: Session, data: dict[str, Any], directory: Path,
                    state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
     model = reports.build(session, data, None)
@@ -261,7 +261,7 @@ def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
     else:
         return []
     if not path.exists():
-        write_atomic(path, text)
+        reports.write(path, text)
     return [path.name]
 
 

@@ -7,7 +7,6 @@ requests to Claude, and declares consensus only when both sides said so.
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from pathlib import Path
@@ -20,7 +19,6 @@ from sparring.commands import start as turns_verbs
 from sparring.errors import SparringError
 from sparring.inputs import mapping
 from sparring.session import Session, latest_turn
-from sparring.state import write_atomic
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
@@ -223,12 +221,8 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         "rounds": _codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
         "codex_synthesis": discussion.codex_synthesis(session, data)}})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
-    write_atomic(path.with_suffix(".json"), json.dumps(model, ensure_ascii=False, indent=2))
-    with session.update() as locked:
-        if str(path) not in locked.setdefault("reports", []):
-            locked["reports"].append(str(path))
+    reports.write(path, text, model)
+    reports.remember(session, path)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "rounds": _codex_rounds(messages)}
 
