@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,7 +89,7 @@ def last_activity(session: Session, turn: dict[str, Any]) -> float:
         return started
 
 
-def final_text(session: Session, turn: dict[str, Any]) -> str | None:
+def final_text(session: Session, turn: Mapping[str, Any]) -> str | None:
     """Codex's last message in an ended turn, from its events."""
     return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
 

@@ -18,6 +18,7 @@ from sparring import session as sessions
 from sparring.commands import start as turns_verbs
 from sparring.errors import SparringError
 from sparring.inputs import mapping
+from sparring.records import AnySession, DiscussionRecord
 from sparring.session import Session, latest_turn
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
@@ -29,13 +30,13 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
     root = workspace.find_root(cwd)
     max_rounds = config.workflow(config.load(root), "deep-discussion")["max_rounds"]
     session = sessions.create(root, "deep-discussion", cwd.resolve(), budget_tokens)
-    with session.update() as data:
+    with session.edit() as data:
         data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
                               "topic": None, "topic_given": topic, "messages": [],
                               "opened_at": time.time()}
         if model == "NONE":
-            data.setdefault("degraded_notes", []).append(
-                [None, "model NONE: no Codex; Claude argued both sides, each labelled"])
+            data["degraded_notes"] = [*data.get("degraded_notes", []), [
+                None, "model NONE: no Codex; Claude argued both sides, each labelled"]]
     inbox = workspace.inbox_dir(Path.cwd())
     source = ("TOPIC is the `topic` the user gave" if topic else
               "no topic was given: take TOPIC from the conversation")
@@ -157,7 +158,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
     }
 
 
-def _next(session: Session, settings: dict[str, Any], messages: list[discussion.Message],
+def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
           turn: dict[str, Any] | None, reached: bool) -> str:
     sid = session.id
     inbox = session_inbox(session)
@@ -245,5 +246,5 @@ def _codex_rounds(messages: list[discussion.Message]) -> int:
     return sum(1 for m in messages if m.speaker != "claude")
 
 
-def _effort(data: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _effort(data: AnySession, options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "effort": options.get("effort") or data["discussion"]["effort"]}

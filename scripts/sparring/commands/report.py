@@ -11,6 +11,7 @@ from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.inputs import read_input
+from sparring.records import AnySession
 from sparring.session import Session
 
 
@@ -30,7 +31,7 @@ def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -
             "degraded_reasons": model["degraded"]}
 
 
-def _reportable(session: Session, data: dict[str, Any]) -> None:
+def _reportable(session: Session, data: AnySession) -> None:
     own = workflows.get(data["skill"]).records_hint
     if own is not None:
         raise SparringError("invalid_transition", f"{data['skill']} has its own records",
