@@ -198,8 +198,8 @@ def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | 
 def remember(session: Session, path: Path) -> None:
     """Record `path` as this session's report: writing it again later replaces it, where
     another session's file would be kept (`destination`)."""
-    with session.update() as locked:
-        reports: list[str] = locked.get("reports", [])
+    with session.edit() as locked:
+        reports = locked.get("reports", [])
         if str(path) not in reports:
             locked["reports"] = [*reports, str(path)]
 

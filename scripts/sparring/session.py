@@ -42,13 +42,10 @@ class Session:
         with self.state.update() as data:
             yield data
 
-    # The same two doors, typed (records.py): what is read has passed shapes.py's check.
-    # load/update stay untyped for the modules that do not use the records yet.
-    def record(self) -> SessionRecord:
-        return cast(SessionRecord, self.load())
-
     @contextmanager
     def edit(self) -> Iterator[SessionRecord]:
+        """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
+        and `update` stay untyped for the modules that do not use the records yet."""
         with self.update() as data:
             yield cast(SessionRecord, data)
 

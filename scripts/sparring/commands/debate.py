@@ -241,7 +241,7 @@ def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] |
 
 
 def write_outcome(session: Session, data: AnySession, directory: Path,
-                   state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
+                  state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
     model = reports.build(session, data, None)
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
