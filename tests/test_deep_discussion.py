@@ -3,6 +3,7 @@ report and where it goes."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -312,3 +313,19 @@ def _session(repo: Path, sid: str) -> tuple[Any, dict[str, Any]]:
 
     session = Session(repo / ".sparring" / "sessions" / sid)
     return session, session.load()
+
+
+def test_the_report_s_json_ends_in_a_newline_as_every_report_s_does(
+        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    talk = Discussion(sparring, fake_codex, "NONE")
+    talk.step("frame", FRAME)
+    talk.step("round", b"critic: |\n  Fine.\n  [CONSENSUS_REACHED]\n"
+                       b"response: |\n  Agreed.\n  [CONSENSUS_REACHED]\n")
+    out = sparring("discuss", "report", talk.sid, "--out", str(tmp_path / "r.md"),
+                   input=SYNTHESIS).out
+    beside = Path(out["report"]).with_suffix(".json")
+    text = beside.read_text(encoding="utf-8")
+    assert text.endswith("}\n") and not text.endswith("\n\n")
+    assert json.loads(text)["skill"] == "deep-discussion"
+    for written in (Path(out["report"]), beside):
+        assert written.stat().st_mode & 0o777 == 0o600

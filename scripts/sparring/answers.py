@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
+from sparring.fence import unfence
 
 CODEX_ANSWER = "codex-answer"
 CLAUDE_VERDICT = "claude-verdict"
@@ -72,10 +73,8 @@ def parse_bounded(text: str) -> Any:
 
 def load_json(raw: bytes, what: str) -> Any:
     """Parse what Claude handed us: JSON, or YAML (block style reads well for long prose);
-    a fenced ```json or ```yaml block is accepted."""
-    text = raw.decode("utf-8", errors="replace").strip()
-    if text.startswith("```"):
-        text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
+    a fenced ```json or ```yaml block is accepted (fence.unfence)."""
+    text = unfence(raw.decode("utf-8", errors="replace")).strip()
     hint = (f"write the {what} as one JSON object or YAML mapping (schema: "
             f"{schema_path(_SCHEMA_OF[what])})")
     try:

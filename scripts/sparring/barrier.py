@@ -44,7 +44,9 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
             write_private(path, content)
             state["seal"] = {"sha256": digest, "sealed_at": time.time(),
                              "bytes": len(content), "file": str(path)}
-        sealed = dict(state["seal"])
+        kept = state["seal"]
+        assert kept is not None  # sealed now, or before with the same content
+        sealed = dict(kept)
     return {"session": session.id, "sealed": True, **sealed,
             "already_sealed": existing is not None}
 

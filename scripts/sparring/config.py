@@ -14,7 +14,7 @@ from typing import Any
 
 from sparring import limits
 from sparring.errors import SparringError
-from sparring.workflows import SKILLS
+from sparring.workflows import WORKFLOWS
 
 CONFIG_FILE = "sparring.yaml"
 EFFORTS = ("low", "medium", "high", "xhigh")
@@ -88,15 +88,9 @@ WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "report_path": _report_path,
     "budget_tokens": _positive_int,
 }
-WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {  # also the list of workflows (SKILLS)
-    "think-about": {"max_rounds": 5,
-                    "report_path": "docs/decisions/{date}-think-about-{slug}.md"},
-    "dual-model": {"max_rounds": 3,
-                   "report_path": "docs/decisions/{date}-dual-model-{slug}.md"},
-    "arch-debate": {"max_rounds": 6},  # its records live in the debate folder
-    "deep-discussion": {"max_rounds": 10,
-                        "report_path": ".kkachi/{branch}/completed/deep-discussion-{epoch}.md"},
-}
+# Each section's defaults are the workflow's own (workflows.py: its round cap and report path).
+WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
+    name: flow.defaults() for name, flow in WORKFLOWS.items()}
 
 
 @dataclass(frozen=True)
@@ -175,5 +169,3 @@ def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSett
         offline_after=float(pick("offline_after", OFFLINE_AFTER)),
     )
 
-
-assert tuple(sorted(WORKFLOW_DEFAULTS)) == SKILLS, "every workflow has its defaults"

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import markers
+from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
 DECISION_NEEDED = "DECISION-NEEDED.md"
@@ -162,10 +163,11 @@ def positions(state: DebateState) -> list[dict[str, Any]]:
     return [by_round[n] for n in sorted(by_round)]
 
 
-def written_by_runner(data: dict[str, Any]) -> dict[str, str]:
+def written_by_runner(data: AnySession) -> dict[str, str]:
     """Codex round files the runner wrote: delivered answers and labelled stand-ins."""
     found = dict(data["debate"].get("written", {}))
     for turn in data["turns"]:
-        if turn.get("answer_sha256") and not turn.get("answer_file_kept"):
-            found[Path(turn["answer_file"]).name] = turn["answer_sha256"]
+        answer_file, digest = turn.get("answer_file"), turn.get("answer_sha256")
+        if answer_file and digest and not turn.get("answer_file_kept"):
+            found[Path(answer_file).name] = digest
     return found

@@ -14,8 +14,8 @@ from sparring import budget, debate, lifecycle, markers, states, templates, work
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.records import AnySession
 from sparring.session import Session, latest_turn
-from sparring.state import write_atomic
 
 WORD_LIMIT = 500
 
@@ -46,7 +46,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     breaks += [f"Codex's round {t['round']} could not be written to its file "
                f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
                for t in data["turns"] if t.get("answer_file_kept")]
-    written = _write_outcome(session, data, directory, state, step, breaks)
+    written = write_outcome(session, data, directory, state, step, breaks)
     turn = latest_turn(data)
     return {
         "dir": str(directory), "session": session.id, "question": settings["question"],
@@ -77,8 +77,8 @@ def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] |
             "file": str(directory / f"round-{confirmed.n}-agreed.md")}
 
 
-def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
-                   state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
+def write_outcome(session: Session, data: AnySession, directory: Path,
+                  state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
     model = reports.build(session, data, None)
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
@@ -101,7 +101,7 @@ def _write_outcome(session: Session, data: dict[str, Any], directory: Path,
     else:
         return []
     if not path.exists():
-        write_atomic(path, text)
+        reports.write(path, text)
     return [path.name]
 
 
@@ -132,6 +132,6 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
     return f"write your round ({wanted}) to {inbox}/round.md, then {hand_in}"
 
 
-def inbox_of(data: dict[str, Any]) -> str:
+def inbox_of(data: AnySession) -> str:
     """The inbox Claude hands its rounds in through, quoted for a command line."""
     return shlex.quote(str(data.get("inbox") or workspace.inbox_dir(Path.cwd())))

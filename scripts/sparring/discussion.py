@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sparring import markers, turns
+from sparring import markers, turns, workflows
 from sparring.errors import SparringError
+from sparring.records import AnySession
 from sparring.session import Session
 
 EFFORTS = ("high", "xhigh")
@@ -55,7 +56,8 @@ def parse_arguments(text: str) -> Arguments:
         else:
             break
         rest = after
-    return Arguments(effort or "high", model or "CODEX", _topic(rest.strip()))
+    default = workflows.get("deep-discussion").effort
+    return Arguments(effort or default, model or "CODEX", _topic(rest.strip()))
 
 
 def _topic(text: str) -> str | None:
@@ -111,7 +113,7 @@ class Message:
                 if markers.search_requests(line)}
 
 
-def transcript(session: Session, data: dict[str, Any]) -> list[Message]:
+def transcript(session: Session, data: AnySession) -> list[Message]:
     """Claude's messages and the other side's, in the order they were written."""
     found = [Message(m["round"], m["speaker"], m["text"], m.get("search_results", ""))
              for m in data["discussion"]["messages"]]
@@ -130,7 +132,7 @@ def consensus(messages: list[Message]) -> bool:
     return last.speaker != before.speaker and last.consensus and before.consensus
 
 
-def codex_synthesis(session: Session, data: dict[str, Any]) -> str | None:
+def codex_synthesis(session: Session, data: AnySession) -> str | None:
     for turn in reversed(data["turns"]):
         if turn["purpose"] == "synthesis" and turn["status"] == "completed":
             return turns.final_text(session, turn)

@@ -13,6 +13,7 @@ from sparring import budget, discussion, lifecycle, states, workspace
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.records import DiscussionRecord
 from sparring.session import Session, latest_turn
 
 
@@ -44,7 +45,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
     }
 
 
-def _next(session: Session, settings: dict[str, Any], messages: list[discussion.Message],
+def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
           turn: dict[str, Any] | None, reached: bool) -> str:
     sid = session.id
     inbox = session_inbox(session)

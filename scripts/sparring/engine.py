@@ -1,5 +1,10 @@
-"""The shared debate engine, per session: which rounds were answered, the seal,
-Claude's verdicts, the decisions, and the next round's variables.
+"""The structured-round engine of think-about and dual-model: Codex answers each round in
+the `codex-answer` schema, Claude judges it with a verdict, and the ledger decides.
+
+Per session it keeps the seal, Claude's verdicts, the decisions, and computes the next
+round's variables. Every session carries its `engine` record (the workflow's answer schema
+and seal barrier, from workflows.py); arch-debate and deep-discussion run free-text rounds
+(debate.py, discussion.py) and use none of the rest.
 
 Codex's answers are the validated `answer` of each round's last completed
 turn; Claude's verdicts sit in the session's `engine.verdicts`. The ledger is
@@ -13,16 +18,17 @@ from collections import Counter
 from typing import Any
 
 from sparring import ledger as ledgers
-from sparring.answers import CODEX_ANSWER
+from sparring import workflows
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
+from sparring.records import (
+    Answer,
+    AnySession,
+    DecisionRecord,
+    EngineRecord,
+    PointEntry,
+    Verdict,
+)
 
-# What each workflow asks of the engine: the answer schema and the seal barrier.
-SKILL_ENGINE: dict[str, dict[str, Any]] = {
-    "think-about": {"schema": CODEX_ANSWER, "barrier": True},
-    "dual-model": {"schema": CODEX_ANSWER, "barrier": True},
-    "arch-debate": {"schema": None, "barrier": False},
-    "deep-discussion": {"schema": None, "barrier": False},
-}
 _ID = re.compile(r"^[XC]-[1-9][0-9]*$")
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
 # push the prompt past what codex accepts; a cut is marked where Codex will see it.
@@ -38,27 +44,32 @@ def carried(text: str, limit: int = CARRY_LIMIT) -> str:
             "not carried into this prompt]")
 
 
-def initial(skill: str) -> dict[str, Any]:
-    return {**SKILL_ENGINE[skill], "seal": None, "revealed_at": None, "verdicts": {},
-            "decisions": {}}
+def initial(skill: str) -> EngineRecord:
+    """A new session's engine record: its workflow's answer schema and seal barrier."""
+    flow = workflows.get(skill)
+    return {"schema": flow.answer_schema, "barrier": flow.barrier, "seal": None,
+            "revealed_at": None, "verdicts": {}, "decisions": {}}
 
 
-def state(data: dict[str, Any]) -> dict[str, Any]:
-    engine: dict[str, Any] = data.setdefault("engine", initial(data["skill"]))
+def state(data: AnySession) -> EngineRecord:
+    """The session's engine record, attached to `data` (so that changes to it are saved)
+    when the session is older than engine records."""
+    if "engine" not in data:
+        data["engine"] = initial(data["skill"])
+    engine: EngineRecord = data["engine"]
     return engine
 
 
-def answers_by_round(data: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def answers_by_round(data: AnySession) -> dict[int, Answer]:
     """Codex's validated answer per round (a recovery or re-ask replaces the round's)."""
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, Answer] = {}
     for turn in data["turns"]:
         if turn["status"] == "completed" and turn.get("answer") is not None:
             found[turn["round"]] = turn["answer"]
     return found
 
 
-def records(data: dict[str, Any], upto: int | None = None
-            ) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+def records(data: AnySession, upto: int | None = None) -> list[tuple[Answer, Verdict | None]]:
     """(answer, verdict) for rounds 1, 2, … while each has an answer (up to `upto`)."""
     answers, verdicts = answers_by_round(data), state(data)["verdicts"]
     found = []
@@ -69,11 +80,11 @@ def records(data: dict[str, Any], upto: int | None = None
     return found
 
 
-def ledger_for(data: dict[str, Any], upto: int | None = None) -> Ledger:
+def ledger_for(data: AnySession, upto: int | None = None) -> Ledger:
     return ledgers.replay(records(data, upto))
 
 
-def answer_problems(data: dict[str, Any], round_no: int, answer: dict[str, Any]) -> list[str]:
+def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str]:
     """Rules of Codex's answer that the schema cannot express."""
     before = ledger_for(data, round_no - 1)
     found = _duplicates(answer["points"])
@@ -87,7 +98,7 @@ def answer_problems(data: dict[str, Any], round_no: int, answer: dict[str, Any])
     return found
 
 
-def verdict_problems(data: dict[str, Any], round_no: int, verdict: dict[str, Any]) -> list[str]:
+def verdict_problems(data: AnySession, round_no: int, verdict: Verdict) -> list[str]:
     """Rules of Claude's verdict beyond its schema: every Codex point classified, coherent."""
     answer = answers_by_round(data)[round_no]
     known = ledgers.replay([*records(data, round_no - 1), (answer, None)])
@@ -102,7 +113,7 @@ def verdict_problems(data: dict[str, Any], round_no: int, verdict: dict[str, Any
     return found
 
 
-def _point_problems(known: Ledger, point: dict[str, Any]) -> list[str]:
+def _point_problems(known: Ledger, point: PointEntry) -> list[str]:
     pid, cls, stance = point["id"], point["class"], point["stance"]
     existing = known.points.get(pid)
     if existing is None and pid.startswith("X-"):
@@ -121,7 +132,7 @@ def _point_problems(known: Ledger, point: dict[str, Any]) -> list[str]:
     return []
 
 
-def _summary_problems(known: Ledger, verdict: dict[str, Any]) -> list[str]:
+def _summary_problems(known: Ledger, verdict: Verdict) -> list[str]:
     agreeing = verdict["convergence"]["state"] == "agree"
     found = []
     approved = verdict.get("approve_summary")
@@ -133,12 +144,12 @@ def _summary_problems(known: Ledger, verdict: dict[str, Any]) -> list[str]:
     return found
 
 
-def _duplicates(points: list[dict[str, Any]]) -> list[str]:
+def _duplicates(points: list[PointEntry]) -> list[str]:
     counts = Counter(p["id"] for p in points)
     return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]
 
 
-def decision_dict(decision: Decision, known: Ledger) -> dict[str, Any]:
+def decision_dict(decision: Decision, known: Ledger) -> DecisionRecord:
     open_points = [point_row(known.points[pid]) for pid in sorted(
         known.rounds[-1].unresolved, key=_order)]
     return {
@@ -169,7 +180,7 @@ def point_row(point: Point) -> dict[str, Any]:
             "note": point.note, "pending": point.is_pending()}
 
 
-def next_vars(known: Ledger, decision: Decision, verdict: dict[str, Any]) -> dict[str, Any]:
+def next_vars(known: Ledger, decision: Decision, verdict: Verdict) -> dict[str, Any]:
     """Variables of the next round's prompt (think-about/round2+), computed from the ledger."""
     points = list(known.points.values())
     agreed = [p for p in points if p.is_agreed() and not p.is_pending()]

@@ -14,6 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sparring.records import Answer, Verdict
+
+# One side's document of a round: Codex's answer or Claude's verdict (records.py).
+Side = Answer | Verdict
+
 CODEX, CLAUDE = "codex", "claude"
 SIDES = (CODEX, CLAUDE)
 NAMES = {CODEX: "Codex", CLAUDE: "Claude"}
@@ -94,7 +99,7 @@ class Decision:
     summary: Summary | None = None
 
 
-def replay(rounds: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> Ledger:
+def replay(rounds: list[tuple[Answer, Verdict | None]]) -> Ledger:
     """Build the ledger from (codex answer, claude verdict or None) per round, in order."""
     ledger = Ledger()
     for n, (answer, verdict) in enumerate(rounds, start=1):
@@ -109,7 +114,7 @@ def replay(rounds: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> Ledger
     return ledger
 
 
-def _apply_side(ledger: Ledger, state: RoundState, side: str, doc: dict[str, Any]) -> None:
+def _apply_side(ledger: Ledger, state: RoundState, side: str, doc: Side) -> None:
     for raw in doc["points"]:
         point = ledger.points.get(raw["id"])
         if point is None:
@@ -128,12 +133,12 @@ def _apply_side(ledger: Ledger, state: RoundState, side: str, doc: dict[str, Any
     _apply_summaries(ledger, state, side, doc)
 
 
-def _apply_summaries(ledger: Ledger, state: RoundState, side: str, doc: dict[str, Any]) -> None:
+def _apply_summaries(ledger: Ledger, state: RoundState, side: str, doc: Side) -> None:
     if doc["convergence"]["state"] != "agree":
         return  # approving while saying "continue" is not an approval
-    if doc.get("proposed_summary"):
-        summary = Summary(f"S-{len(ledger.summaries) + 1}", side, state.n,
-                          doc["proposed_summary"].strip())
+    proposed = doc.get("proposed_summary")
+    if proposed:
+        summary = Summary(f"S-{len(ledger.summaries) + 1}", side, state.n, proposed.strip())
         ledger.summaries[summary.id] = summary
         state.approvals[side].add(summary.id)
     approved = doc.get("approve_summary")

@@ -82,8 +82,3 @@ def _first_line_number(text: str) -> int:
             return number
     return 0
 
-
-def unwrap_fence(text: str) -> str:
-    """An answer wrapped whole in one ```markdown fence, unwrapped (a common model habit)."""
-    match = re.fullmatch(r"\s*```[a-zA-Z]*\n(.*?)\n```\s*", text, re.S)
-    return match.group(1) if match else text

@@ -3,11 +3,13 @@ the run was (DEGRADED when a participant failed, timed out, was stood in
 for, or the guard found changes).
 
 `build` gathers the facts from the session into one dict (saved as JSON
-beside the markdown); the workflow's `report` template renders it.
+beside the markdown); the workflow's `report` template renders it. `write` writes every
+report and decision file sparring makes, whichever workflow's.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -16,7 +18,9 @@ from typing import Any
 from sparring import budget, config, engine, states, workspace
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
+from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.session import Session
+from sparring.state import write_atomic
 from sparring.summary import summarize
 
 # Turn statuses that mean a participant did not give its answer.
@@ -24,12 +28,12 @@ _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "s
         states.STOPPED: "was stopped"}
 
 
-def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | None
+def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
           ) -> dict[str, Any]:
     known = engine.ledger_for(data)
     state = engine.state(data)
     decision = _latest_decision(data)
-    summary = summarize(session, data)
+    summary = summarize(session, untyped(data))
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
         "skill": data["skill"],
@@ -60,7 +64,7 @@ def build(session: Session, data: dict[str, Any], synthesis: dict[str, Any] | No
     }
 
 
-def question(data: dict[str, Any]) -> str | None:
+def question(data: AnySession) -> str | None:
     for turn in data["turns"]:
         found = (turn.get("template") or {}).get("question")
         if found:
@@ -68,7 +72,7 @@ def question(data: dict[str, Any]) -> str | None:
     return data.get("question")
 
 
-def degraded_reasons(data: dict[str, Any]) -> list[str]:
+def degraded_reasons(data: AnySession) -> list[str]:
     found = []
     for turn in data["turns"]:
         label = f"Codex, round {turn['round']} ({turn['purpose']})"
@@ -84,19 +88,18 @@ def degraded_reasons(data: dict[str, Any]) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    stopped = budget.degraded_reason(data)
+    stopped = budget.degraded_reason(untyped(data))
     return [*found, stopped] if stopped else found
 
 
-def _latest_decision(data: dict[str, Any]) -> dict[str, Any] | None:
+def _latest_decision(data: AnySession) -> DecisionRecord | None:
     decisions = engine.state(data)["decisions"]
     if not decisions:
         return None
-    decision: dict[str, Any] = decisions[max(decisions, key=int)]
-    return decision
+    return decisions[max(decisions, key=int)]
 
 
-def _outcome(data: dict[str, Any], decision: dict[str, Any] | None) -> str:
+def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
     last = data["turns"][-1] if data["turns"] else None
     if last is not None and last["status"] in _BAD:
         return f"incomplete: Codex's last round {_BAD[last['status']]}"
@@ -107,7 +110,7 @@ def _outcome(data: dict[str, Any], decision: dict[str, Any] | None) -> str:
     return str(decision["decision"])
 
 
-def _last_position(data: dict[str, Any], side: str) -> str | None:
+def _last_position(data: AnySession, side: str) -> str | None:
     if side == CODEX:
         answers = engine.answers_by_round(data)
         return answers[max(answers)].get("position") if answers else None
@@ -126,7 +129,7 @@ def _sources(known: Any) -> list[dict[str, Any]]:
     return [{"source": s, "cited_by": sorted(by)} for s, by in sorted(cited.items())]
 
 
-def _rounds(data: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any]]:
+def _rounds(data: AnySession, summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The session summary's turn rows, with tokens in and out and each round's decision."""
     decisions = engine.state(data)["decisions"]
     rows = []
@@ -144,7 +147,7 @@ def _rounds(data: dict[str, Any], summary: dict[str, Any]) -> list[dict[str, Any
     return rows
 
 
-def _seal(state: dict[str, Any]) -> dict[str, Any] | None:
+def _seal(state: EngineRecord) -> dict[str, Any] | None:
     seal = state.get("seal")
     if not seal:
         return None
@@ -154,7 +157,7 @@ def _seal(state: dict[str, Any]) -> dict[str, Any] | None:
             "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
 
 
-def _rejudged(state: dict[str, Any]) -> list[dict[str, Any]]:
+def _rejudged(state: EngineRecord) -> list[dict[str, Any]]:
     """Rounds whose verdict Claude replaced (`verdict --rejudge`): both versions, and the
     decision each gave. A decision never changes without the record saying so."""
     return [{"round": r["round"], "at": _stamp(r["at"]),
@@ -166,19 +169,42 @@ def _rejudged(state: dict[str, Any]) -> list[dict[str, Any]]:
             for r in state.get("rejudged") or []]
 
 
-def _guard_findings(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"round": t["round"], "turn": t["n"], "changed": t["guard"]["changed"],
-             "accepted": bool(t["guard"].get("accepted")),
-             "reverted": [path for undo in t["guard"].get("reverted", [])
+def _guard_findings(data: AnySession) -> list[dict[str, Any]]:
+    return [{"round": t["round"], "turn": t["n"], "changed": guard["changed"],
+             "accepted": bool(guard.get("accepted")),
+             "reverted": [path for undo in guard.get("reverted", [])
                           for path in undo["reverted"]]}
-            for t in data["turns"] if (t.get("guard") or {}).get("changed")]
+            for t in data["turns"] if (guard := t.get("guard") or {}).get("changed")]
 
 
 def _stamp(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
 
-def default_path(data: dict[str, Any], extra: dict[str, str] | None = None) -> Path:
+def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | None:
+    """Write a report or decision file: atomically (readers see the old file or the new,
+    never half), private to the user (0600) like every file sparring writes, its folder made
+    when missing; with `model`, the facts as JSON beside it (`.json`, indented, ending in a
+    newline). Returns the JSON's path, or None without `model`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    if model is None:
+        return None
+    beside = path.with_suffix(".json")
+    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
+    return beside
+
+
+def remember(session: Session, path: Path) -> None:
+    """Record `path` as this session's report: writing it again later replaces it, where
+    another session's file would be kept (`destination`)."""
+    with session.edit() as locked:
+        reports = locked.get("reports", [])
+        if str(path) not in reports:
+            locked["reports"] = [*reports, str(path)]
+
+
+def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
     """Where the report goes: the workflow's `report_path` with its placeholders filled."""
     root = Path(data["root"])
     pattern = config.workflow(config.load(root), data["skill"])["report_path"]
@@ -189,7 +215,7 @@ def default_path(data: dict[str, Any], extra: dict[str, str] | None = None) -> P
     return root / str(pattern).format(**values)
 
 
-def destination(data: dict[str, Any], out: Path | None,
+def destination(data: AnySession, out: Path | None,
                 extra: dict[str, str] | None = None) -> Path:
     """Where a record goes; another session's record (or any other file) is never replaced:
     an explicit --out that exists is refused, a default path gets -2, -3, ..."""

@@ -13,10 +13,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sparring import shapes, workspace
 from sparring.errors import SparringError
+from sparring.records import AnySession, SessionRecord
 from sparring.state import PRIVATE_DIR, StateFile
 
 SESSION_FILE = "session.json"
@@ -40,6 +41,13 @@ class Session:
     def update(self) -> Iterator[dict[str, Any]]:
         with self.state.update() as data:
             yield data
+
+    @contextmanager
+    def edit(self) -> Iterator[SessionRecord]:
+        """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
+        and `update` stay untyped for the modules that do not use the records yet."""
+        with self.update() as data:
+            yield cast(SessionRecord, data)
 
     def turn_dir(self, n: int) -> Path:
         return self.dir / "turns" / str(n)
@@ -102,8 +110,8 @@ def all_sessions(root: Path) -> list[Session]:
     return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
 
 
-def latest_turn(data: dict[str, Any]) -> dict[str, Any] | None:
-    turns: list[dict[str, Any]] = data.get("turns", [])
+def latest_turn(data: AnySession) -> dict[str, Any] | None:
+    turns: list[Any] = data.get("turns", [])
     return turns[-1] if turns else None
 
 

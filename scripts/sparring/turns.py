@@ -15,10 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sparring import answers, engine, events, markers, process, states
+from sparring import answers, engine, events, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES
+from sparring.fence import unfence
 from sparring.session import Session, find_turn
 from sparring.state import private_dir, write_private
 
@@ -88,7 +89,7 @@ def last_activity(session: Session, turn: dict[str, Any]) -> float:
         return started
 
 
-def final_text(session: Session, turn: dict[str, Any]) -> str | None:
+def final_text(session: Session, turn: Mapping[str, Any]) -> str | None:
     """Codex's last message in an ended turn, from its events."""
     return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
 
@@ -154,7 +155,7 @@ def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
     Never over a file that appeared meanwhile: then the answer stays in the turn's
     folder and the turn says so.
     """
-    body = markers.unwrap_fence(text).rstrip("\n") + "\n"
+    body = unfence(text).rstrip("\n") + "\n"
     turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
         with open(turn["answer_file"], "x", encoding="utf-8") as f:
@@ -312,15 +313,12 @@ def total_usage(data: dict[str, Any]) -> dict[str, int]:
 
 
 def parse_review(text: str | None) -> Any:
-    """Codex's answer as JSON when it is JSON (a fenced block counts), else None."""
+    """Codex's answer as JSON when it is JSON (a fenced block counts: fence.unfence),
+    else None."""
     if text is None:
         return None
-    body = text.strip()
-    fence = re.fullmatch(r"```(?:json)?\s*\n(.*)\n```", body, re.S)
-    if fence:
-        body = fence.group(1)
     try:
-        return answers.parse_bounded(body)
+        return answers.parse_bounded(unfence(text))
     except ValueError:  # not JSON, or nested past what anything here should read
         return None
 

@@ -15,6 +15,7 @@ from sparring import session as sessions
 from sparring.debate_status import WORD_LIMIT, find_session, inbox_of
 from sparring.errors import SparringError
 from sparring.inputs import mapping as inputs_mapping
+from sparring.records import AnySession
 from sparring.session import Session
 from sparring.state import write_atomic
 
@@ -114,7 +115,7 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     return {**result, "started": True}
 
 
-def _write_claude_round(directory: Path, data: dict[str, Any], raw: bytes) -> None:
+def _write_claude_round(directory: Path, data: AnySession, raw: bytes) -> None:
     """Claude's next round file, written by the runner from what Claude handed in. A round
     Codex has not read yet may be handed in again (it is replaced); one it read may not."""
     text = raw.decode("utf-8", errors="replace")
@@ -136,10 +137,11 @@ def _write_claude_round(directory: Path, data: dict[str, Any], raw: bytes) -> No
     _write_new(directory / f"round-{last.n if last else 0}-claude.md", text)
 
 
-def _unseen(state: debate.DebateState, data: dict[str, Any]) -> str:
+def _unseen(state: debate.DebateState, data: AnySession) -> str:
     """What Codex has not read on its thread: Claude's newest round, preceded by any rounds
     written while Codex was unavailable (a stand-in and the round answering it)."""
-    delivered = {Path(t["answer_file"]).name for t in data["turns"] if t.get("answer_sha256")}
+    delivered = {Path(answer_file).name for t in data["turns"]
+                 if t.get("answer_sha256") and (answer_file := t.get("answer_file"))}
     last_seen = max((i for i, r in enumerate(state.rounds) if r.name in delivered), default=-1)
     unseen = state.rounds[last_seen + 1:]  # from round 0 when Codex has answered nothing
     if len(unseen) == 1:
@@ -168,11 +170,12 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
                             "write the devil's-advocate round to a file and pass --stand-in FILE")
     body = f"{debate.STAND_IN_NOTE}\n\n{text.decode('utf-8', errors='replace').strip()}\n"
     _write_new(codex_file, body)
-    with session.update() as data:
-        data["debate"].setdefault("stand_ins", []).append(n)
-        data["debate"].setdefault("written", {})[codex_file.name] = debate.digest(body)
-        data.setdefault("degraded_notes", []).append(
-            [n, "Codex was unavailable; Claude wrote this round as devil's advocate"])
+    with session.edit() as data:
+        record = data["debate"]
+        record["stand_ins"] = [*record.get("stand_ins", []), n]
+        record["written"] = {**record.get("written", {}), codex_file.name: debate.digest(body)}
+        data["degraded_notes"] = [*data.get("degraded_notes", []), [
+            n, "Codex was unavailable; Claude wrote this round as devil's advocate"]]
     return {"session": session.id, "stand_in": True, "file": str(codex_file),
             "debate": status(directory, directory)}
 

@@ -7,7 +7,6 @@ requests to Claude, and declares consensus only when both sides said so.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,8 @@ from sparring import session as sessions
 from sparring.discussion_status import codex_rounds, load, session_inbox
 from sparring.errors import SparringError
 from sparring.inputs import mapping
+from sparring.records import AnySession
 from sparring.session import Session
-from sparring.state import write_atomic
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
@@ -30,13 +29,13 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
     root = workspace.find_root(cwd)
     max_rounds = config.workflow(config.load(root), "deep-discussion")["max_rounds"]
     session = sessions.create(root, "deep-discussion", cwd.resolve(), budget_tokens)
-    with session.update() as data:
+    with session.edit() as data:
         data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
                               "topic": None, "topic_given": topic, "messages": [],
                               "opened_at": time.time()}
         if model == "NONE":
-            data.setdefault("degraded_notes", []).append(
-                [None, "model NONE: no Codex; Claude argued both sides, each labelled"])
+            data["degraded_notes"] = [*data.get("degraded_notes", []), [
+                None, "model NONE: no Codex; Claude argued both sides, each labelled"]]
     inbox = workspace.inbox_dir(Path.cwd())
     source = ("TOPIC is the `topic` the user gave" if topic else
               "no topic was given: take TOPIC from the conversation")
@@ -166,15 +165,11 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         "rounds": codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
         "codex_synthesis": discussion.codex_synthesis(session, data)}})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
-    write_atomic(path.with_suffix(".json"), json.dumps(model, ensure_ascii=False, indent=2))
-    with session.update() as locked:
-        if str(path) not in locked.setdefault("reports", []):
-            locked["reports"].append(str(path))
+    reports.write(path, text, model)
+    reports.remember(session, path)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "rounds": codex_rounds(messages)}
 
 
-def _effort(data: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _effort(data: AnySession, options: dict[str, Any]) -> dict[str, Any]:
     return {**options, "effort": options.get("effort") or data["discussion"]["effort"]}

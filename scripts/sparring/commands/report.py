@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, engine, templates
+from sparring import answers, engine, templates, workflows
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.inputs import read_input
+from sparring.records import AnySession
 from sparring.session import Session
-from sparring.state import write_atomic
 
 
 def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
@@ -22,27 +21,21 @@ def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -
     _reportable(session, data)
     synthesis = _synthesis(synthesis_file)
     model = reports.build(session, data, synthesis)
-    text = _tidy(templates.render(f"{data['skill']}/report", {"R": model}))
+    (template,) = workflows.get(data["skill"]).report_templates
+    text = _tidy(templates.render(template, {"R": model}))
     path = reports.destination(data, out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
-    beside = path.with_suffix(".json")
-    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
-    with session.update() as locked:
-        locked.setdefault("reports", [])
-        if str(path) not in locked["reports"]:
-            locked["reports"].append(str(path))
+    beside = reports.write(path, text, model)
+    reports.remember(session, path)
     return {"session": session.id, "report": str(path), "json": str(beside),
             "outcome": model["outcome"], "degraded": bool(model["degraded"]),
             "degraded_reasons": model["degraded"]}
 
 
-def _reportable(session: Session, data: dict[str, Any]) -> None:
-    own = {"arch-debate": "`sparring debate status DIR` writes its records",
-           "deep-discussion": f"`sparring discuss report {session.id}`"}
-    if data["skill"] in own:
+def _reportable(session: Session, data: AnySession) -> None:
+    own = workflows.get(data["skill"]).records_hint
+    if own is not None:
         raise SparringError("invalid_transition", f"{data['skill']} has its own records",
-                            own[data["skill"]])
+                            own.format(session=session.id))
     state = engine.state(data)
     answered = any(t["status"] == "completed" for t in data["turns"])
     if state["barrier"] and answered and not state["seal"]:

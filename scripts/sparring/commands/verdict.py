@@ -18,6 +18,7 @@ from sparring import answers, config, engine, ledger, states
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.launch import unaccepted_violations
+from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
 from sparring.session import Session, latest_turn
 from sparring.state import try_locked, write_private
 
@@ -29,7 +30,7 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
     if not raw.strip():
         raise SparringError("input_empty", "the verdict is empty",
                             "write the verdict JSON to a file and pass --file FILE")
-    given = answers.load_json(raw, "verdict")
+    given: Verdict = answers.load_json(raw, "verdict")
     answers.require_valid("verdict", given)
     max_rounds = config.workflow(config.load(Path(data["root"])), data["skill"])["max_rounds"]
     # One verdict at a time: a second one arriving meanwhile is told so, never silently
@@ -66,11 +67,8 @@ def _one_verdict_at_a_time(session: Session) -> Iterator[None]:
                             f"`sparring status {session.id}` before handing in yours") from None
 
 
-Replaced = dict[str, Any] | None
-
-
-def _record(data: dict[str, Any], round_no: int, given: dict[str, Any], max_rounds: int,
-            rejudge: bool) -> tuple[dict[str, Any], Replaced | bool]:
+def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
+            rejudge: bool) -> tuple[DecisionRecord, Judged | bool | None]:
     """Record the verdict and its decision (held under the session lock). Returns the
     decision and what changed: None for nothing (the same verdict again), True for a first
     verdict, or the verdict and decision it replaced. A different verdict for a judged
@@ -89,19 +87,19 @@ def _record(data: dict[str, Any], round_no: int, given: dict[str, Any], max_roun
     if before is None:
         state["decisions"][key] = result
         return result, True
-    replaced = {"verdict": before, "decision": state["decisions"][key]}
-    state.setdefault("rejudged", []).append({"round": round_no, "at": time.time(),
-                                            "before": replaced,
-                                            "after": {"verdict": given, "decision": result}})
+    replaced: Judged = {"verdict": before, "decision": state["decisions"][key]}
+    state["rejudged"] = [*state.get("rejudged", []), {
+        "round": round_no, "at": time.time(), "before": replaced,
+        "after": {"verdict": given, "decision": result}}]
     state["decisions"][key] = result
     return result, replaced
 
 
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _same(a: Verdict, b: Verdict) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
-def _require_rejudge(round_no: int, decided: dict[str, Any], rejudge: bool) -> None:
+def _require_rejudge(round_no: int, decided: DecisionRecord, rejudge: bool) -> None:
     # A verdict is always about the latest answered round: once the next round starts,
     # this one can no longer be re-judged (see _answered_round).
     if not rejudge:
@@ -111,7 +109,7 @@ def _require_rejudge(round_no: int, decided: dict[str, Any], rejudge: bool) -> N
                             "with --rejudge: both versions are kept and the report shows them")
 
 
-def brief(result: dict[str, Any]) -> dict[str, Any]:
+def brief(result: DecisionRecord) -> dict[str, Any]:
     """The decision as Claude acts on it: each open point's standing in one row, the agreed
     points by id. `--full` (and the session's state) keep every stance, evidence and round."""
     return {**result,
@@ -147,7 +145,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
             "vars_file": step["vars_file"], "command": f"sparring wait {session.id}"}
 
 
-def _answered_round(session: Session, data: dict[str, Any]) -> int:
+def _answered_round(session: Session, data: AnySession) -> int:
     """The round whose Codex answer the verdict is about: the latest, completed and valid."""
     state = engine.state(data)
     if state["schema"] is None:
@@ -174,11 +172,11 @@ def _answered_round(session: Session, data: dict[str, Any]) -> int:
     return int(turn["round"])
 
 
-def _guard_stop(session: Session, data: dict[str, Any],
+def _guard_stop(session: Session, data: AnySession,
                 step: dict[str, Any]) -> dict[str, Any] | None:
     """Files changed during a Codex turn: the loop stops here, whatever the decision, until
     the user decides; `after` is what comes next once they have."""
-    found = unaccepted_violations(data)
+    found = unaccepted_violations(untyped(data))
     if not found:
         return None
     violation = found[-1]["guard"]["violation"]
@@ -188,13 +186,13 @@ def _guard_stop(session: Session, data: dict[str, Any],
             "command": f"sparring guard accept {session.id}", "after": step}
 
 
-def _inbox(data: dict[str, Any]) -> str:
+def _inbox(data: AnySession) -> str:
     """Where Claude writes the files the next commands name (its Write tool may write there)."""
     return shlex.quote(str(data.get("inbox") or "INBOX"))
 
 
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
-               given: dict[str, Any], inbox: str) -> dict[str, Any]:
+               given: Verdict, inbox: str) -> dict[str, Any]:
     report = _report_step(session, inbox)
     if skill == "dual-model":
         # One round, then the synthesis; a deeper dive on the same thread is optional.
