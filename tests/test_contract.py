@@ -11,14 +11,20 @@ from sparring.output import SCHEMA_VERSION
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 
-# Renaming or removing one of these breaks every SKILL.md that branches on it.
+# Renaming or removing one of these breaks every SKILL.md that branches on it. Each one is
+# provoked through the CLI, and its JSON error checked, in test_error_codes.py.
 PINNED_CODES = {
     "usage_error", "config_invalid", "codex_not_found", "codex_usage_error",
     "codex_start_failed", "codex_crashed", "codex_protocol_error", "turn_failed",
-    "rate_limited", "turn_timeout", "turn_stalled", "turn_stopped", "runner_died",
-    "thread_not_found", "session_not_found", "session_busy", "invalid_transition", "no_thread",
-    "recovery_exhausted", "state_corrupt", "state_version_unsupported", "prompt_empty",
-    "file_not_found", "not_writable", "internal_error", "budget_exhausted",
+    "rate_limited", "turn_timeout", "turn_stalled", "network_unreachable", "turn_stopped",
+    "runner_died", "thread_not_found", "session_not_found", "session_busy",
+    "invalid_transition", "no_thread", "recovery_exhausted", "state_corrupt",
+    "state_version_unsupported", "prompt_empty", "prompt_too_large", "file_not_found",
+    "not_writable", "git_failed", "template_not_found", "template_missing_var",
+    "invalid_answer", "verdict_invalid", "synthesis_invalid", "input_empty", "seal_required",
+    "already_sealed", "already_judged", "not_revealed", "guard_violation", "budget_exhausted",
+    "runtime_missing", "debate_exists", "round_missing", "invalid_arguments", "report_exists",
+    "interrupted", "internal_error",
 }
 
 
