@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+import click
+import pytest
+
+from sparring.cli import cli
 from sparring.contract import POLL_KEYS
 from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
@@ -95,3 +100,59 @@ def test_help_is_plain_text_and_complete(sparring: Any) -> None:
         assert result.exit_code == 0 and result.out == {}
         assert f"Usage: sparring {verb}" in result.raw
     assert "running|completed|failed|timeout|stalled|stopped" in sparring("poll", "--help").raw
+
+
+# -- `--help` of every verb, walked from the click command tree ---------------------------------
+
+def command_tree() -> list[tuple[list[str], click.Command, list[click.Command]]]:
+    """(path, command, its ancestors nearest first) for every group and command of the CLI."""
+    found = []
+
+    def walk(command: click.Command, path: list[str], ancestors: list[click.Command]) -> None:
+        found.append((path, command, ancestors))
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name], [command, *ancestors])
+
+    walk(cli, [], [])
+    return found
+
+
+def described(help_text: str) -> str:
+    """A help page without its usage line and its options: what the verb says it does."""
+    return help_text.split("\n", 2)[-1].split("\nOptions:")[0]
+
+
+TREE = command_tree()
+
+
+def test_the_tree_has_every_verb_the_docs_name() -> None:
+    names = {" ".join(path) for path, _, _ in TREE}
+    assert {"init", "start", "wait", "debate new", "discuss round", "guard check",
+            "guard accept", "render"} <= names
+    assert len([c for _, c, _ in TREE if not isinstance(c, click.Group)]) >= 25
+
+
+@pytest.mark.parametrize("path, command, ancestors", TREE,
+                         ids=[" ".join(path) or "sparring" for path, _, _ in TREE])
+def test_help_of_every_verb_names_and_explains_everything_it_takes(
+        sparring: Any, path: list[str], command: click.Command,
+        ancestors: list[click.Command]) -> None:
+    result = sparring(*path, "--help")
+    assert result.exit_code == 0 and result.out == {}, result.raw[:300]
+    assert result.raw.startswith(f"Usage: {' '.join(['sparring', *path])} ")
+    assert command.help and described(result.raw).strip(), "the verb says what it does"
+    for param in command.params:
+        if isinstance(param, click.Option):
+            assert param.help and param.help.strip(), f"{param.opts} has no help text"
+            for flag in [*param.opts, *param.secondary_opts]:
+                assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", result.raw), flag
+        else:
+            # An argument is explained by the verb, or by the group above it when every verb
+            # shares it (SESSION, in `sparring --help`).
+            name = (param.metavar or param.name or "").strip("[].").upper()
+            pages = [described(result.raw)] + [
+                described(sparring(*path[:len(path) - i], "--help").raw)
+                for i in range(1, len(ancestors) + 1)]
+            assert any(re.search(rf"\b{name}\b", page) for page in pages), \
+                f"`sparring {' '.join(path)} --help` does not explain {name}"

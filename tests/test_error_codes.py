@@ -2,7 +2,8 @@
 provokes it from outside, through the CLI (the launcher for `runtime_missing`), against real git
 and the fake codex, and the test checks the one JSON error it ends in: that code, a message and
 a hint saying what to do. A code added to the registry without a scenario here fails
-`test_every_registered_code_is_pinned`; a code removed fails `test_the_pinned_codes_are_the_registry`.
+`test_every_registered_code_is_pinned`; a code removed fails
+`test_the_pinned_codes_are_the_registry`.
 
 A verb's error is the whole output (`ok: false` and `error`); a failed Codex turn is reported by
 `poll`/`wait` as the turn's `error` beside its status (the verb itself succeeded).
