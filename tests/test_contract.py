@@ -10,9 +10,11 @@ import click
 import pytest
 
 from sparring.cli import cli
-from sparring.contract import POLL_KEYS
+from sparring.contract import POLL_KEYS, PURPOSES
 from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
+from sparring.states import REPORTED
+from test_deep_discussion import FRAME
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 
@@ -100,6 +102,48 @@ def test_help_is_plain_text_and_complete(sparring: Any) -> None:
         assert result.exit_code == 0 and result.out == {}
         assert f"Usage: sparring {verb}" in result.raw
     assert "running|completed|failed|timeout|stalled|stopped" in sparring("poll", "--help").raw
+
+
+def test_the_documented_purposes_and_statuses_are_the_printed_ones(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+    """docs/runner.md lists contract.PURPOSES and states.REPORTED (generated): every turn a
+    workflow starts prints one of them, and each of them is printed by some turn."""
+    purposes, statuses = set(), set()
+
+    def seen(out: dict[str, Any]) -> dict[str, Any]:
+        purposes.add(out["purpose"])
+        statuses.add(out["status"])
+        return out
+
+    # round, failed, then its recovery; a running turn, stopped
+    free = sparring("init", "--skill", "deep-discussion").out["session"]
+    fake_codex.script([{"mode": "rate_limited"}, "recovered", {"mode": "hang"}])
+    sparring("start", free, input=b"q")
+    assert seen(sparring("wait", free, "--timeout", "30").out)["status"] == "failed"
+    sparring("resume", free, "--recover")
+    assert seen(sparring("wait", free, "--timeout", "30").out)["status"] == "completed"
+    sparring("resume", free, input=b"a round that hangs")
+    seen(sparring("poll", free).out)
+    seen(sparring("stop", free).out)
+    # think-about: an answer that breaks its schema is asked again once (reask)
+    debate = sparring("init", "--skill", "think-about").out["session"]
+    fake_codex.script(["not the JSON asked for", {"reply": {"position": "still no points"}}])
+    sparring("start", debate, "--template", "think-about/round1", "--var", "QUESTION=q")
+    (tmp_path / "analysis.md").write_text("# mine\n")
+    seen(sparring("wait", debate, "--timeout", "30", "--seal", str(tmp_path / "analysis.md")).out)
+    # deep-discussion: the synthesis turn
+    fake_codex.script(["One.", "The synthesis."])
+    talk = sparring("discuss", "new", "--args", "").out["session"]
+    sparring("discuss", "frame", talk, input=FRAME)
+    sparring("wait", talk, "--timeout", "30")
+    assert sparring("discuss", "synthesis", talk).exit_code == 0
+    seen(sparring("wait", talk, "--timeout", "30").out)
+
+    assert purposes == set(PURPOSES)
+    assert statuses <= set(REPORTED) and {"running", "completed", "failed", "stopped"} <= statuses
+    documented = dict((key, meaning) for key, _, meaning in POLL_KEYS)
+    assert all(f"`{p}`" in documented["purpose"] for p in PURPOSES)
+    assert all(f"`{s}`" in documented["status"] for s in REPORTED)
 
 
 # -- `--help` of every verb, walked from the click command tree ---------------------------------
