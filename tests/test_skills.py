@@ -14,6 +14,7 @@ import yaml
 
 from sparring import templates
 from sparring.cli import cli
+from sparring.errors import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
@@ -252,6 +253,24 @@ def test_a_flag_or_verb_that_does_not_exist_is_caught() -> None:
     for words in shown[1:]:
         with pytest.raises(AssertionError, match="is no verb"):
             resolve(words)
+
+
+def error_tables(text: str) -> list[str]:
+    """The codes in the first column of each table headed `| code |` (what to do per error)."""
+    found = []
+    for table in re.findall(r"^\| code \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)", text, re.M):
+        for row in table.splitlines():
+            found += re.findall(r"`([^`]+)`", row.split("|")[1])
+    return found
+
+
+def test_every_error_code_a_document_tells_what_to_do_about_exists() -> None:
+    checked = []
+    for doc in DOCUMENTS:
+        for code in error_tables(doc.read_text()):
+            assert code in CODES, f"{doc.relative_to(ROOT)}: `{code}` is no error code"
+            checked.append(code)
+    assert {"guard_violation", "seal_required", "invalid_answer"} <= set(checked)
 
 
 # -- every command the skills give has run in the real Claude Code ---------------------------
