@@ -497,7 +497,7 @@ def _interrupted(case: Case) -> dict[str, Any]:
     try:
         waiting = subprocess.Popen([sys.executable, "-m", "sparring", "wait", sid, "--timeout",
                                     "60"], cwd=case.repo, stdout=subprocess.PIPE, text=True)
-        time.sleep(1.5)  # well into its wait
+        time.sleep(2.5)  # well into its wait (python starts in a tenth of that)
         waiting.send_signal(signal.SIGINT)
         out, _ = waiting.communicate(timeout=30)
     finally:
