@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
-from sparring.contract import POLL_KEYS
+import click
+import pytest
+
+from sparring.cli import cli
+from sparring.contract import POLL_KEYS, PURPOSES
 from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
+from sparring.states import REPORTED
+from test_deep_discussion import FRAME
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 
-# Renaming or removing one of these breaks every SKILL.md that branches on it.
+# Renaming or removing one of these breaks every SKILL.md that branches on it. Each one is
+# provoked through the CLI, and its JSON error checked, in test_error_codes.py.
 PINNED_CODES = {
     "usage_error", "config_invalid", "codex_not_found", "codex_usage_error",
     "codex_start_failed", "codex_crashed", "codex_protocol_error", "turn_failed",
-    "rate_limited", "turn_timeout", "turn_stalled", "turn_stopped", "runner_died",
-    "thread_not_found", "session_not_found", "session_busy", "invalid_transition", "no_thread",
-    "recovery_exhausted", "state_corrupt", "state_version_unsupported", "prompt_empty",
-    "file_not_found", "not_writable", "internal_error", "budget_exhausted",
+    "rate_limited", "turn_timeout", "turn_stalled", "network_unreachable", "turn_stopped",
+    "runner_died", "thread_not_found", "session_not_found", "session_busy",
+    "invalid_transition", "no_thread", "recovery_exhausted", "state_corrupt",
+    "state_version_unsupported", "prompt_empty", "prompt_too_large", "file_not_found",
+    "not_writable", "git_failed", "template_not_found", "template_missing_var",
+    "invalid_answer", "verdict_invalid", "synthesis_invalid", "input_empty", "seal_required",
+    "already_sealed", "already_judged", "not_revealed", "guard_violation", "budget_exhausted",
+    "runtime_missing", "debate_exists", "round_missing", "invalid_arguments", "report_exists",
+    "interrupted", "internal_error",
 }
 
 
@@ -89,3 +102,101 @@ def test_help_is_plain_text_and_complete(sparring: Any) -> None:
         assert result.exit_code == 0 and result.out == {}
         assert f"Usage: sparring {verb}" in result.raw
     assert "running|completed|failed|timeout|stalled|stopped" in sparring("poll", "--help").raw
+
+
+def test_the_documented_purposes_and_statuses_are_the_printed_ones(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+    """docs/runner.md lists contract.PURPOSES and states.REPORTED (generated): every turn a
+    workflow starts prints one of them, and each of them is printed by some turn."""
+    purposes, statuses = set(), set()
+
+    def seen(out: dict[str, Any]) -> dict[str, Any]:
+        purposes.add(out["purpose"])
+        statuses.add(out["status"])
+        return out
+
+    # round, failed, then its recovery; a running turn, stopped
+    free = sparring("init", "--skill", "deep-discussion").out["session"]
+    fake_codex.script([{"mode": "rate_limited"}, "recovered", {"mode": "hang"}])
+    sparring("start", free, input=b"q")
+    assert seen(sparring("wait", free, "--timeout", "30").out)["status"] == "failed"
+    sparring("resume", free, "--recover")
+    assert seen(sparring("wait", free, "--timeout", "30").out)["status"] == "completed"
+    sparring("resume", free, input=b"a round that hangs")
+    seen(sparring("poll", free).out)
+    seen(sparring("stop", free).out)
+    # think-about: an answer that breaks its schema is asked again once (reask)
+    debate = sparring("init", "--skill", "think-about").out["session"]
+    fake_codex.script(["not the JSON asked for", {"reply": {"position": "still no points"}}])
+    sparring("start", debate, "--template", "think-about/round1", "--var", "QUESTION=q")
+    (tmp_path / "analysis.md").write_text("# mine\n")
+    seen(sparring("wait", debate, "--timeout", "30", "--seal", str(tmp_path / "analysis.md")).out)
+    # deep-discussion: the synthesis turn
+    fake_codex.script(["One.", "The synthesis."])
+    talk = sparring("discuss", "new", "--args", "").out["session"]
+    sparring("discuss", "frame", talk, input=FRAME)
+    sparring("wait", talk, "--timeout", "30")
+    assert sparring("discuss", "synthesis", talk).exit_code == 0
+    seen(sparring("wait", talk, "--timeout", "30").out)
+
+    assert purposes == set(PURPOSES)
+    assert statuses <= set(REPORTED) and {"running", "completed", "failed", "stopped"} <= statuses
+    documented = dict((key, meaning) for key, _, meaning in POLL_KEYS)
+    assert all(f"`{p}`" in documented["purpose"] for p in PURPOSES)
+    assert all(f"`{s}`" in documented["status"] for s in REPORTED)
+
+
+# -- `--help` of every verb, walked from the click command tree ---------------------------------
+
+def command_tree() -> list[tuple[list[str], click.Command, list[click.Command]]]:
+    """(path, command, its ancestors nearest first) for every group and command of the CLI."""
+    found = []
+
+    def walk(command: click.Command, path: list[str], ancestors: list[click.Command]) -> None:
+        found.append((path, command, ancestors))
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name], [command, *ancestors])
+
+    walk(cli, [], [])
+    return found
+
+
+def described(help_text: str) -> str:
+    """A help page without its usage line and its options: what the verb says it does."""
+    return help_text.split("\n", 2)[-1].split("\nOptions:")[0]
+
+
+TREE = command_tree()
+
+
+def test_the_tree_has_every_verb_the_docs_name() -> None:
+    names = {" ".join(path) for path, _, _ in TREE}
+    assert {"init", "start", "wait", "debate new", "discuss round", "guard check",
+            "guard accept", "render"} <= names
+    assert len([c for _, c, _ in TREE if not isinstance(c, click.Group)]) >= 25
+
+
+@pytest.mark.parametrize("path, command, ancestors", TREE,
+                         ids=[" ".join(path) or "sparring" for path, _, _ in TREE])
+def test_help_of_every_verb_names_and_explains_everything_it_takes(
+        sparring: Any, path: list[str], command: click.Command,
+        ancestors: list[click.Command]) -> None:
+    result = sparring(*path, "--help")
+    assert result.exit_code == 0 and result.out == {}, result.raw[:300]
+    assert result.raw.startswith(f"Usage: {' '.join(['sparring', *path])} ")
+    assert command.help and described(result.raw).strip(), "the verb says what it does"
+    for param in command.params:
+        if isinstance(param, click.Option):
+            assert param.help and param.help.strip(), f"{param.opts} has no help text"
+            for flag in [*param.opts, *param.secondary_opts]:
+                assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", result.raw), flag
+        else:
+            # An argument is explained by the verb, or by the group above it when every verb
+            # shares it (SESSION, in `sparring --help`).
+            name = (param.metavar or param.name or "").strip("[].").upper()
+            pages = [described(result.raw)] + [
+                described(sparring(*path[:len(path) - i], "--help").raw)
+                for i in range(1, len(ancestors) + 1)]
+            assert any(re.search(rf"\b{name}\b", page) for page in pages), \
+                f"`sparring {' '.join(path)} --help` does not explain {name}"

@@ -62,3 +62,17 @@ def test_every_verb_option_and_error_code_is_in_the_document() -> None:
         for param in command.params:
             if isinstance(param, click.Option) and param.name != "help":
                 assert max(param.opts, key=len) in text, (name, param.opts)
+
+
+def test_every_status_table_lists_the_statuses_poll_reports() -> None:
+    """The statuses tables are prose (what each means, what to do); their first column is the
+    value set of states.REPORTED, in docs/runner.md and in the skills' references/runner.md."""
+    import re
+
+    from sparring.states import REPORTED
+
+    for doc in (DOC, ROOT / "references" / "runner.md"):
+        tables = re.findall(r"^\| status \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)", doc.read_text(), re.M)
+        assert len(tables) == 1, doc
+        listed = [re.findall(r"`([^`]+)`", row.split("|")[1]) for row in tables[0].splitlines()]
+        assert [status for row in listed for status in row] == list(REPORTED), doc

@@ -11,9 +11,15 @@ from typing import Any
 import pytest
 
 from sparring import __version__
-from support.installing import ROOT, SKILLS, install_env, run_install, shared_runtime
-
-MARKER = ".sparring-install.json"
+from support.installing import (
+    MARKER,
+    ROOT,
+    SKILLS,
+    install_env,
+    run_install,
+    runtime_of,
+    shared_runtime,
+)
 
 
 def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -123,7 +129,7 @@ def test_reports_where_the_skills_are_installed_and_the_runtime(sparring: Any, r
     listed = ", ".join(f"{name} {__version__}" for name in SKILLS)
     assert f"project {repo}/.claude/skills: {listed}" in skills["detail"]
     assert "/.claude/skills: none" in skills["detail"]  # the user folder
-    venv_python = installed / "sparring" / "venv" / "bin" / "python"
+    venv_python = runtime_of(installed).python
     assert f"private runtime {venv_python}: sparring {__version__}" in runtime["detail"]
     assert f"built from {ROOT}" in runtime["detail"]
 
@@ -207,7 +213,7 @@ def test_a_runtime_of_another_version_is_a_problem(sparring: Any, repo: Path, fa
 
 def test_a_broken_runtime_is_a_problem(sparring: Any, repo: Path, fake_codex: Any,
                                        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    python = tmp_path / "data" / "sparring" / "venv" / "bin" / "python"
+    python = runtime_of(tmp_path / "data").python
     python.parent.mkdir(parents=True)
     python.write_text("#!/bin/sh\nexit 1\n")
     python.chmod(0o755)

@@ -34,6 +34,7 @@ from support.installing import (
     log_in_codex,
     make_project,
     run_install,
+    runtime_of,
     shared_runtime,
 )
 
@@ -199,7 +200,7 @@ def test_a_codex_turn_runs_through_the_installed_launcher(project: Path, runtime
 
 
 def test_the_runtime_brings_its_own_dependencies(runtime: Path, tmp_path: Path) -> None:
-    venv = runtime / "sparring" / "venv"
+    venv = runtime_of(runtime).venv
     assert "include-system-site-packages = false" in (venv / "pyvenv.cfg").read_text()
     probe = ("import click, jinja2, jsonschema, psutil, yaml, sparring; "
              "print('\\n'.join(m.__file__ for m in (click, jinja2, jsonschema, psutil, yaml, "
@@ -403,7 +404,7 @@ def test_a_changed_source_updates_only_what_changed(project: Path, own_runtime: 
     assert not (target / skill / "references" / gone.name).exists()
     assert snapshot(target / other) == untouched
     assert "update runtime" in done.stdout
-    venv_python = own_runtime / "sparring" / "venv" / "bin" / "python"
+    venv_python = runtime_of(own_runtime).python
     check = subprocess.run([str(venv_python), "-I", "-c",
                             "import sparring.workspace as w, pathlib; "
                             "print('must pick up' in pathlib.Path(w.__file__).read_text())"],
@@ -426,7 +427,7 @@ def test_the_launcher_without_a_runtime_says_how_to_make_one(
         assert out["ok"] is False and out["error"]["code"] == "runtime_missing"
         command = re.search(r"`(python3 \S+ [^`]+)`", out["error"]["hint"])
         assert command and command.group(1) == f"python3 {INSTALL} {fix}"
-        assert f"{empty}/sparring/venv" in out["error"]["hint"]
+        assert f"{runtime_of(empty).venv}" in out["error"]["hint"]
         # The hint's command is one install.py accepts (as a dry run: no pip here).
         argv = command.group(1).split()[1:]
         dry = run_install(*argv[1:], "--dry-run", env=install_env(empty))
@@ -475,7 +476,7 @@ def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
     assert done.returncode == 1
     assert "error: pip could not install sparring into the runtime" in done.stderr
     assert f"read {data}/sparring/pip.log" in done.stderr
-    assert not (data / "sparring" / "venv").exists(), "a venv without sparring is removed"
+    assert not runtime_of(data).venv.exists(), "a venv without sparring is removed"
     assert not (project / ".claude").exists(), "no skills without their runtime"
 
 

@@ -8,10 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 
 from sparring import templates
+from sparring.cli import cli
+from sparring.errors import CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
@@ -162,15 +165,112 @@ def test_every_command_shown_is_one_claude_code_approves(skill: Path) -> None:
             assert not REFUSED.search(command), f"{doc.name}: a refused shape: {command}"
 
 
-@pytest.mark.parametrize("skill", skill_dirs(), ids=lambda p: p.name)
-def test_every_flag_shown_exists(skill: Path, sparring: Any) -> None:
-    for doc in documents(skill):
-        for command in runner_commands(doc.read_text()):
-            words = command.split()
-            verb = words[1:3] if words[1] in ("debate", "discuss", "guard") else words[1:2]
-            help_text = sparring(*verb, "--help").raw
-            for flag in re.findall(r"\s(--[a-z-]+)", command):
-                assert flag in help_text, f"{doc.name}: `{' '.join(verb)}` has no {flag}"
+# Every document that tells someone to run the runner: what they copy must exist as written.
+DOCUMENTS = [doc for skill in skill_dirs() for doc in documents(skill)] + [
+    ROOT / "README.md", ROOT / "docs" / "runner.md"]
+# Where a command's words end: a comment, or the shell joining another command.
+_END = {"#", "|", "||", "&&", ";", ">", "2>&1"}
+
+
+def shown_commands(text: str) -> list[list[str]]:
+    """The words after `sparring` (the launcher by any path, or the pip-installed command) in
+    each runner command a document's code shows; `/plugin install sparring` is not one."""
+    fenced, inline = re.findall(r"```[a-z]*\n(.*?)```", text, re.S), re.findall(
+        r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    lines = [line for block in fenced for line in block.splitlines()] + inline
+    found = []
+    for line in lines:
+        for match in re.finditer(r"(?:^|(?<=[\s/]))sparring (.*)$", line):
+            if re.search(r"\binstall\s+$", line[:match.start()]):
+                continue
+            words = []
+            for word in match.group(1).split():
+                if word in _END or word.startswith("#"):
+                    break
+                words.append(word)
+            found.append(words)
+    return found
+
+
+def resolve(words: list[str]) -> tuple[list[str], click.Command, list[str]] | None:
+    """(the verb's path, its click command, the words after it); None for a placeholder verb
+    (`sparring VERB --help`). A word naming no verb fails."""
+    if not words or not re.match(r"[a-z]", words[0]):
+        return None
+    command: click.Command = cli
+    path: list[str] = []
+    rest = list(words)
+    while isinstance(command, click.Group) and rest and re.fullmatch(r"[a-z][a-z|-]*", rest[0]):
+        names = rest.pop(0).split("|")  # `guard snapshot|check|revert` names three
+        for name in names[1:]:
+            assert name in command.commands, f"`sparring {' '.join([*path, name])}` is no verb"
+        assert names[0] in command.commands, f"`sparring {' '.join([*path, names[0]])}` is no verb"
+        path.append(names[0])
+        command = command.commands[names[0]]
+    return path, command, rest
+
+
+def options_of(command: click.Command) -> set[str]:
+    return {flag for param in command.params if isinstance(param, click.Option)
+            for flag in [*param.opts, *param.secondary_opts]} | {"--help", "-h"}
+
+
+def test_every_verb_and_flag_a_document_shows_exists() -> None:
+    """Each runner command in a SKILL.md, a reference, the README or docs/runner.md names a
+    verb of the click tree, and each of its flags is an option of that verb."""
+    checked, wrong = 0, []
+    for doc in DOCUMENTS:
+        for words in shown_commands(doc.read_text()):
+            try:
+                found = resolve(words)
+            except AssertionError as exc:
+                wrong.append(f"{doc.relative_to(ROOT)}: {exc}")
+                continue
+            if found is None:
+                continue
+            path, command, rest = found
+            options = options_of(command)
+            for word in rest:
+                flag = word.strip("[]()").split("=", 1)[0]
+                if re.fullmatch(r"--?[A-Za-z][\w-]*", flag) and flag not in options:
+                    wrong.append(f"{doc.relative_to(ROOT)}: `sparring {' '.join(path)}` has no "
+                                 f"{flag}: {' '.join(words)}")
+            checked += 1
+    assert not wrong, "\n".join(wrong)
+    assert checked > 100, "the documents' commands were not found"
+
+
+def test_a_flag_or_verb_that_does_not_exist_is_caught() -> None:
+    """The parser the test above relies on finds what a document gets wrong."""
+    text = ("```sh\n${CLAUDE_SKILL_DIR}/sparring wait SESSION --sael FILE\n```\n"
+            "Then `sparring discuss rounds S --file F` and `sparring guard check|undo`.")
+    shown = shown_commands(text)
+    assert shown == [["wait", "SESSION", "--sael", "FILE"], ["discuss", "rounds", "S", "--file",
+                                                              "F"], ["guard", "check|undo"]]
+    path, command, rest = resolve(shown[0]) or ([], cli, [])
+    assert path == ["wait"] and "--sael" in rest and "--sael" not in options_of(command)
+    assert "--seal" in options_of(command)
+    for words in shown[1:]:
+        with pytest.raises(AssertionError, match="is no verb"):
+            resolve(words)
+
+
+def error_tables(text: str) -> list[str]:
+    """The codes in the first column of each table headed `| code |` (what to do per error)."""
+    found = []
+    for table in re.findall(r"^\| code \|.*\n\|[-| ]+\|\n((?:\|.*\n)+)", text, re.M):
+        for row in table.splitlines():
+            found += re.findall(r"`([^`]+)`", row.split("|")[1])
+    return found
+
+
+def test_every_error_code_a_document_tells_what_to_do_about_exists() -> None:
+    checked = []
+    for doc in DOCUMENTS:
+        for code in error_tables(doc.read_text()):
+            assert code in CODES, f"{doc.relative_to(ROOT)}: `{code}` is no error code"
+            checked.append(code)
+    assert {"guard_violation", "seal_required", "invalid_answer"} <= set(checked)
 
 
 # -- every command the skills give has run in the real Claude Code ---------------------------

@@ -7,15 +7,27 @@ key added or dropped in view.py fails a test until it is written down here.
 
 from __future__ import annotations
 
+from sparring.states import REPORTED
+
+# Why a turn ran: a workflow's round, the one recovery of a failed round, the runner's one
+# re-ask of an answer that broke its schema, a deep-discussion's synthesis.
+PURPOSES = ("round", "recovery", "reask", "synthesis")
+
+
+def _one_of(values: tuple[str, ...]) -> str:
+    """`a`, `b` or `c`."""
+    quoted = [f"`{value}`" for value in values]
+    return f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
 # (key, printed when, meaning). "always" is every poll/wait; "--full" only with --full.
 POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("session", "always", "the session id"),
     ("session_dir", "--full", "the session's folder under `.sparring/sessions/`"),
     ("skill", "--full", "the workflow"),
-    ("status", "always", "`running`, `completed`, `failed`, `timeout`, `stalled` or `stopped`"),
+    ("status", "always", _one_of(REPORTED)),
     ("round", "always", "the round number"),
     ("turn", "always", "the turn number in the session (a re-ask or a recovery is a turn too)"),
-    ("purpose", "always", "`round`, `recovery`, `reask` or `synthesis`"),
+    ("purpose", "always", _one_of(PURPOSES)),
     ("thread_id", "--full", "Codex's thread, once it has opened one"),
     ("elapsed_s", "always", "seconds since the turn started (to its end, once ended)"),
     ("last_event_s", "while running", "seconds since Codex's last event"),

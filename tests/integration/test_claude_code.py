@@ -27,7 +27,14 @@ import yaml
 
 from sparring import __version__
 from support import messages_mock as mm
-from support.installing import ROOT, install_env, make_project, run_install, shared_runtime
+from support.installing import (
+    ROOT,
+    install_env,
+    make_project,
+    run_install,
+    runtime_of,
+    shared_runtime,
+)
 from support.loopback_server import Exchange
 from support.messages_mock import MessagesMock
 from support.processes import Finished, run_bounded
@@ -246,7 +253,7 @@ def test_the_first_runner_command_runs_without_a_permission_prompt(
     assert result_event(run).get("permission_denials") == []
     if out["verb"] == "doctor":  # it ran on the runtime found through XDG_DATA_HOME
         runtime = next(c for c in out["checks"] if c["name"] == "runtime")
-        assert runtime["ok"] and str(installed.data / "sparring" / "venv") in runtime["detail"]
+        assert runtime["ok"] and str(runtime_of(installed.data).venv) in runtime["detail"]
 
 
 def test_plugin_validate_passes(claude_each: Path, env: dict[str, str], tmp_path: Path) -> None:

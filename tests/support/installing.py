@@ -13,14 +13,23 @@ from pathlib import Path
 
 import pytest
 
+from sparring import installation as layout
+from sparring.installer.runtime import Runtime
 from support.gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "install.py"
-MARKER = ".sparring-install.json"
+MARKER = layout.MARKER  # the install layout has one source: sparring/installation.py
 SKILLS = sorted(d.name for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").is_file())
 BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the runtime
 RUN_TIMEOUT_S = 300
+
+
+def runtime_of(xdg_data_home: Path) -> Runtime:
+    """The runtime install.py makes (and the launcher and doctor look for) when
+    XDG_DATA_HOME is `xdg_data_home`: its venv, its python, its runtime.json."""
+    return Runtime(layout.data_dir({"XDG_DATA_HOME": str(xdg_data_home)}))
+
 
 def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str, str]:
     """This process's environment with the runtime's data dir, minus any SPARRING_ setting
@@ -53,7 +62,7 @@ def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """XDG_DATA_HOME of a runtime made once per session; test modules share it on disk."""
     base = tmp_path_factory.getbasetemp() / "shared-runtime"
     data = base / "data"
-    if not (data / "sparring" / "runtime.json").is_file():
+    if not runtime_of(data).state_file.is_file():
         (base / "home").mkdir(parents=True, exist_ok=True)
         done = run_install("--runtime-only", env=install_env(data, base / "home"))
         assert done.returncode == 0, done.stdout + done.stderr

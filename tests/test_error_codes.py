@@ -1,0 +1,547 @@
+"""Every error code in the registry (sparring/errors.py) is pinned: for each code one scenario
+provokes it from outside, through the CLI (the launcher for `runtime_missing`), against real git
+and the fake codex, and the test checks the one JSON error it ends in: that code, a message and
+a hint saying what to do. A code added to the registry without a scenario here fails
+`test_every_registered_code_is_pinned`; a code removed fails
+`test_the_pinned_codes_are_the_registry`.
+
+A verb's error is the whole output (`ok: false` and `error`); a failed Codex turn is reported by
+`poll`/`wait` as the turn's `error` beside its status (the verb itself succeeded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring.errors import CODES
+from test_arch_debate import Debate as ArchDebate
+from test_deep_discussion import FRAME
+from test_think_about import Debate, answer, cpt, pt
+
+ROOT = Path(__file__).resolve().parents[1]
+ENDED = {"failed", "timeout", "stalled", "stopped"}
+
+
+@dataclass
+class Case:
+    """What a scenario may use: the in-process CLI, the fake codex, a git repository."""
+
+    sparring: Any
+    fake: Any
+    repo: Path
+    tmp: Path
+    monkeypatch: pytest.MonkeyPatch
+
+    def run(self, *args: str, input: bytes | None = None) -> Any:
+        return self.sparring(*args, input=input)
+
+    def session(self, skill: str = "deep-discussion") -> str:
+        created = self.run("init", "--skill", skill)
+        assert created.exit_code == 0, created.raw
+        return str(created.out["session"])
+
+    def file(self, name: str, content: str | bytes) -> str:
+        path = self.tmp / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+        return str(path)
+
+    def state(self, sid: str) -> Path:
+        return self.repo / ".sparring" / "sessions" / sid / "session.json"
+
+    def turn(self, sid: str) -> dict[str, Any]:
+        turns: list[dict[str, Any]] = json.loads(self.state(sid).read_text())["turns"]
+        return turns[-1]
+
+    def think_about(self) -> Debate:
+        return Debate(self.sparring, self.fake, self.tmp)
+
+
+def failed(result: Any) -> dict[str, Any]:
+    """The one error of a verb that failed."""
+    assert result.out.get("ok") is False, result.raw[:400]
+    assert set(result.out) == {"schema_version", "ok", "verb", "error"}, result.raw[:400]
+    error: dict[str, Any] = result.out["error"]
+    return error
+
+
+def ended(result: Any) -> dict[str, Any]:
+    """The error of a Codex turn that ended badly, as `poll`/`wait` print it."""
+    assert result.exit_code == 0 and result.out["status"] in ENDED, result.raw[:400]
+    error: dict[str, Any] = result.out["error"]
+    return error
+
+
+def started_then_ended(case: Case, sid: str, *flags: str,
+                       prompt: bytes = b"the question") -> dict[str, Any]:
+    """Start a turn and wait for its end: a fault codex shows within its first second is
+    start's own error, a later one the turn's."""
+    started = case.run("start", sid, *flags, input=prompt)
+    if started.exit_code != 0:
+        return failed(started)
+    return ended(case.run("wait", sid, "--timeout", "30"))
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+PROVOKE: dict[str, Callable[[Case], dict[str, Any]]] = {}
+
+
+def provokes(code: str) -> Callable[[Callable[[Case], dict[str, Any]]],
+                                    Callable[[Case], dict[str, Any]]]:
+    def register(scenario: Callable[[Case], dict[str, Any]]) -> Callable[[Case], dict[str, Any]]:
+        assert code not in PROVOKE, code
+        PROVOKE[code] = scenario
+        return scenario
+    return register
+
+
+# -- arguments, configuration, files -----------------------------------------------------------
+
+@provokes("usage_error")
+def _usage_error(case: Case) -> dict[str, Any]:
+    result = case.run("start")
+    assert result.exit_code == 2
+    return failed(result)
+
+
+@provokes("config_invalid")
+def _config_invalid(case: Case) -> dict[str, Any]:
+    sid = case.session()
+    (case.repo / "sparring.yaml").write_text("effort: [unclosed\n")
+    return failed(case.run("start", sid, input=b"q"))
+
+
+@provokes("file_not_found")
+def _file_not_found(case: Case) -> dict[str, Any]:
+    return failed(case.run("start", case.session(), "--prompt-file", str(case.tmp / "nothing")))
+
+
+@provokes("prompt_empty")
+def _prompt_empty(case: Case) -> dict[str, Any]:
+    return failed(case.run("start", case.session(), input=b""))
+
+
+@provokes("prompt_too_large")
+def _prompt_too_large(case: Case) -> dict[str, Any]:
+    huge = case.file("huge.md", b"x" * 2_000_000)
+    return failed(case.run("start", case.session(), "--prompt-file", huge))
+
+
+@provokes("input_empty")
+def _input_empty(case: Case) -> dict[str, Any]:
+    debate = case.think_about()
+    debate.start()
+    return failed(debate.seal(" "))
+
+
+@provokes("template_not_found")
+def _template_not_found(case: Case) -> dict[str, Any]:
+    return failed(case.run("render", "think-about/no-such-template"))
+
+
+@provokes("template_missing_var")
+def _template_missing_var(case: Case) -> dict[str, Any]:
+    return failed(case.run("render", "think-about/round1"))
+
+
+@provokes("invalid_arguments")
+def _invalid_arguments(case: Case) -> dict[str, Any]:
+    return failed(case.run("discuss", "new", "--args", "medium"))
+
+
+@provokes("not_writable")
+def _not_writable(case: Case) -> dict[str, Any]:
+    # Below a file, where nobody (root included) can make a directory.
+    return failed(case.run("guard", "snapshot", "--out", str(case.repo / "app.py" / "b.json")))
+
+
+@provokes("git_failed")
+def _git_failed(case: Case) -> dict[str, Any]:
+    broken = case.tmp / "broken"
+    broken.mkdir()
+    (broken / ".git").write_text("gitdir: /nowhere\n")
+    return failed(case.run("guard", "snapshot", "--cwd", str(broken),
+                           "--out", str(case.tmp / "baseline.json")))
+
+
+# -- sessions and their state ------------------------------------------------------------------
+
+@provokes("session_not_found")
+def _session_not_found(case: Case) -> dict[str, Any]:
+    return failed(case.run("poll", "no-such-session"))
+
+
+@provokes("invalid_transition")
+def _invalid_transition(case: Case) -> dict[str, Any]:
+    return failed(case.run("resume", case.session(), input=b"a second round before a first"))
+
+
+@provokes("session_busy")
+def _session_busy(case: Case) -> dict[str, Any]:
+    case.fake.mode("hang")
+    sid = case.session()
+    case.run("start", sid, input=b"q")
+    try:
+        return failed(case.run("resume", sid, input=b"again"))
+    finally:
+        case.run("stop", sid)
+
+
+@provokes("state_corrupt")
+def _state_corrupt(case: Case) -> dict[str, Any]:
+    sid = case.session()
+    case.state(sid).write_text("{not json")
+    error = failed(case.run("poll", sid))
+    assert case.state(sid).read_text() == "{not json", "the file is left as it was"
+    return error
+
+
+@provokes("state_version_unsupported")
+def _state_version_unsupported(case: Case) -> dict[str, Any]:
+    sid = case.session()
+    data = json.loads(case.state(sid).read_text())
+    data["format"] += 100  # as a newer sparring would write it
+    case.state(sid).write_text(json.dumps(data))
+    return failed(case.run("poll", sid))
+
+
+@provokes("budget_exhausted")
+def _budget_exhausted(case: Case) -> dict[str, Any]:
+    sid = case.run("init", "--skill", "deep-discussion", "--budget-tokens", "1").out["session"]
+    case.run("start", sid, input=b"round one")
+    assert case.run("wait", sid, "--timeout", "30").out["status"] == "completed"
+    return failed(case.run("resume", sid, input=b"round two"))
+
+
+# -- codex: starting it, and how its turn ends --------------------------------------------------
+
+@provokes("codex_not_found")
+def _codex_not_found(case: Case) -> dict[str, Any]:
+    case.monkeypatch.setenv("SPARRING_CODEX", str(case.tmp / "no-codex-here"))
+    return failed(case.run("start", case.session(), input=b"q"))
+
+
+@provokes("codex_usage_error")
+def _codex_usage_error(case: Case) -> dict[str, Any]:
+    case.fake.mode("usage_error")
+    return started_then_ended(case, case.session())
+
+
+@provokes("codex_start_failed")
+def _codex_start_failed(case: Case) -> dict[str, Any]:
+    case.fake.mode("die_early", stderr="Error: simulated broken config.toml")
+    return failed(case.run("start", case.session(), input=b"q"))
+
+
+@provokes("codex_crashed")
+def _codex_crashed(case: Case) -> dict[str, Any]:
+    case.fake.mode("crash", event_delay="0.3")
+    return started_then_ended(case, case.session())
+
+
+@provokes("codex_protocol_error")
+def _codex_protocol_error(case: Case) -> dict[str, Any]:
+    case.fake.mode("no_message", event_delay="0.3")  # completes the turn with no answer
+    return started_then_ended(case, case.session())
+
+
+@provokes("turn_failed")
+def _turn_failed(case: Case) -> dict[str, Any]:
+    case.fake.mode("server_error", delay="1.5")  # reconnects, then turn.failed
+    return started_then_ended(case, case.session())
+
+
+@provokes("rate_limited")
+def _rate_limited(case: Case) -> dict[str, Any]:
+    case.fake.mode("rate_limited")
+    return started_then_ended(case, case.session())
+
+
+@provokes("turn_timeout")
+def _turn_timeout(case: Case) -> dict[str, Any]:
+    case.fake.mode("slow", delay="30", event_delay="0.2")
+    return started_then_ended(case, case.session(), "--timeout", "1.5")
+
+
+@provokes("turn_stalled")
+def _turn_stalled(case: Case) -> dict[str, Any]:
+    case.fake.mode("hang")
+    return started_then_ended(case, case.session(), "--stall-after", "1")
+
+
+@provokes("network_unreachable")
+def _network_unreachable(case: Case) -> dict[str, Any]:
+    case.fake.mode("offline", delay="0.3")
+    return started_then_ended(case, case.session(), "--offline-after", "1.5",
+                              "--stall-after", "10")
+
+
+@provokes("turn_stopped")
+def _turn_stopped(case: Case) -> dict[str, Any]:
+    case.fake.mode("hang")
+    sid = case.session()
+    case.run("start", sid, input=b"q")
+    return ended(case.run("stop", sid))
+
+
+@provokes("runner_died")
+def _runner_died(case: Case) -> dict[str, Any]:
+    case.fake.mode("slow", delay="5")
+    sid = case.session()
+    case.run("start", sid, input=b"q")
+    wait_for(lambda: case.turn(sid).get("codex") is not None)
+    turn = case.turn(sid)
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    wait_for(lambda: not os.path.exists(f"/proc/{turn['codex']['pid']}") or
+             _zombie(turn["codex"]["pid"]))
+    return ended(case.run("poll", sid))
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return True
+
+
+@provokes("thread_not_found")
+def _thread_not_found(case: Case) -> dict[str, Any]:
+    case.fake.mode("rate_limited")
+    sid = case.session()
+    assert started_then_ended(case, sid)["code"] == "rate_limited"
+    # Codex's record of the thread is gone (CODEX_HOME changed): resuming it cannot work.
+    case.monkeypatch.setenv("CODEX_HOME", str(case.tmp / "another-codex-home"))
+    case.fake.mode("ok")
+    return started_again(case, sid, "--recover")
+
+
+def started_again(case: Case, sid: str, *flags: str) -> dict[str, Any]:
+    resumed = case.run("resume", sid, *flags)
+    if resumed.exit_code != 0:
+        return failed(resumed)
+    return ended(case.run("wait", sid, "--timeout", "30"))
+
+
+@provokes("no_thread")
+def _no_thread(case: Case) -> dict[str, Any]:
+    # codex refuses the prompt before it keeps a thread: nothing to resume.
+    case.fake.mode("ok", max_input_chars="50")
+    sid = case.session()
+    assert started_then_ended(case, sid, prompt=b"y" * 100)["code"] == "prompt_too_large"
+    return failed(case.run("resume", sid, "--recover"))
+
+
+@provokes("recovery_exhausted")
+def _recovery_exhausted(case: Case) -> dict[str, Any]:
+    case.fake.mode("hang")
+    sid = case.session()
+    assert started_then_ended(case, sid, "--stall-after", "0.5")["code"] == "turn_stalled"
+    assert started_again(case, sid, "--recover", "--stall-after", "0.5")["code"] == \
+        "turn_stalled"
+    return failed(case.run("resume", sid, "--recover"))
+
+
+# -- think-about: seal, reveal, answers, verdicts, reports -------------------------------------
+
+def _answered(case: Case) -> Debate:
+    """A think-about round Codex answered, sealed and revealed."""
+    debate = case.think_about()
+    case.fake.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
+                                       proposed="SQLite, with TTL sweeps.")}])
+    debate.start()
+    debate.seal()
+    assert debate.wait()["status"] == "completed"
+    return debate
+
+
+CONSENSUS = {"points": [pt("X-1", "agree", cls="genuine_agreement")],
+             "convergence": {"state": "agree", "reason": "we agree"}, "approve_summary": "S-1"}
+CONTINUE = {"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+            "convergence": {"state": "continue", "reason": "on reflection, no"}}
+
+
+@provokes("seal_required")
+def _seal_required(case: Case) -> dict[str, Any]:
+    debate = case.think_about()
+    case.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    shown = debate.wait()
+    assert shown["status"] == "completed" and shown["review"] is None, "withheld until sealed"
+    return failed(debate.verdict(CONTINUE))
+
+
+@provokes("not_revealed")
+def _not_revealed(case: Case) -> dict[str, Any]:
+    debate = case.think_about()
+    case.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    assert debate.wait()["review"] is None
+    assert debate.seal().exit_code == 0
+    return failed(debate.verdict(CONTINUE))  # judged before `wait` showed the answer
+
+
+@provokes("already_sealed")
+def _already_sealed(case: Case) -> dict[str, Any]:
+    debate = case.think_about()
+    debate.start()
+    assert debate.seal("first analysis").exit_code == 0
+    return failed(debate.seal("a different analysis"))
+
+
+@provokes("invalid_answer")
+def _invalid_answer(case: Case) -> dict[str, Any]:
+    debate = case.think_about()
+    case.fake.script(["I think SQLite is fine.", {"reply": {"position": "no points field"}}])
+    debate.start()
+    debate.seal()
+    return ended(case.run("wait", debate.sid, "--timeout", "30"))
+
+
+@provokes("verdict_invalid")
+def _verdict_invalid(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    return failed(case.run("verdict", debate.sid, input=b"{oops"))
+
+
+@provokes("already_judged")
+def _already_judged(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
+    return failed(debate.verdict(CONTINUE))
+
+
+@provokes("synthesis_invalid")
+def _synthesis_invalid(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    bad = case.file("synthesis.json", json.dumps({"recommendations": "not a list"}))
+    return failed(case.run("report", debate.sid, "--synthesis", bad))
+
+
+@provokes("report_exists")
+def _report_exists(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    foreign = case.tmp / "notes.md"
+    foreign.write_text("mine")
+    error = failed(case.run("report", debate.sid, "--out", str(foreign)))
+    assert foreign.read_text() == "mine"
+    return error
+
+
+@provokes("guard_violation")
+def _guard_violation(case: Case) -> dict[str, Any]:
+    case.fake.script([{"mode": "writes_file", "write_path": "notes.txt", "reply": "One."}])
+    sid = case.run("discuss", "new", "--args", "").out["session"]
+    assert case.run("discuss", "frame", sid, input=FRAME).exit_code == 0
+    assert case.run("wait", sid, "--timeout", "30").out["status"] == "completed"
+    return failed(case.run("discuss", "round", sid, input=b"response: next\n"))
+
+
+# -- arch-debate --------------------------------------------------------------------------------
+
+@provokes("debate_exists")
+def _debate_exists(case: Case) -> dict[str, Any]:
+    ArchDebate(case.sparring, case.fake, case.repo)
+    return failed(case.run("debate", "new", "debate", "another question"))
+
+
+@provokes("round_missing")
+def _round_missing(case: Case) -> dict[str, Any]:
+    debate = ArchDebate(case.sparring, case.fake, case.repo)
+    case.fake.script(["Answer one."])
+    debate.write(0, "SQLite.\n")
+    debate.codex_round()
+    return failed(case.run("debate", "round", str(debate.dir)))  # round-1-claude.md is missing
+
+
+# -- outside the runner's own verbs -------------------------------------------------------------
+
+@provokes("runtime_missing")
+def _runtime_missing(case: Case) -> dict[str, Any]:
+    """The launcher, with no runtime to find, speaks the same contract."""
+    bare = ["env", "-i", "PATH=/usr/bin:/bin", f"HOME={case.tmp}",
+            f"XDG_DATA_HOME={case.tmp / 'no-data'}"]
+    done = subprocess.run([*bare, str(ROOT / "skills" / "think-about" / "sparring"), "poll", "x"],
+                          cwd=case.repo, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 1
+    out = json.loads(done.stdout)
+    assert out["ok"] is False and set(out) == {"schema_version", "ok", "verb", "error"}
+    error: dict[str, Any] = out["error"]
+    return error
+
+
+@provokes("interrupted")
+def _interrupted(case: Case) -> dict[str, Any]:
+    """Ctrl-C while `wait` waits: the process prints one JSON object and exits 130."""
+    case.fake.mode("hang")
+    sid = case.session()
+    case.run("start", sid, input=b"q")
+    try:
+        waiting = subprocess.Popen([sys.executable, "-m", "sparring", "wait", sid, "--timeout",
+                                    "60"], cwd=case.repo, stdout=subprocess.PIPE, text=True)
+        time.sleep(2.5)  # well into its wait (python starts in a tenth of that)
+        waiting.send_signal(signal.SIGINT)
+        out, _ = waiting.communicate(timeout=30)
+    finally:
+        case.run("stop", sid)
+    assert waiting.returncode == 130, out
+    result = json.loads(out)
+    assert result["ok"] is False and set(result) == {"schema_version", "ok", "verb", "error"}
+    error: dict[str, Any] = result["error"]
+    return error
+
+
+@provokes("internal_error")
+def _internal_error(case: Case) -> dict[str, Any]:
+    """No input may provoke a bug on purpose, so this one is pinned one level down: a verb whose
+    code raises an unexpected exception still ends in one JSON error, with the traceback."""
+    from sparring.cli import cli  # the click command tree
+
+    def bug(**_: object) -> None:
+        raise RuntimeError("a bug planted by the test")
+
+    case.monkeypatch.setattr(cli.commands["doctor"], "callback", bug)
+    error = failed(case.run("doctor"))
+    assert "a bug planted by the test" in error["message"] and "RuntimeError" in error["traceback"]
+    return error
+
+
+# -- the tests ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def case(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path,
+         monkeypatch: pytest.MonkeyPatch) -> Case:
+    return Case(sparring, fake_codex, repo, tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("code", list(CODES))
+def test_every_registered_code_is_pinned(code: str, case: Case) -> None:
+    if code not in PROVOKE:
+        pytest.fail(f"error code {code!r} has no scenario in {Path(__file__).name}")
+    error = PROVOKE[code](case)
+    assert error["code"] == code, error
+    assert isinstance(error["message"], str) and error["message"].strip(), error
+    assert isinstance(error["hint"], str) and error["hint"].strip(), f"{code}: no hint"
+
+
+def test_the_pinned_codes_are_the_registry() -> None:
+    assert set(PROVOKE) == set(CODES), (f"not pinned: {sorted(set(CODES) - set(PROVOKE))}; "
+                                        f"not registered: {sorted(set(PROVOKE) - set(CODES))}")

@@ -1,0 +1,93 @@
+"""The install layout has one source, sparring/installation.py (install.py and `sparring doctor`
+use it); the launcher, a shell script, spells it again. These tests run the launcher against
+temporary layouts made from installation.py's names and prove it finds what is there."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sparring import installation as layout
+from sparring.installer.files import dump_json
+from support.installing import BARE_PATH, ROOT, SKILLS, runtime_of
+
+LAUNCHER = ROOT / "scripts" / "launcher.sh"
+
+
+def launch(launcher: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The launcher in a bare environment: nothing but `env`, PATH without any sparring."""
+    bare = {"PATH": BARE_PATH, **env}
+    return subprocess.run([str(launcher), *args], env=bare, capture_output=True, text=True,
+                          timeout=30, check=False, cwd=launcher.parent)
+
+
+def fake_python(path: Path) -> None:
+    """An executable where the runtime's python belongs: it prints how it was run."""
+    path.parent.mkdir(parents=True)
+    path.write_text('#!/bin/sh\necho "$0 $*"\n')
+    path.chmod(0o755)
+
+
+def test_every_skill_runs_the_one_launcher() -> None:
+    for skill in SKILLS:
+        assert (ROOT / "skills" / skill / layout.LAUNCHER).resolve() == LAUNCHER
+
+
+@pytest.mark.parametrize("xdg", ["set", "empty", "unset"])
+def test_the_launcher_runs_the_runtime_where_installation_puts_it(tmp_path: Path,
+                                                                  xdg: str) -> None:
+    home = Path(os.environ["HOME"])  # the test's own (conftest): Path.home() reads it
+    env = {"HOME": str(home)}
+    if xdg == "set":
+        env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
+    elif xdg == "empty":
+        env["XDG_DATA_HOME"] = ""
+    data = layout.data_dir(env)
+    assert data == ((tmp_path / "xdg" if xdg == "set" else home / ".local" / "share") /
+                    "sparring")
+    python = runtime_of(data.parent).python
+    fake_python(python)
+
+    done = launch(LAUNCHER, env, "poll", "some-session")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{python} -I -m sparring poll some-session\n"
+
+
+def _install(tmp_path: Path, marker_name: str, source: Path) -> Path:
+    """A skill folder as install.py leaves one in a project: the launcher and a marker
+    (written as the installer writes it) naming the clone it came from."""
+    folder = tmp_path / "project" / ".claude" / "skills" / SKILLS[0]
+    folder.mkdir(parents=True)
+    shutil.copy2(LAUNCHER, folder / layout.LAUNCHER)
+    marker: dict[str, Any] = {"format": 1, "tool": "sparring", "skill": SKILLS[0],
+                              "version": "0", "source": str(source), "files": {}}
+    (folder / marker_name).write_bytes(dump_json(marker))
+    return folder
+
+
+@pytest.mark.parametrize("marker_name, knows_the_source", [
+    (layout.MARKER, True), (".some-other-marker.json", False)])
+def test_the_launcher_reads_the_marker_installation_names(
+        tmp_path: Path, marker_name: str, knows_the_source: bool) -> None:
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    (clone / "install.py").write_text("# the clone's installer\n")
+    folder = _install(tmp_path, marker_name, clone)
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "no-data")}
+
+    done = launch(folder / layout.LAUNCHER, env, "poll", "x")
+
+    assert done.returncode == 1
+    out = json.loads(done.stdout)
+    assert out["error"]["code"] == "runtime_missing"
+    hint = out["error"]["hint"]
+    assert f"it creates the runtime in {runtime_of(tmp_path / 'no-data').venv};" in hint
+    assert (f"python3 {clone}/install.py --project {tmp_path / 'project'}`" in hint) is \
+        knows_the_source, hint
