@@ -144,8 +144,8 @@ def main() -> int:
         guard.take(root, store=Path(tmp) / "store", previous=base)
         again = (time.perf_counter() - start) * 1000
         copies = sum(1 for e in base.entries.values() if e.copied)
-        print(f"command: {' '.join(command(args.python, saved)[0][:2])} -m sparring guard "
-              "check")
+        cli = command(args.python, saved)[0]
+        print(f"command: {' '.join(cli[:cli.index('-m')])} -m sparring guard check")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
               f"snapshot {snap:.1f} ms ({len(base.entries)} files stat-watched, {copies} "
               f"copied), again with the previous baseline {again:.1f} ms; "

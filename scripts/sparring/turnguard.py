@@ -26,7 +26,7 @@ from sparring.workspace import STATE_DIR
 BASELINE = "guard-baseline.json"
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
-SEALED_FILE = "sealed-claude-round-1.md"  # commands/seal.py writes it
+SEALED_FILE = "sealed-claude-round-1.md"  # barrier.seal writes it
 # What sparring itself writes in a session's folder while Codex works: the session file
 # (checked by its witness instead), locks, the turn's own output, the inbox files `seal`
 # takes, the seal (checked against its recorded digest instead).

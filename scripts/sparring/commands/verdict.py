@@ -14,10 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, config, engine, ledger, states
+from sparring import answers, config, engine, launch, ledger, states
 from sparring import session as sessions
 from sparring.errors import SparringError
-from sparring.launch import unaccepted_violations
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
 from sparring.session import Session, latest_turn
 from sparring.state import try_locked, write_private
@@ -131,8 +130,6 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
     """The debate goes on: start Codex's next round now (one call less a round). If it cannot
     start, the verdict still stands and `next` is the resume command, with the reason; when
     the token budget is spent, `next` is the report."""
-    from sparring import launch
-
     try:
         prompt = launch.prompt_from(None, "think-about/round2+",
                                     vars_file=Path(step["vars_file"]))
@@ -176,7 +173,7 @@ def _guard_stop(session: Session, data: AnySession,
                 step: dict[str, Any]) -> dict[str, Any] | None:
     """Files changed during a Codex turn: the loop stops here, whatever the decision, until
     the user decides; `after` is what comes next once they have."""
-    found = unaccepted_violations(untyped(data))
+    found = launch.unaccepted_violations(untyped(data))
     if not found:
         return None
     violation = found[-1]["guard"]["violation"]
