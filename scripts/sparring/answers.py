@@ -74,7 +74,7 @@ def parse_bounded(text: str) -> Any:
 def load_json(raw: bytes, what: str) -> Any:
     """Parse what Claude handed us: JSON, or YAML (block style reads well for long prose);
     a fenced ```json or ```yaml block is accepted (fence.unfence)."""
-    text = unfence(raw.decode("utf-8", errors="replace")).strip()
+    text = unfence(raw.decode("utf-8", errors="replace"), lenient=True).strip()
     hint = (f"write the {what} as one JSON object or YAML mapping (schema: "
             f"{schema_path(_SCHEMA_OF[what])})")
     try:

@@ -318,7 +318,7 @@ def parse_review(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return answers.parse_bounded(unfence(text))
+        return answers.parse_bounded(unfence(text, lenient=True))
     except ValueError:  # not JSON, or nested past what anything here should read
         return None
 
