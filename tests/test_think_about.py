@@ -4,6 +4,7 @@ sealed independence, verdicts, the decision computed by the runner, and the repo
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -302,6 +303,29 @@ def test_a_seal_is_final_and_must_come_before_the_reveal(debate: Debate) -> None
     debate.wait()
     _, text = debate.report()
     assert "Seal before reveal: yes" in text
+
+
+def test_the_reveal_is_recorded_by_the_verb_that_shows_the_answer(
+        debate: Debate, repo: Path) -> None:
+    # Sealed first, then Codex's turn, which ends on its own: start and stop never show the
+    # answer, so they record no reveal (the verdict needs one); the first wait does.
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    assert debate.seal().exit_code == 0
+    started = debate.start()
+    assert started.get("review") is None
+    record = repo / ".sparring" / "sessions" / debate.sid / "session.json"
+    deadline = time.monotonic() + 30
+    while json.loads(record.read_text())["turns"][-1]["status"] != "completed":
+        assert time.monotonic() < deadline, "the turn did not end"
+        time.sleep(0.05)
+    assert debate.sparring("stop", debate.sid).exit_code == 0
+    assert json.loads(record.read_text())["engine"]["revealed_at"] is None
+    early = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                            "convergence": {"state": "agree", "reason": "r"}})
+    assert early.out["error"]["code"] == "not_revealed"
+    shown = debate.wait()
+    assert shown["review"]["data"]["position"] == "SQLite is enough."
+    assert json.loads(record.read_text())["engine"]["revealed_at"] is not None
 
 
 def test_reasoning_is_withheld_until_the_seal(debate: Debate) -> None:
