@@ -86,10 +86,9 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))
     with session.update() as locked:
         record = find_turn(locked, turn["n"])["guard"]
-        record.setdefault("reverted", []).append(
-            {"at": time.time(), "reverted": [r["path"] for r in result.reverted],
-             "not_reverted": [r["path"] for r in result.not_reverted],
-             "trash": result.trash})
+        record["reverted"] = [*record.get("reverted", []), {
+            "at": time.time(), "reverted": [r["path"] for r in result.reverted],
+            "not_reverted": [r["path"] for r in result.not_reverted], "trash": result.trash}]
     shown = _shown(result)
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
             "next": f"`sparring guard accept {session.id}` once the user has decided, then "
