@@ -8,12 +8,14 @@ fake codex (rounds of about 450 words on both sides), reads the bytes sparring a
 sent from the fake's log, computes what the seed would have sent for the same debate, and
 prints both series and the ratio at round six.
 
-Run: python3 bench/debate_bench.py [--words 450]
+Run: .venv/bin/python bench/debate_bench.py [--words 450] (the environment tests/run.py makes:
+the debate runs through this checkout's CLI, which needs its dependencies)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -79,6 +81,10 @@ def _unsent_bytes(folder: Path, n: int) -> int:
 
 
 def main() -> int:
+    if importlib.util.find_spec("sparring") is None:
+        sys.exit("debate_bench.py runs the debate through this checkout's CLI: run it with the "
+                 "test environment's python, `.venv/bin/python bench/debate_bench.py` "
+                 "(`python3 tests/run.py` makes .venv/)")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--words", type=int, default=450, help="words per round, both sides")
     args = parser.parse_args()

@@ -13,7 +13,8 @@ the results Claude Code handed back, it prints per workflow:
   Codex's own answer (`review` of wait/start/resume, `last_message` of `discuss status`).
 
 Needs the pinned binaries `.ci/run` installs (or SPARRING_TEST_CLAUDE / SPARRING_TEST_CODEX).
-Run: python3 bench/workflow_bench.py [--only think-about-consensus] [--calls] [--claude PATH]
+Run: .venv/bin/python bench/workflow_bench.py [--only think-about-consensus] [--calls]
+     [--claude PATH]   (.venv/: the environment `python3 tests/run.py` makes)
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+try:
+    import psutil  # noqa: F401  (the test support below needs it, and the package)
+except ModuleNotFoundError:
+    sys.exit("workflow_bench.py drives the test habitat: run it with the test environment's "
+             "python, `.venv/bin/python bench/workflow_bench.py` (`python3 tests/run.py` "
+             "makes .venv/)")
 
 from support.binaries import find_claude, find_codex  # noqa: E402
 from support.habitat import SCENARIOS, Scenario, make_habitat, run_workflow  # noqa: E402
