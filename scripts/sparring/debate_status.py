@@ -6,7 +6,6 @@ agreed it writes round-N-agreed.md; once it is stuck, DECISION-NEEDED.md.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -123,15 +122,10 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return f"`sparring debate round {directory}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
-    inbox = inbox_of(session.load())
+    inbox = workspace.session_inbox(session.load())
     hand_in = f"`sparring debate round {directory} --file {inbox}/round.md`"
     if state.proposal is not None and state.proposal.side == "codex":
         return (f"Codex opened with AGREED: — write your round ({wanted}) to {inbox}/round.md: "
                 f"open it with AGREED: and restate the brief to confirm (or answer its points "
                 f"if you do not agree), then {hand_in}")
     return f"write your round ({wanted}) to {inbox}/round.md, then {hand_in}"
-
-
-def inbox_of(data: AnySession) -> str:
-    """The inbox Claude hands its rounds in through, quoted for a command line."""
-    return shlex.quote(str(data.get("inbox") or workspace.inbox_dir(Path.cwd())))

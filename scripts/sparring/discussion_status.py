@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
           turn: dict[str, Any] | None, reached: bool) -> str:
     sid = session.id
-    inbox = session_inbox(session)
+    inbox = workspace.session_inbox(session.load())
     if settings["topic"] is None:
         return f"frame the problem: `sparring discuss frame {sid} --file {inbox}/frame.yaml`"
     if turn is not None and not states.is_terminal(turn["status"]):
@@ -84,11 +83,6 @@ def load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:
         raise SparringError("invalid_transition", f"{session.id} is not a deep-discussion",
                             "start one with `sparring discuss new --args -`")
     return session, data
-
-
-def session_inbox(session: Session) -> str:
-    """The inbox of the directory the session was begun in, quoted for a command line."""
-    return shlex.quote(str(session.load().get("inbox") or workspace.inbox_dir(Path.cwd())))
 
 
 def codex_rounds(messages: list[discussion.Message]) -> int:

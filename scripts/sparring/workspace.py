@@ -10,8 +10,11 @@ does not make a root.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from sparring.errors import SparringError
 from sparring.state import PRIVATE_DIR, PRIVATE_FILE
@@ -60,6 +63,12 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
             raise SparringError("not_writable", f"cannot create {path}: {exc.strerror}",
                                 "run sparring from a directory you can write to") from exc
     return path
+
+
+def session_inbox(data: Mapping[str, Any]) -> str:
+    """The inbox of the directory a session was begun in, quoted for a command line (for a
+    session older than inboxes, the current directory's)."""
+    return shlex.quote(str(data.get("inbox") or inbox_dir(Path.cwd())))
 
 
 def _make_self_ignoring(path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sparring import config, debate, debate_status, launch, lifecycle, templates, workspace
 from sparring import session as sessions
-from sparring.debate_status import WORD_LIMIT, find_session, inbox_of
+from sparring.debate_status import WORD_LIMIT, find_session
 from sparring.errors import SparringError
 from sparring.inputs import mapping as inputs_mapping
 from sparring.records import AnySession
@@ -88,7 +88,7 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     n = state.codex_rounds + 1
     if step == "claude":
         wanted = f"round-{state.last.n if state.last else 0}-claude.md"
-        inbox = inbox_of(data)
+        inbox = workspace.session_inbox(data)
         raise SparringError("round_missing", f"{wanted} has not been written yet",
                             f"write your round to {inbox}/round.md and run `sparring debate "
                             f"round {directory} --file {inbox}/round.md`")

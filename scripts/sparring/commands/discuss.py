@@ -14,7 +14,7 @@ from typing import Any
 from sparring import config, discussion, discussion_status, launch, lifecycle, templates, workspace
 from sparring import report as reports
 from sparring import session as sessions
-from sparring.discussion_status import codex_rounds, load, session_inbox
+from sparring.discussion_status import codex_rounds, load
 from sparring.errors import SparringError
 from sparring.inputs import mapping
 from sparring.records import AnySession
@@ -138,7 +138,7 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
-        inbox = session_inbox(session)
+        inbox = workspace.session_inbox(session.load())
         return {**status(ref, cwd), "next": f"write your synthesis to {inbox}/report.yaml, then "
                 f"`sparring discuss report {session.id} --file {inbox}/report.yaml`"}
     messages = discussion.transcript(session, data)
