@@ -155,7 +155,7 @@ class _Stdin(io.TextIOWrapper):
 
 def _quick(argv: list[str]) -> tuple[int, str] | None:
     """What `python -m sparring` prints without the CLI (quick.py), when it answers: each
-    poll and wait of the suite holds it to what the CLI prints."""
+    poll, wait and guard check of the suite holds it to what the CLI prints."""
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = quick.run(argv)

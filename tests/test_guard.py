@@ -166,6 +166,35 @@ def test_a_commit_during_the_turn_is_seen(tree: Path, snap: Any) -> None:
     assert found(base) == [("app.py", "modified")]
 
 
+def test_a_file_staged_then_put_back_is_not_a_change(tree: Path, snap: Any) -> None:
+    """git status lists it (the index moved), but its bytes are the snapshot's: hashed."""
+    base = snap(tree)
+    original = (tree / "app.py").read_bytes()
+    (tree / "app.py").write_text("print('staged')\n")
+    git(tree, "add", "app.py")
+    (tree / "app.py").write_bytes(original)
+    assert git(tree, "status", "--porcelain", "app.py").startswith("MM")
+    assert found(base) == []
+
+
+def test_git_status_speaks_for_an_edit_of_a_clean_file(tree: Path, snap: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean tracked file that git status lists against the snapshot's own index entry
+    is modified: no `git hash-object` (only status runs; ls-files too if the index moved)."""
+    from sparring.gitcmd import Git
+
+    base = snap(tree)
+    (tree / "app.py").write_text("print('edited')\n")
+    (tree / "lib" / "util.py").write_text("def util():\n    return 3\n")
+    git(tree, "status")  # rewrites the index (new stat data): ls-files runs too
+    started: list[str] = []
+    start = Git.start
+    monkeypatch.setattr(Git, "start", lambda self, *args: started.append(args[0])
+                        or start(self, *args))
+    assert found(base) == [("app.py", "modified"), ("lib/util.py", "modified")]
+    assert sorted(started) == ["ls-files", "status"]
+
+
 def test_a_stash_of_the_users_work_is_seen(tree: Path, snap: Any) -> None:
     base = snap(tree)
     git(tree, "stash", "-q")

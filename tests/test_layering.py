@@ -14,8 +14,9 @@ from sparring import config, runner, states, turns
 from sparring import session as sessions
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "sparring"
-# Only the command line wires the verbs (cli.py, and the modules it splits its click into).
-WIRING = re.compile(r"cli(_\w+)?\.py")
+# Only the command line wires the verbs: quick.py (its first door, which answers a few verbs
+# without click), cli.py and the modules it splits its click into.
+WIRING = re.compile(r"cli(_\w+)?\.py|quick\.py")
 
 
 def imported(source: str, package: str) -> set[str]:

@@ -181,6 +181,39 @@ def test_python_m_sparring_answers_alone_and_as_the_cli_does(
                         "sparring.view", "sparring.session"}
 
 
+def test_guard_check_is_answered_without_the_cli(sparring: Any, repo: Path,
+                                                 tmp_path: Path) -> None:
+    """`guard check --baseline FILE` (either spelling) prints what the CLI prints, clean,
+    with changes, or failing; a folder, --help or a typo is the CLI's business."""
+    saved = tmp_path / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    clean = answered("guard", "check", "--baseline", str(saved))
+    assert clean is not None and clean[0] == 0 and clean[1]["clean"] is True
+    (repo / "README.md").write_text("changed\n")
+    changed = sparring("guard", "check", "--baseline", str(saved)).out
+    assert changed["changed"] == [{"path": "README.md", "change": "modified"}]
+    assert answered("guard", "check", "--baseline", str(saved)) == (0, changed)
+    assert answered("guard", "check", f"--baseline={saved}") == (0, changed)
+    missing = answered("guard", "check", "--baseline", str(tmp_path / "nope.json"))
+    assert missing is not None and missing[0] == 1
+    assert missing[1]["error"]["code"] == "file_not_found"
+    for argv in (["--baseline", str(tmp_path)], ["--help"], ["--baseline"], [],
+                 ["--baseline", str(saved), "--extra"], ["--baseline="]):
+        assert answered("guard", "check", *argv) is None, argv
+
+
+def test_python_m_sparring_guard_check_loads_no_cli(sparring: Any, repo: Path,
+                                                   tmp_path: Path) -> None:
+    saved = tmp_path / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    (repo / "new.txt").write_text("new\n")
+    done, imported = importing("-m", "sparring", "guard", "check", "--baseline", str(saved),
+                               cwd=repo)
+    assert json.loads(done) == sparring("guard", "check", "--baseline", str(saved)).out
+    assert "sparring.guard.check" in imported
+    assert not imported & {"click", "sparring.cli", "sparring.cli_guard"}
+
+
 def importing(*argv: str, cwd: Path) -> tuple[str, set[str]]:
     """stdout of `python -X importtime ARGV`, and the modules it imported."""
     done = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=cwd, check=True,

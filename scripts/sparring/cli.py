@@ -22,9 +22,6 @@ from sparring import __version__
 from sparring.cli_guard import guard
 from sparring.cli_options import (
     CWD_OPTION,
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
     NEW_BUDGET_OPTION,
     SESSION_ARG,
     EnvSettingError,
@@ -35,7 +32,7 @@ from sparring.cli_options import (
 )
 from sparring.cli_workflows import debate_group, discuss_group
 from sparring.errors import SparringError
-from sparring.output import emit, failure
+from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure
 from sparring.workflows import SKILLS
 
 

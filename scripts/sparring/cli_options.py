@@ -12,9 +12,7 @@ import click
 from sparring.answers import CODEX_ANSWER
 from sparring.config import EFFORTS, SANDBOXES
 from sparring.errors import SparringError
-from sparring.output import emit, failure, success
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 
 SESSION_ARG = click.argument("session", metavar="SESSION")
 CWD_OPTION = click.option(

@@ -15,6 +15,10 @@ if TYPE_CHECKING:  # typing costs poll's fast path (quick.py) a few milliseconds
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
 SCHEMA_VERSION = 1
 
+# The exit statuses: the verb ran (whatever it found), it failed (the JSON says why), the
+# command line was wrong.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
 
 def success(verb: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "ok": True, "verb": verb, **payload}

@@ -231,17 +231,46 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Comp
 def start_piped(argv: Sequence[str], *, cwd: Path,
                 env: Mapping[str, str]) -> Callable[[], tuple[int, bytes, bytes]]:
     """Start a short command whose output we want, now; the call returned waits for it and
-    gives (exit status, stdout, stderr). Both pipes are read together until the end, so
-    the child never blocks on a full one; start it early and do other work meanwhile.
-    OSError when it cannot start."""
-    proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env))
+    gives (exit status, stdout, stderr). Its output goes to files in memory, not pipes, so
+    it runs to its end unhindered while the caller does other work (a pipe would stop it
+    at 64 KB until read). OSError when it cannot start."""
+    out, err = _capture(), _capture()
+    try:
+        proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=err, env=dict(env))
+    except BaseException:
+        os.close(out)
+        os.close(err)
+        raise
 
     def finish() -> tuple[int, bytes, bytes]:
-        out, err = proc.communicate()
-        return proc.returncode, out, err
+        code = proc.wait()
+        return code, _drain(out), _drain(err)
 
     return finish
+
+
+def _capture() -> int:
+    """A file descriptor of an anonymous file: in memory on Linux, else an unlinked
+    temporary file."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("sparring-output")
+    import tempfile
+
+    with tempfile.TemporaryFile() as file:  # unlinked already; the duplicate keeps it
+        return os.dup(file.fileno())
+
+
+def _drain(fd: int) -> bytes:
+    """Everything written to `fd` (a _capture), which is closed."""
+    try:
+        parts, offset = [], 0
+        while part := os.pread(fd, max(os.fstat(fd).st_size - offset, 1 << 16), offset):
+            parts.append(part)
+            offset += len(part)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def _decode(data: bytes) -> str:

@@ -1,4 +1,4 @@
-"""`poll` and `wait` of an ended turn, quickly: the brief poll object, printed without the CLI.
+"""`poll` and `wait` of an ended turn and `guard check`, quickly: printed without the CLI.
 
 Claude runs `wait` after every Codex round, and most often the turn has ended by then: all
 there is to print is what session.json and the turn's events say. `python -m sparring`
@@ -7,8 +7,12 @@ click, and hands everything else to the full CLI: a turn still running (or whose
 died), an arch-debate or deep-discussion whose status comes with the answer, the first
 reveal of a sealed answer (it is recorded), an option it does not know, anything unusual on
 disk. The full CLI then prints the same object the slow way: tests/test_quick.py holds the
-two to the same bytes, and so does conftest.py for every poll and wait of the suite.
-`brief` is the one definition of the brief poll object both use.
+two to the same bytes, and so does conftest.py for every poll, wait and guard check of the
+suite. `brief` is the one definition of the brief poll object both use.
+
+`guard check --baseline FILE` spends most of its time waiting for git status (and, when the
+index moved, git ls-files): it starts them before the rest of the check loads, and the
+check runs without click, so less of the machine goes to Python while git works.
 """
 
 from __future__ import annotations
@@ -47,25 +51,73 @@ def main() -> int:
 
 
 def run(argv: list[str]) -> int | None:
-    """Print `poll`/`wait` of an ended turn and return the exit status; None when the
-    full CLI must answer (it has not printed anything then)."""
+    """Print `poll`/`wait` of an ended turn, or `guard check`, and return the exit status;
+    None when the full CLI must answer (it has not printed anything then)."""
+    if argv[:2] == ["guard", "check"]:
+        return _guard_check(argv[2:])
     request = _request(argv)
     if request is None:
         return None
-    from sparring.output import emit, failure, success
+    from sparring.output import EXIT_OK, emit, success
 
     try:
         found = _ended_turn(*request)
-    except KeyboardInterrupt:  # as the CLI reports it: nothing was written
-        from sparring.errors import SparringError
-
-        emit(failure("sparring", SparringError(
-            "interrupted", "interrupted", "run the verb again; what it had written is kept")))
-        return 130
+    except KeyboardInterrupt:
+        return _interrupted()
     except Exception:  # _SlowPath, or anything unexpected: the full CLI reports it properly
         return None
     emit(success(request[0], found), request[1])  # as the CLI: hints name the session
-    return 0
+    return EXIT_OK
+
+
+def _guard_check(words: list[str]) -> int | None:
+    """`guard check --baseline FILE`, whose time is git's: git starts before anything else
+    loads, and the CLI (click and the rest) never does."""
+    baseline = _baseline(words)
+    if baseline is None:
+        return None
+    from pathlib import Path
+
+    from sparring.guard import start_early
+
+    start_early(Path(baseline))
+    from sparring.commands.guard import check
+    from sparring.errors import SparringError
+    from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
+
+    try:
+        found = check(Path(baseline))
+    except SparringError as exc:  # as the CLI's run_verb reports it
+        emit(failure("guard check", exc))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return _interrupted()
+    except Exception:  # a bug: the full CLI reports it with its traceback
+        return None
+    emit(success("guard check", found))
+    return EXIT_OK
+
+
+def _baseline(words: list[str]) -> str | None:
+    """FILE of `--baseline FILE` or `--baseline=FILE` alone; None for anything else (a
+    folder, --help, a typo), which is the CLI's business."""
+    if len(words) == 2 and words[0] == "--baseline":
+        path = words[1]
+    elif len(words) == 1 and words[0].startswith("--baseline="):
+        path = words[0].partition("=")[2]
+    else:
+        return None
+    return path if path and not os.path.isdir(path) else None
+
+
+def _interrupted() -> int:
+    """As the CLI reports an interrupt: nothing was written."""
+    from sparring.errors import SparringError
+    from sparring.output import emit, failure
+
+    emit(failure("sparring", SparringError(
+        "interrupted", "interrupted", "run the verb again; what it had written is kept")))
+    return 130
 
 
 def _request(argv: list[str]) -> tuple[str, str] | None:

@@ -209,6 +209,10 @@ def _judge_blob(b: Baseline, now: _GitNow, path: str, meta: str,
     if st is None:
         return Change(path, "deleted", "tracked", None)
     if stat.S_ISREG(st.st_mode):
+        if after == meta and now.listed.get(path, "")[1:] == "M":
+            # git status compared the file with the very entry the snapshot saw: its word
+            # stands, and spares a `git hash-object`.
+            return Change(path, "modified", "tracked", key_of(st))
         return _Pending(path, meta, key_of(st))
     if stat.S_ISLNK(st.st_mode):
         link = os.fsencode(os.readlink(f"{b.root}/{path}"))

@@ -1,5 +1,5 @@
 """git for a check, and git started early: `sparring guard check` spends most of its time
-waiting for git status, so `python -m sparring` starts it before the command line loads."""
+waiting for git status, so it starts git before the rest of the check loads (quick.py)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ _EARLY: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Callable[[], bytes]] 
 
 
 def start_early(path: Path) -> None:
-    """Start the `git status` a check of the baseline at `path` will need, now.
+    """Start the `git status` (and `git ls-files`, when the index moved) a check of the
+    baseline at `path` will need, now.
 
-    `sparring guard check` spends most of its time waiting for git status; `python -m
-    sparring` calls this before it loads the command line (click and the rest, some 40 ms),
-    so the two overlap. compare() takes the started process if its git settings match,
-    else starts its own. A baseline that cannot be read starts nothing (the check then
-    reports why)."""
+    `sparring guard check` spends most of its time waiting for git; quick.py calls this
+    before the rest of the check loads, so the two overlap. compare() takes a started
+    process if its git settings match, else starts its own. A baseline that cannot be read
+    starts nothing (the check then reports why)."""
     try:
         base = Baseline.load(path)
     except SparringError:
