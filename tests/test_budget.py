@@ -12,8 +12,10 @@ import pytest
 
 from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
 
-# What the fake codex reports for each turn: 1,200 tokens.
-TURN = {"input_tokens": 1000, "output_tokens": 200}
+# What the fake codex reports for each turn: 1,200 tokens (the cached ones are part of the
+# input, the reasoning ones part of the output).
+TURN = {"input_tokens": 1000, "cached_input_tokens": 600, "output_tokens": 200,
+        "reasoning_output_tokens": 150}
 
 
 @pytest.fixture
@@ -35,6 +37,7 @@ def test_a_budget_is_set_on_init_and_shown_with_each_round(sparring: Any, repo: 
     assert sparring("status", sid).out["budget"] == {"used": 1200, "budget": 5000}
     row = sparring("status").out["sessions"][0]
     assert row["budget"] == {"used": 1200, "budget": 5000}
+    assert row["tokens"] == 1200
     assert "1,200/5,000" in sparring("status", "--table").raw
 
 

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import budget, lifecycle, states, turns, workspace
+from sparring import budget, lifecycle, states, workspace
 from sparring import session as sessions
 from sparring.errors import SparringError
 from sparring.summary import summarize
@@ -39,7 +39,7 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         "rounds": latest["round"] if latest else 0,
         "created": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["created_at"])),
         "thread_id": data.get("thread_id"),
-        "tokens": sum(turns.total_usage(data).values()),
+        "tokens": budget.used(data["turns"]),  # cached and reasoning tokens are in these
         "budget": budget.figures(data),
         "finalized": bool(data.get("finalized_at")),
     }
