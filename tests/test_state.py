@@ -87,6 +87,8 @@ def _shapes() -> dict[str, bytes | Callable[[dict[str, Any]], Any]]:
         "turn-n-bool": turn(lambda t: t.update(n=True)),
         "codex-pid-text": turn(lambda t: t.update(codex={"pid": "1", "started": 1.0})),
         "verdict-not-object": lambda d: {**d, "engine": {**d["engine"], "verdicts": {"1": 3}}},
+        "turn-n-out-of-order": turn(lambda t: t.update(n=5)),
+        "turn-listed-twice": lambda d: {**d, "turns": d["turns"] * 2},
     }
 
 
@@ -117,3 +119,24 @@ def test_a_session_of_the_wrong_shape_is_state_corrupt_and_status_lists_the_rest
     assert rows[ids[1]]["error"]["code"] == "state_corrupt"
     assert rows[ids[0]]["status"] == rows[ids[2]]["status"] == "new"
     assert path.read_bytes() == before  # never repaired, never rewritten
+
+
+def test_a_turn_folder_the_session_does_not_list_is_set_aside_not_reused(
+        sparring: Any, repo: Path, fake_codex: Any) -> None:
+    """session.json edited by hand back to no turns: the next start is turn 1 again, and
+    what the first turn 1 wrote is kept beside it."""
+    fake_codex.mode("ok", reply="the first answer")
+    sid = sparring("init", "--skill", "deep-discussion").out["session"]
+    sparring("start", sid, input=b"first question")
+    sparring("wait", sid, "--timeout", "30")
+    folder = repo / ".sparring" / "sessions" / sid
+    path = folder / "session.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "turns": []}))
+    first = {p.name: p.read_bytes() for p in (folder / "turns" / "1").iterdir()}
+    fake_codex.mode("ok", reply="the second answer")
+    assert sparring("start", sid, input=b"second question").exit_code == 0
+    assert sparring("wait", sid, "--timeout", "30").out["review"]["text"] == "the second answer"
+    aside = [p for p in (folder / "turns").iterdir() if p.name.startswith("1.unlisted-")]
+    assert len(aside) == 1
+    assert {p.name: p.read_bytes() for p in aside[0].iterdir()} == first
+    assert b"first question" in first["prompt.txt"]

@@ -57,6 +57,8 @@ def session_problem(data: Any) -> str | None:
         return f"the session's skill {data['skill']!r} is not one of {', '.join(SKILLS)}"
     for i, turn in enumerate(data["turns"]):
         found = _turn_problem(turn, f"turns[{i}]")
+        if found is None and turn["n"] != i + 1:  # each turn's folder is turns/<n>
+            found = f"turns[{i}].n is {turn['n']}, not {i + 1}: turns are numbered in order"
         if found:
             return found
     return _sections_problem(data)

@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sparring import answers, engine, events, process, states
@@ -60,6 +61,7 @@ def new_turn(
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
     directory = session.turn_dir(n)
+    _set_aside(directory)
     private_dir(directory, under=session.dir)
     write_private(directory / PROMPT, prompt)
     turn: dict[str, Any] = {
@@ -78,6 +80,21 @@ def new_turn(
     }
     data["turns"].append(turn)
     return turn
+
+
+def _set_aside(directory: Path) -> None:
+    """A folder for turn N that session.json does not list (it was edited by hand, or a
+    start stopped before the session was saved) is renamed, never reused: nothing written
+    there is lost."""
+    if not directory.exists():
+        return
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for attempt in range(100):
+        aside = directory.with_name(f"{directory.name}.unlisted-{stamp}-{attempt}")
+        if not aside.exists():
+            directory.rename(aside)
+            return
+    raise FileExistsError(directory)
 
 
 def last_activity(session: Session, turn: dict[str, Any]) -> float:
