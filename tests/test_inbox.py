@@ -129,7 +129,10 @@ def test_commands_for_the_caller_name_the_launcher_by_its_full_path(
 
 
 def test_a_launcher_path_with_a_space_is_quoted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In double quotes, the one quoting Claude Code's permission rules can match."""
     monkeypatch.setenv("SPARRING_LAUNCHER", "/home/u/my proj/sparring")
-    assert output.program() == "'/home/u/my proj/sparring'"
+    assert output.program() == '"/home/u/my proj/sparring"'
+    monkeypatch.setenv("SPARRING_LAUNCHER", "/home/u/$HOME proj/sparring")  # not in "": '…'
+    assert output.program() == "'/home/u/$HOME proj/sparring'"
     monkeypatch.setenv("SPARRING_LAUNCHER", "sparring")  # not a full path: left as it is
     assert output.program() == "sparring"

@@ -509,6 +509,20 @@ def test_a_project_install_allows_the_skills_in_every_turn(project: Path,
     assert not settings.exists(), "install.py made the file, and nothing else is in it"
 
 
+def test_a_project_path_with_a_space_gets_rules_in_double_quotes(tmp_path: Path,
+                                                                 env: dict[str, str]) -> None:
+    """Claude Code matches a quoted launcher only against a rule quoted the same way (the
+    habitat test runs a debate there)."""
+    project = make_project(tmp_path / "My Projects" / "app")
+    done = run_install("--project", project, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().endswith("doctor: ready"), done.stdout  # it finds the rules
+    target = project / ".claude" / "skills"
+    bash = [r for r in allow_of(project / ".claude" / "settings.local.json")
+            if r.startswith("Bash(")]
+    assert bash == [f'Bash("{target / skill}/sparring" *)' for skill in SKILLS]
+
+
 def test_permission_rules_join_the_users_settings_and_leave_with_uninstall(
         project: Path, env: dict[str, str]) -> None:
     settings = project / ".claude" / "settings.local.json"

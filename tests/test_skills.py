@@ -19,8 +19,9 @@ from sparring.errors import CODES
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
 LAUNCHER = "${CLAUDE_SKILL_DIR}/sparring"
-# What a skill may do without asking: run its launcher, write into the inbox, read its own files.
-ALLOWED_TOOLS = [f"Bash({LAUNCHER} *)", "Edit(.sparring/inbox/**)",
+# What a skill may do without asking: run its launcher (in double quotes too, for a path with a
+# space), write into the inbox, read its own files.
+ALLOWED_TOOLS = [f"Bash({LAUNCHER} *)", f'Bash("{LAUNCHER}" *)', "Edit(.sparring/inbox/**)",
                  "Read(/${CLAUDE_SKILL_DIR}/**)"]
 # Verbs that render a template from the YAML they are given.
 IMPLIED = {"discuss frame": "deep-discussion/first"}

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from sparring.output import shell_word
+
 MARKER = ".sparring-install.json"  # in every skill folder install.py installed
 RUNTIME_STATE = "runtime.json"  # beside the runtime's virtual environment
 LAUNCHER = "sparring"  # in every skill folder
@@ -48,9 +50,10 @@ def settings_files(project: Path | None, home: Path) -> list[Path]:
 
 
 def skill_rules(skill_folder: Path) -> list[str]:
-    """Run this skill's launcher by its full path; read its folder (its references), which
-    may lie outside the directory Claude Code runs in. `//` makes the path absolute."""
-    return [f"Bash({skill_folder / LAUNCHER} *)", f"Read(/{skill_folder}/**)"]
+    """Run this skill's launcher by its full path (in double quotes when it has a space, as
+    the runner spells it: output.shell_word); read its folder (its references), which may
+    lie outside the directory Claude Code runs in. `//` makes the path absolute."""
+    return [f"Bash({shell_word(str(skill_folder / LAUNCHER))} *)", f"Read(/{skill_folder}/**)"]
 
 
 def rules(skill_folders: Iterable[Path]) -> list[str]:

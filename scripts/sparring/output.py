@@ -39,15 +39,31 @@ def program() -> str:
     launcher = os.environ.get("SPARRING_LAUNCHER", "")
     if not os.path.isabs(launcher):
         return "sparring"
-    if _SAFE.issuperset(launcher):
-        return launcher  # what shlex.quote would return, without importing it (and re)
+    return shell_word(launcher)
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a command line: as it is when nothing in it needs quoting,
+    else in double quotes when that is enough (a path with a space), else shlex.quote.
+
+    Claude Code's permission rules match a command as written, and of the quoted spellings
+    of a path with a space only the double-quoted one can match a rule (`Bash("…" *)`, as
+    the skills and install.py write them): in single quotes or with backslashes, every
+    call would stop to ask the user."""
+    if _SAFE.issuperset(text) and text:
+        return text  # what shlex.quote would return, without importing it (and re)
+    if not _SPECIAL_IN_DOUBLE_QUOTES.intersection(text):
+        return f'"{text}"'
     import shlex
 
-    return shlex.quote(launcher)
+    return shlex.quote(text)
 
 
 # The characters shlex.quote leaves unquoted.
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+# What a shell still reads inside double quotes (and `!`, which bash may expand there), or
+# what cannot be in one word.
+_SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 
 
 _INF = float("inf")

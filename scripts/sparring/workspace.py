@@ -10,13 +10,13 @@ does not make a root.
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
+from sparring.output import shell_word
 from sparring.state import PRIVATE_DIR, PRIVATE_FILE
 
 STATE_DIR = ".sparring"
@@ -68,7 +68,7 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
 def session_inbox(data: Mapping[str, Any]) -> str:
     """The inbox of the directory a session was begun in, quoted for a command line (for a
     session older than inboxes, the current directory's)."""
-    return shlex.quote(str(data.get("inbox") or inbox_dir(Path.cwd())))
+    return shell_word(str(data.get("inbox") or inbox_dir(Path.cwd())))
 
 
 def _make_self_ignoring(path: Path) -> None:

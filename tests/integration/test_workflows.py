@@ -95,6 +95,41 @@ def test_a_whole_workflow_runs_hands_free(name: str, claude_each: Path,
     assert habitat.responses.pending == 0, "Codex answered every round it was asked"
 
 
+# One of each workflow, in a project under "My Projects/" (the skills installed there too);
+# the first also without install.py's settings, where only the skills' own rules approve.
+SPACED = [("think-about-consensus", True), ("think-about-consensus", False),
+          ("dual-model-deeper-dive", True), ("arch-debate-agreed", True),
+          ("think-about-clarified", True),  # over two turns: install.py's rules
+          ("deep-discussion-none", True)]
+
+
+@pytest.mark.parametrize(("name", "permissions"), SPACED,
+                         ids=[f"{n}{'' if p else '-skill-rules-only'}" for n, p in SPACED])
+def test_a_project_path_with_spaces_runs_hands_free(
+        name: str, permissions: bool, claude_each: Path, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory, messages_mock: MessagesMock,
+        responses_mock: ResponsesMock, codex_bin: Path) -> None:
+    """Claude Code approves a path with a space only in double quotes: the skills say so,
+    their rules and install.py's are written so, and the runner spells its commands so."""
+    scenario = Scenario.load(name)
+    base = tmp_path / "My Projects"
+    base.mkdir()
+    habitat = make_habitat(base, shared_runtime(tmp_path_factory), messages_mock,
+                           responses_mock, codex_bin, scenario.scope, scenario.setup,
+                           permissions)
+    if not permissions:
+        assert not (habitat.project / ".claude" / "settings.local.json").exists()
+    assert " " in str(habitat.project)
+
+    outcome = run_workflow(claude_each, habitat, scenario)
+
+    assert_hands_free(outcome, scenario)
+    assert_records(habitat, scenario)
+    assert any(e.tool == "Bash" and e.input["command"].startswith('"')
+               for e in outcome.model.log), "the launcher was called in double quotes"
+    assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
+
+
 def readme_headless_command() -> list[str]:
     """The `claude -p` line the README tells a user to run unattended."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")

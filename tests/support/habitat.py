@@ -77,11 +77,12 @@ class Habitat:
 
 
 def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: ResponsesMock,
-                 codex: Path, scope: str = "project",
-                 setup: dict[str, str] | None = None) -> Habitat:
+                 codex: Path, scope: str = "project", setup: dict[str, str] | None = None,
+                 permissions: bool = True) -> Habitat:
     """A project with the skills installed as a user would: `install.py --project` (its
     settings in the project), or `--user` into the home Claude Code then runs with. `setup`
-    files are committed in the project first (a sparring.yaml, say)."""
+    files are committed in the project first (a sparring.yaml, say). `permissions=False`
+    installs with --no-permissions: only the skills' own `allowed-tools` approve."""
     project = make_project(base / "project")
     for name, content in (setup or {}).items():
         (project / name).write_text(content, encoding="utf-8")
@@ -90,11 +91,13 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
         git(project, "commit", "-q", "-m", "scenario set-up")
     home = base / "home"
     (base / "install-home").mkdir()
+    extra = [] if permissions else ["--no-permissions"]
     if scope == "user":
         home.mkdir(exist_ok=True)
-        done = run_install("--user", env=install_env(data, home), cwd=project)
+        done = run_install("--user", *extra, env=install_env(data, home), cwd=project)
     else:
-        done = run_install("--project", project, env=install_env(data, base / "install-home"))
+        done = run_install("--project", project, *extra,
+                           env=install_env(data, base / "install-home"))
     assert done.returncode == 0, done.stdout + done.stderr
     codex_home = responses.codex_home(base / "codex-home")
     env = {**messages.claude_env(home), "PATH": CLEAN_PATH,

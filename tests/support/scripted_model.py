@@ -12,8 +12,9 @@ call of a JSON script, the way the skill's SKILL.md tells Claude to proceed:
 Values come from what came before: `skill_dir` (the `Base directory for this skill:` line
 of the expanded skill), `launcher` (`<skill_dir>/sparring`), `cwd` (where Claude Code runs),
 and whatever a step saved from its tool result (`save` maps a name to a dotted path into the
-runner's JSON). Only `{{name}}` in a command or a path is replaced; the text a step writes is
-written exactly as given, so hostile text stays hostile. `until` repeats a step until the
+runner's JSON). Only `{{name}}` in a command or a path is replaced (in a command, a word
+that then has a space is put in double quotes); the text a step writes is written exactly as
+given, so hostile text stays hostile. `until` repeats a step until the
 result matches (`"!v"`: anything but v); `expect` checks a result and fails the run if it
 does not match; `"fails": true` marks a runner call expected to exit non-zero (its JSON
 error is still read). A `text` step with `then` ends Claude's turn with a question to the user,
@@ -132,13 +133,22 @@ class ScriptedModel:
 
     def _call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if "bash" in step:
-            command = self._fill(step["bash"])
+            command = self._command(step["bash"])
             return "Bash", {"command": command, "description": step.get("why", command[:60])}
         if "write" in step:
             return "Write", {"file_path": self._fill(step["write"]), "content": _content(step)}
         if "read" in step:
             return "Read", {"file_path": self._fill(step["read"])}
         raise ScriptFailed(f"step {self.position} has no bash, write, read or text: {step}")
+
+    def _command(self, template: str) -> str:
+        """A Bash step's command. As SKILL.md says, a word with a space (a path under "My
+        Projects") goes in double quotes; a step that is one value alone is a command the
+        runner printed (`{{next}}`), already spelled for the shell."""
+        if _VALUE.fullmatch(template):
+            return self._fill(template)
+        words = (self._fill(word) for word in template.split(" "))
+        return " ".join(f'"{word}"' if " " in word else word for word in words)
 
     def _fill(self, text: str) -> str:
         def value(match: re.Match[str]) -> str:
