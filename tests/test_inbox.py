@@ -136,3 +136,42 @@ def test_a_launcher_path_with_a_space_is_quoted(monkeypatch: pytest.MonkeyPatch)
     assert output.program() == "'/home/u/$HOME proj/sparring'"
     monkeypatch.setenv("SPARRING_LAUNCHER", "sparring")  # not a full path: left as it is
     assert output.program() == "sparring"
+
+
+@pytest.fixture
+def spaced_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "my proj" / "app"
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("# demo\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    monkeypatch.chdir(path)
+    return path
+
+
+def commands_in(text: str) -> list[list[str]]:
+    """Each `sparring …` command quoted in a next step or hint, as a shell would split it."""
+    import re
+    import shlex
+
+    return [shlex.split(found) for found in re.findall(r"`(sparring [^`]*)`", text)]
+
+
+def test_paths_with_a_space_are_whole_words_in_double_quotes(sparring: Any,
+                                                             spaced_repo: Path) -> None:
+    """Every path in a command the runner prints survives a shell as one word, and is in
+    double quotes, the one quoting Claude Code approves."""
+    box = str(spaced_repo / ".sparring" / "inbox")
+    args = inbox(spaced_repo) / "args.txt"
+    args.write_text("high CODEX a topic")
+    discussion = sparring("discuss", "new", "--file", str(args)).out
+    protocol = inbox(spaced_repo) / "protocol.yaml"
+    protocol.write_text("question: Redis or SQLite?\n")
+    debate = sparring("debate", "new", str(spaced_repo / "debate" / "store"), "--file",
+                      str(protocol)).out
+    nexts = [discussion["next"], debate["next"]]
+    assert [c[-1] for c in commands_in(" ".join(nexts))] == [f"{box}/frame.yaml",
+                                                             f"{box}/round.md"]
+    assert commands_in(debate["next"])[0][3] == str(spaced_repo / "debate" / "store")
+    assert f'"{box}/round.md"' in debate["next"] and "'" not in " ".join(nexts)

@@ -75,9 +75,9 @@ def test_a_failed_turn_prints_its_error_with_the_launchers_commands(
     assert found == (0, cli.out)
     assert found[1]["error"]["code"] == "rate_limited" and found[1]["recoverable"] is True
     assert "`/opt/skills/think-about/sparring resume" in found[1]["error"]["hint"]
-    monkeypatch.setenv("SPARRING_LAUNCHER", "/opt/my skills/sparring")  # needs quoting
+    monkeypatch.setenv("SPARRING_LAUNCHER", "/opt/my skills/sparring")  # in double quotes
     assert answered("poll", session) == (0, sparring("poll", session).out)
-    assert "`'/opt/my skills/sparring' resume" in sparring("poll", session).out["error"]["hint"]
+    assert '`"/opt/my skills/sparring" resume' in sparring("poll", session).out["error"]["hint"]
 
 
 def test_a_withheld_answer_and_a_guard_finding(sparring: Any, repo: Path, fake_codex: Any,

@@ -13,6 +13,7 @@ from sparring import budget, debate, lifecycle, markers, states, templates, work
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.session import Session, latest_turn
 
@@ -122,10 +123,10 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return f"`sparring debate round {directory}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
-    inbox = workspace.session_inbox(session.load())
-    hand_in = f"`sparring debate round {directory} --file {inbox}/round.md`"
+    file = f"{workspace.session_inbox(session.load())}/round.md"
+    hand_in = f"`sparring debate round {shell_word(str(directory))} --file {shell_word(file)}`"
     if state.proposal is not None and state.proposal.side == "codex":
-        return (f"Codex opened with AGREED: — write your round ({wanted}) to {inbox}/round.md: "
+        return (f"Codex opened with AGREED: — write your round ({wanted}) to {file}: "
                 f"open it with AGREED: and restate the brief to confirm (or answer its points "
                 f"if you do not agree), then {hand_in}")
-    return f"write your round ({wanted}) to {inbox}/round.md, then {hand_in}"
+    return f"write your round ({wanted}) to {file}, then {hand_in}"

@@ -12,6 +12,7 @@ from sparring import budget, discussion, lifecycle, states, workspace
 from sparring import report as reports
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.output import shell_word
 from sparring.records import DiscussionRecord
 from sparring.session import Session, latest_turn
 
@@ -48,32 +49,33 @@ def _next(session: Session, settings: DiscussionRecord, messages: list[discussio
           turn: dict[str, Any] | None, reached: bool) -> str:
     sid = session.id
     inbox = workspace.session_inbox(session.load())
+    frame, report, answer = (f"{inbox}/{name}" for name in ("frame.yaml", "report.yaml",
+                                                           "round.yaml"))
     if settings["topic"] is None:
-        return f"frame the problem: `sparring discuss frame {sid} --file {inbox}/frame.yaml`"
+        return f"frame the problem: `sparring discuss frame {sid} --file {shell_word(frame)}`"
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is answering: `sparring wait {sid}`, then `sparring discuss status {sid}`"
     spent = budget.reached(session.load())
     if spent is not None and settings["model"] != "NONE":
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 f"no further Codex turn starts, its synthesis neither; write your synthesis to "
-                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
-                f"{inbox}/report.yaml` (to go on instead, the user can raise the budget with "
+                f"{report} and `sparring discuss report {sid} --file {shell_word(report)}` "
+                f"(to go on instead, the user can raise the budget with "
                 f"--budget-tokens N on `sparring discuss round {sid}`)")
     if reached or codex_rounds(messages) >= settings["max_rounds"]:
         why = "consensus reached" if reached else f"round cap ({settings['max_rounds']}) reached"
         return (f"{why}: `sparring discuss synthesis {sid}`, then write your synthesis to "
-                f"{inbox}/report.yaml and `sparring discuss report {sid} --file "
-                f"{inbox}/report.yaml`")
+                f"{report} and `sparring discuss report {sid} --file {shell_word(report)}`")
     if settings["model"] == "NONE":
         return (f"write the critic's answer (and your next response) as YAML `critic:` / "
-                f"`response:` to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
-                f"{inbox}/round.yaml`")
+                f"`response:` to {answer}, then `sparring discuss round {sid} --file "
+                f"{shell_word(answer)}`")
     if messages and messages[-1].speaker == "claude":
         return (f"Codex has not answered yet: `sparring wait {sid}` (a failed turn: "
                 "`resume --recover`)")
     return (f"answer Codex: write `response:` (and `search_results:` for its search requests) "
-            f"as YAML to {inbox}/round.yaml, then `sparring discuss round {sid} --file "
-            f"{inbox}/round.yaml`")
+            f"as YAML to {answer}, then `sparring discuss round {sid} --file "
+            f"{shell_word(answer)}`")
 
 
 def load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:

@@ -12,13 +12,13 @@ left running is gone), the check's findings are saved with the stat data they sa
 from __future__ import annotations
 
 import hashlib
-import shlex
 import traceback
 from pathlib import Path
 from typing import Any
 
 from sparring import guard, workspace
 from sparring.errors import SparringError
+from sparring.output import shell_word
 from sparring.session import Session
 from sparring.state import written_by_someone_else
 from sparring.workspace import STATE_DIR
@@ -169,11 +169,11 @@ def go_on(session: Session) -> str:
         data = session.load()
     except SparringError:
         return "carry on with the workflow"
-    inbox = shlex.quote(str(data.get("inbox") or "INBOX"))
+    inbox = workspace.session_inbox(data)
     if data.get("debate"):
         return (f"hand in your round: `sparring debate round "
-                f"{shlex.quote(data['debate']['dir'])} --file {inbox}/round.md`")
+                f"{shell_word(data['debate']['dir'])} --file {shell_word(f'{inbox}/round.md')}`")
     if data.get("discussion"):
         return (f"answer Codex: `sparring discuss round {session.id} --file "
-                f"{inbox}/round.yaml`")
+                f"{shell_word(f'{inbox}/round.yaml')}`")
     return "judge the round as usual (`sparring verdict`), which starts the next one"

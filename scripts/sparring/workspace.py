@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
-from sparring.output import shell_word
 from sparring.state import PRIVATE_DIR, PRIVATE_FILE
 
 STATE_DIR = ".sparring"
@@ -66,9 +65,9 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
 
 
 def session_inbox(data: Mapping[str, Any]) -> str:
-    """The inbox of the directory a session was begun in, quoted for a command line (for a
-    session older than inboxes, the current directory's)."""
-    return shell_word(str(data.get("inbox") or inbox_dir(Path.cwd())))
+    """The inbox of the directory a session was begun in (for a session older than inboxes,
+    the current directory's). In a command, quote each path in it whole: output.shell_word."""
+    return str(data.get("inbox") or inbox_dir(Path.cwd()))
 
 
 def _make_self_ignoring(path: Path) -> None:

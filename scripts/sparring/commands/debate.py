@@ -15,6 +15,7 @@ from sparring import session as sessions
 from sparring.debate_status import WORD_LIMIT, find_session
 from sparring.errors import SparringError
 from sparring.inputs import mapping as inputs_mapping
+from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.session import Session
 from sparring.state import write_atomic
@@ -55,7 +56,8 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
     return {"dir": str(directory), "session": session.id, "question": question,
             "files": [debate.PROTOCOL], "inbox": str(inbox),
             "next": f"write your opening round (round 0) to {inbox}/round.md, then "
-                    f"`sparring debate round {directory} --file {inbox}/round.md`"}
+                    f"`sparring debate round {shell_word(str(directory))} --file "
+                    f"{shell_word(f'{inbox}/round.md')}`"}
 
 
 def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:
@@ -88,10 +90,10 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     n = state.codex_rounds + 1
     if step == "claude":
         wanted = f"round-{state.last.n if state.last else 0}-claude.md"
-        inbox = workspace.session_inbox(data)
+        file = f"{workspace.session_inbox(data)}/round.md"
         raise SparringError("round_missing", f"{wanted} has not been written yet",
-                            f"write your round to {inbox}/round.md and run `sparring debate "
-                            f"round {directory} --file {inbox}/round.md`")
+                            f"write your round to {file} and run `sparring debate round "
+                            f"{shell_word(str(directory))} --file {shell_word(file)}`")
     claude_round = state.rounds[-1]
     codex_file = directory / f"round-{n}-codex.md"
     if stand_in is not None:

@@ -17,6 +17,7 @@ from sparring import session as sessions
 from sparring.discussion_status import codex_rounds, load
 from sparring.errors import SparringError
 from sparring.inputs import mapping
+from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.session import Session
 
@@ -43,7 +44,7 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
             "max_rounds": max_rounds, "inbox": str(inbox),
             "next": f"frame the problem ({source}): write TOPIC, FRAMING, CONTEXT and "
                     f"CLAUDE_VIEW as YAML to {inbox}/frame.yaml, then `sparring discuss frame "
-                    f"{session.id} --file {inbox}/frame.yaml`"}
+                    f"{session.id} --file {shell_word(f'{inbox}/frame.yaml')}`"}
 
 
 def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +139,9 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
-        inbox = workspace.session_inbox(session.load())
-        return {**status(ref, cwd), "next": f"write your synthesis to {inbox}/report.yaml, then "
-                f"`sparring discuss report {session.id} --file {inbox}/report.yaml`"}
+        report = f"{workspace.session_inbox(session.load())}/report.yaml"
+        return {**status(ref, cwd), "next": f"write your synthesis to {report}, then "
+                f"`sparring discuss report {session.id} --file {shell_word(report)}`"}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
     prompt = launch.Prompt(templates.render("deep-discussion/synthesis", {

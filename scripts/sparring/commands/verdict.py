@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shlex
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, config, engine, launch, ledger, states
+from sparring import answers, config, engine, launch, ledger, states, workspace
 from sparring import session as sessions
 from sparring.errors import SparringError
+from sparring.output import shell_word
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
 from sparring.session import Session, latest_turn
 from sparring.state import try_locked, write_private
@@ -43,10 +43,11 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
             data = locked  # as written: acted on below, outside the session lock
         known = engine.ledger_for(data)
         decision = ledger.decide(known, max_rounds)
-        step = _next_step(session, data["skill"], decision, known, given, _inbox(data))
+        inbox = workspace.session_inbox(data)
+        step = _next_step(session, data["skill"], decision, known, given, inbox)
         step = _guard_stop(session, data, step) or step
         if step["action"] == "resume" and data["skill"] == "think-about":
-            step = _continue(session, cwd, step, _inbox(data))
+            step = _continue(session, cwd, step, inbox)
     shown = result if full else brief(result)
     extra: dict[str, Any] = {"already_judged": True} if changed is None else {}
     if isinstance(changed, dict):
@@ -183,11 +184,6 @@ def _guard_stop(session: Session, data: AnySession,
             "command": f"sparring guard accept {session.id}", "after": step}
 
 
-def _inbox(data: AnySession) -> str:
-    """Where Claude writes the files the next commands name (its Write tool may write there)."""
-    return shlex.quote(str(data.get("inbox") or "INBOX"))
-
-
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
                given: Verdict, inbox: str) -> dict[str, Any]:
     report = _report_step(session, inbox)
@@ -199,19 +195,20 @@ def _next_step(session: Session, skill: str, decision: ledger.Decision, known: l
         return {**report, "optional": {
             "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
             "command": f"sparring resume {session.id} --template dual-model/continue "
-                       f"--vars-file {shlex.quote(str(path))} "
-                       f"--var-file FOLLOW_UP={inbox}/follow-up.md"}}
+                       f"--vars-file {shell_word(str(path))} --var-file "
+                       f"{shell_word(f'FOLLOW_UP={inbox}/follow-up.md')}"}}
     if decision.decision != "continue":
         return report
     path = _write_vars(session, decision.round + 1, engine.next_vars(known, decision, given))
     return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
             "command": f"sparring resume {session.id} --template think-about/round2+ "
-                       f"--vars-file {shlex.quote(str(path))}"}
+                       f"--vars-file {shell_word(str(path))}"}
 
 
 def _report_step(session: Session, inbox: str) -> dict[str, Any]:
     return {"action": "report", "write": f"{inbox}/synthesis.json",
-            "command": f"sparring report {session.id} --synthesis {inbox}/synthesis.json"}
+            "command": f"sparring report {session.id} --synthesis "
+                       f"{shell_word(f'{inbox}/synthesis.json')}"}
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
