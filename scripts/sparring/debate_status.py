@@ -118,9 +118,9 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 "no further Codex round starts; show the user where the debate stands; to go "
                 f"on, they can raise it with --budget-tokens N on `sparring debate round "
-                f"{directory}`")
+                f"{shell_word(str(directory))}`")
     if step == "codex":
-        return f"`sparring debate round {directory}` runs Codex's next round"
+        return f"`sparring debate round {shell_word(str(directory))}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
     file = f"{workspace.session_inbox(session.load())}/round.md"

@@ -39,8 +39,8 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
     existing = debate.read(directory)
     if (directory / debate.PROTOCOL).exists() or existing.rounds or existing.misplaced:
         raise SparringError("debate_exists", f"{directory} already holds a debate",
-                            f"continue it with `sparring debate status {directory}`, or pick "
-                            "a new folder")
+                            f"continue it with `sparring debate status "
+                            f"{shell_word(str(directory))}`, or pick a new folder")
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
     max_rounds = config.workflow(config.load(root), "arch-debate")["max_rounds"]
     directory.mkdir(parents=True, exist_ok=True)
@@ -86,7 +86,7 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
         if claude is not None:  # Claude's round settled it: that is the answer
             return {"session": session.id, "started": False, "debate": status(directory, cwd)}
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
-                            "round", f"see `sparring debate status {directory}`")
+                            "round", f"see `sparring debate status {shell_word(str(directory))}`")
     n = state.codex_rounds + 1
     if step == "claude":
         wanted = f"round-{state.last.n if state.last else 0}-claude.md"
@@ -130,12 +130,13 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes) -> None:
         if last.name in data["debate"]["sent"] or state.agreed:
             raise SparringError("invalid_transition", f"{last.name} is already written and "
                                 "read; it is Codex's turn",
-                                f"`sparring debate round {directory}` (without --file)")
+                                f"`sparring debate round {shell_word(str(directory))}` "
+                                "(without --file)")
         write_atomic(last.path, text)  # not read by Codex yet: the newer version counts
         return
     if state.agreed or debate.next_step(state, data["debate"]["max_rounds"]) == "stuck":
         raise SparringError("invalid_transition", "the debate is over; no round is due",
-                            f"see `sparring debate status {directory}`")
+                            f"see `sparring debate status {shell_word(str(directory))}`")
     _write_new(directory / f"round-{last.n if last else 0}-claude.md", text)
 
 
