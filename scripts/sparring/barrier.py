@@ -16,10 +16,8 @@ from typing import Any
 from sparring import engine
 from sparring import session as sessions
 from sparring.errors import SparringError
-from sparring.session import Session
+from sparring.session import SEALED_FILE, Session, local_time
 from sparring.state import write_private
-
-SEALED_FILE = "sealed-claude-round-1.md"
 
 
 def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
@@ -34,8 +32,9 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
         existing = state["seal"]
         if existing and existing["sha256"] != digest:
             raise SparringError("already_sealed", f"another analysis was sealed at "
-                                f"{_when(existing['sealed_at'])}", "a seal cannot be replaced: "
-                                "that is what makes it a seal; continue with the debate")
+                                f"{local_time(existing['sealed_at'])}", "a seal cannot be "
+                                "replaced: that is what makes it a seal; continue with the "
+                                "debate")
         if existing is None:
             if state["revealed_at"] or any(t["round"] > 1 for t in data["turns"]):
                 raise SparringError("invalid_transition", "Codex's answer was already "
@@ -49,10 +48,6 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
         sealed = dict(kept)
     return {"session": session.id, "sealed": True, **sealed,
             "already_sealed": existing is not None}
-
-
-def _when(stamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
 
 
 def withheld(data: dict[str, Any]) -> str | None:

@@ -19,7 +19,7 @@ from sparring import budget, config, engine, states, workspace
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
-from sparring.session import Session
+from sparring.session import Session, local_time
 from sparring.state import write_atomic
 from sparring.summary import summarize
 
@@ -152,15 +152,15 @@ def _seal(state: EngineRecord) -> dict[str, Any] | None:
     if not seal:
         return None
     revealed = state.get("revealed_at")
-    return {"sealed_at": _stamp(seal["sealed_at"]), "sha256": seal["sha256"],
-            "revealed_at": _stamp(revealed) if revealed else None,
+    return {"sealed_at": local_time(seal["sealed_at"]), "sha256": seal["sha256"],
+            "revealed_at": local_time(revealed) if revealed else None,
             "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
 
 
 def _rejudged(state: EngineRecord) -> list[dict[str, Any]]:
     """Rounds whose verdict Claude replaced (`verdict --rejudge`): both versions, and the
     decision each gave. A decision never changes without the record saying so."""
-    return [{"round": r["round"], "at": _stamp(r["at"]),
+    return [{"round": r["round"], "at": local_time(r["at"]),
              "before": r["before"]["decision"]["decision"],
              "after": r["after"]["decision"]["decision"],
              "reason_before": r["before"]["verdict"]["convergence"]["reason"],
@@ -175,10 +175,6 @@ def _guard_findings(data: AnySession) -> list[dict[str, Any]]:
              "reverted": [path for undo in guard.get("reverted", [])
                           for path in undo["reverted"]]}
             for t in data["turns"] if (guard := t.get("guard") or {}).get("changed")]
-
-
-def _stamp(epoch: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
 
 def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | None:

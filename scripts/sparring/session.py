@@ -21,7 +21,13 @@ from sparring.records import AnySession, SessionRecord
 from sparring.state import PRIVATE_DIR, StateFile
 
 SESSION_FILE = "session.json"
+SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
 FORMAT = 1
+
+
+def local_time(epoch: float) -> str:
+    """A moment the session recorded, as people read it: local time to the second."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
 
 class Session:

@@ -19,14 +19,13 @@ from typing import Any
 from sparring import guard, workspace
 from sparring.errors import SparringError
 from sparring.output import shell_word
-from sparring.session import Session
+from sparring.session import SEALED_FILE, Session
 from sparring.state import written_by_someone_else
 from sparring.workspace import STATE_DIR
 
 BASELINE = "guard-baseline.json"
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
-SEALED_FILE = "sealed-claude-round-1.md"  # barrier.seal writes it
 # What sparring itself writes in a session's folder while Codex works: the session file
 # (checked by its witness instead), locks, the turn's own output, the inbox files `seal`
 # takes, the seal (checked against its recorded digest instead).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         "skill": data["skill"],
         "status": states.reported(latest["status"]) if latest else "new",
         "rounds": latest["round"] if latest else 0,
-        "created": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(data["created_at"])),
+        "created": sessions.local_time(data["created_at"]),
         "thread_id": data.get("thread_id"),
         "tokens": budget.used(data["turns"]),  # cached and reasoning tokens are in these
         "budget": budget.figures(data),
