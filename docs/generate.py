@@ -5,7 +5,7 @@
 
 Each table sits between `<!-- generated: NAME -->` and `<!-- end: NAME -->`; everything
 else in the file is prose and stays as written. The sources: the click commands of
-scripts/sparring/cli.py (verbs, their arguments and options, the environment variables
+scripts/sparring/cli/ (verbs, their arguments and options, the environment variables
 options read), the error-code registry (errors.CODES), the poll/wait keys
 (contract.POLL_KEYS) and the settings of sparring.yaml (config). tests/test_docs.py fails
 when a table drifts from the code.
@@ -24,9 +24,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import click  # noqa: E402  (after the path: the package may not be installed)
 
-from sparring import config, contract  # noqa: E402
-from sparring.cli import cli  # noqa: E402
+from sparring import config  # noqa: E402
+from sparring.cli.main import cli  # noqa: E402
 from sparring.errors import CODES  # noqa: E402
+from sparring.turn import contract  # noqa: E402
 
 REGION = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- end: \2 -->)", re.S)
 

@@ -20,8 +20,8 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring import quick
-from sparring.cli import main
+from sparring.cli import door as quick
+from sparring.cli.main import main
 from support.gitrepo import IDENTITY, git
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -154,12 +154,12 @@ class _Stdin(io.TextIOWrapper):
 
 
 def _quick(argv: list[str]) -> tuple[int, str] | None:
-    """What `python -m sparring` prints without the CLI (quick.py), when it answers: each
+    """What `python -m sparring` prints without the CLI (cli/door.py), when it answers: each
     poll, wait and guard check of the suite holds it to what the CLI prints."""
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = quick.run(argv)
-    assert code is not None or not buffer.getvalue(), "quick.py printed, then gave up"
+    assert code is not None or not buffer.getvalue(), "cli/door.py printed, then gave up"
     return None if code is None else (code, buffer.getvalue())
 
 
@@ -176,7 +176,7 @@ def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
             code = main(argv)
         raw = buffer.getvalue()
         if quick is not None:
-            assert quick == (code, raw), "quick.py (python -m sparring) and the CLI differ"
+            assert quick == (code, raw), "cli/door.py (python -m sparring) and the CLI differ"
         out = json.loads(raw) if raw.lstrip().startswith("{") else {}
         return Run(code, out, raw)
 

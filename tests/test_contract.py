@@ -9,11 +9,11 @@ from typing import Any
 import click
 import pytest
 
-from sparring.cli import cli
-from sparring.contract import POLL_KEYS, PURPOSES
+from sparring.cli.main import cli
 from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
 from sparring.states import REPORTED
+from sparring.turn.contract import POLL_KEYS, PURPOSES
 from test_deep_discussion import FRAME
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"

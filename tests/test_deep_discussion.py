@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from sparring import discussion, markers
 from sparring.errors import SparringError
+from sparring.workflows import markers
+from sparring.workflows.deep_discussion import transcript as discussion
 from support.gitrepo import git
 
 FRAME = b"""TOPIC: Event sourcing for the billing service?
@@ -309,7 +310,7 @@ def test_a_guard_violation_stops_the_discussion_until_accepted(
 
 
 def _session(repo: Path, sid: str) -> tuple[Any, dict[str, Any]]:
-    from sparring.session import Session
+    from sparring.store.session import Session
 
     session = Session(repo / ".sparring" / "sessions" / sid)
     return session, session.load()

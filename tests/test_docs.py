@@ -52,7 +52,7 @@ def test_a_drifted_table_is_caught_and_check_says_how_to_fix_it(tmp_path: Path) 
 def test_every_verb_option_and_error_code_is_in_the_document() -> None:
     import click
 
-    from sparring.cli import cli
+    from sparring.cli.main import cli
     from sparring.errors import CODES
 
     text = DOC.read_text(encoding="utf-8")

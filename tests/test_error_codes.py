@@ -513,7 +513,7 @@ def _interrupted(case: Case) -> dict[str, Any]:
 def _internal_error(case: Case) -> dict[str, Any]:
     """No input may provoke a bug on purpose, so this one is pinned one level down: a verb whose
     code raises an unexpected exception still ends in one JSON error, with the traceback."""
-    from sparring.cli import cli  # the click command tree
+    from sparring.cli.main import cli  # the click command tree
 
     def bug(**_: object) -> None:
         raise RuntimeError("a bug planted by the test")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sparring import events
+from sparring.codex import events
 
 
 def lines(*objs: object) -> bytes:

@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring.session import Session
+from sparring.store.session import Session
 
 
 def session_data(repo: Path, sid: str) -> dict[str, Any]:

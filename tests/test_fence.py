@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from sparring import answers, turns
+from sparring import answers
 from sparring.errors import SparringError
 from sparring.fence import unfence
+from sparring.turn import record as turns
 
 BODY = '{"a": 1}'
 

@@ -181,7 +181,7 @@ def test_git_status_speaks_for_an_edit_of_a_clean_file(tree: Path, snap: Any,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A clean tracked file that git status lists against the snapshot's own index entry
     is modified: no `git hash-object` (only status runs; ls-files too if the index moved)."""
-    from sparring.gitcmd import Git
+    from sparring.guard.git import Git
 
     base = snap(tree)
     (tree / "app.py").write_text("print('edited')\n")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sparring.session import Session
-from sparring.state import StateFile, written_by_someone_else
+from sparring.store.session import Session
+from sparring.store.state import StateFile, written_by_someone_else
 from test_arch_debate import Debate as ArchDebate
 from test_deep_discussion import FRAME
 from test_think_about import Debate, answer, cpt, pt

@@ -1,6 +1,6 @@
-"""The install layout has one source, sparring/installation.py (install.py and `sparring doctor`
+"""The install layout has one source, sparring/installer/layout.py (install.py and `sparring doctor`
 use it); the launcher, a shell script, spells it again. These tests run the launcher against
-temporary layouts made from installation.py's names and prove it finds what is there."""
+temporary layouts made from installer/layout.py's names and prove it finds what is there."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sparring import installation as layout
+from sparring.installer import layout
 from sparring.installer.files import dump_json
 from support.installing import BARE_PATH, ROOT, SKILLS, runtime_of
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sparring import events
+from sparring.codex import events
 from test_think_about import Debate, answer, cpt, pt
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000

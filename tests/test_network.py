@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sparring.network import OfflineWatch, reconnect_notice
+from sparring.codex.network import OfflineWatch, reconnect_notice
 
 WAITING = "Reconnecting... waiting for network (Connection failed: error sending request)"
 

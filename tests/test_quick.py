@@ -1,4 +1,4 @@
-"""poll and wait of an ended turn without the CLI (quick.py): what `python -m sparring`
+"""poll and wait of an ended turn without the CLI (cli/door.py): what `python -m sparring`
 answers by itself prints what the CLI prints, and everything else is left to the CLI.
 
 (Every poll and wait of the suite is also held to the CLI's output by conftest's `sparring`.)
@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from sparring import fastjson, quick
+from sparring import fastjson
+from sparring.cli import door as quick
 
 
 def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
@@ -174,11 +175,11 @@ def test_python_m_sparring_answers_alone_and_as_the_cli_does(
     cli = ended(sparring, session)
     done, imported = importing("-m", "sparring", "wait", session, cwd=repo)
     assert json.loads(done) == cli
-    assert "sparring.quick" in imported
+    assert "sparring.cli.door" in imported
     # Beyond what Python loads to start (an editable install's finder brings re along).
     extra = imported - importing("-c", "pass", cwd=repo)[1]
-    assert not extra & {"click", "json", "re", "enum", "typing", "pathlib", "sparring.cli",
-                        "sparring.view", "sparring.session"}
+    assert not extra & {"click", "json", "re", "enum", "typing", "pathlib", "sparring.cli.main",
+                        "sparring.turn.view", "sparring.store.session"}
 
 
 def test_guard_check_is_answered_without_the_cli(sparring: Any, repo: Path,
@@ -211,7 +212,7 @@ def test_python_m_sparring_guard_check_loads_no_cli(sparring: Any, repo: Path,
                                cwd=repo)
     assert json.loads(done) == sparring("guard", "check", "--baseline", str(saved)).out
     assert "sparring.guard.check" in imported
-    assert not imported & {"click", "sparring.cli", "sparring.cli_guard"}
+    assert not imported & {"click", "sparring.cli.main", "sparring.cli.guard"}
 
 
 def importing(*argv: str, cwd: Path) -> tuple[str, set[str]]:

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from sparring import engine, records, shapes
-from sparring.session import Session
+from sparring import records
+from sparring.store import shapes
+from sparring.store.session import Session
+from sparring.workflows.structured import engine
 from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
 
 RECORDS = [(records.SessionRecord, shapes._SESSION), (records.TurnRecord, shapes._TURN),

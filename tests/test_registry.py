@@ -1,4 +1,4 @@
-"""The workflow registry (workflows.py): every workflow has all its parts, and the modules
+"""The workflow registry (workflows/registry.py): every workflow has all its parts, and the modules
 that used to keep their own copy of the model read it from there."""
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from sparring import answers, config, engine, report, templates, workflows
-from sparring.workflows import SKILLS, WORKFLOWS, Workflow
+from sparring import answers, config, templates
+from sparring.workflows import registry as workflows
+from sparring.workflows import report
+from sparring.workflows.registry import SKILLS, WORKFLOWS, Workflow
+from sparring.workflows.structured import engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,8 +75,9 @@ def test_a_report_file_is_private_atomic_and_its_json_ends_in_a_newline(tmp_path
 
 def test_the_registry_stays_cheap_to_import() -> None:
     """poll's fast path imports it: it must load nothing beyond itself."""
-    code = ("import sys; before = set(sys.modules); import sparring.workflows; "
+    code = ("import sys; before = set(sys.modules); import sparring.workflows.registry; "
             "print(sorted(set(sys.modules) - before))")
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                           check=True, cwd=ROOT)
-    assert done.stdout.strip() == "['sparring', 'sparring.workflows']"
+    assert done.stdout.strip() == str(["sparring", "sparring.workflows",
+                                       "sparring.workflows.registry"])

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from sparring import templates
-from sparring.cli import cli
+from sparring.cli.main import cli
 from sparring.errors import CODES
 
 ROOT = Path(__file__).resolve().parents[1]

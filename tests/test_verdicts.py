@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sparring.session import Session
+from sparring.store.session import Session
 from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
 
 CONSENSUS = {"points": [pt("X-1", "agree", cls="genuine_agreement")],

@@ -1,7 +1,7 @@
 import sys
 
 # poll and wait of an ended turn, and guard check, answer without loading the CLI
-# (quick.py); the rest goes on to it.
-from sparring.quick import main
+# (cli/door.py); the rest goes on to it.
+from sparring.cli.door import main
 
 sys.exit(main())

@@ -14,7 +14,7 @@ from typing import Any
 
 from sparring import limits
 from sparring.errors import SparringError
-from sparring.workflows import WORKFLOWS
+from sparring.workflows.registry import WORKFLOWS
 
 CONFIG_FILE = "sparring.yaml"
 EFFORTS = ("low", "medium", "high", "xhigh")
@@ -88,7 +88,8 @@ WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "report_path": _report_path,
     "budget_tokens": _positive_int,
 }
-# Each section's defaults are the workflow's own (workflows.py: its round cap and report path).
+# Each section's defaults are the workflow's own (workflows/registry.py: its round cap and
+# report path).
 WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
     name: flow.defaults() for name, flow in WORKFLOWS.items()}
 

@@ -99,7 +99,7 @@ class Seal(TypedDict):
 
 
 class EngineRecord(TypedDict):
-    """A session's `engine`: its workflow's answer schema and seal barrier (workflows.py),
+    """A session's `engine`: its workflow's answer schema and seal barrier (workflows/registry.py),
     the seal, Claude's verdicts and the decisions, by round number as text."""
 
     schema: str | None

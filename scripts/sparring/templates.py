@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring.errors import SparringError
-from sparring.inputs import read_input
+from sparring.store.inputs import read_input
 
 if TYPE_CHECKING:
     import jinja2

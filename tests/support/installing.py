@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from sparring import installation as layout
+from sparring.installer import layout
 from sparring.installer.runtime import Runtime
 from support.gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "install.py"
-MARKER = layout.MARKER  # the install layout has one source: sparring/installation.py
+MARKER = layout.MARKER  # the install layout has one source: sparring/installer/layout.py
 SKILLS = sorted(d.name for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").is_file())
 BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the runtime
 RUN_TIMEOUT_S = 300

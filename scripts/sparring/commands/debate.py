@@ -10,15 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import config, debate, debate_status, launch, lifecycle, templates, workspace
-from sparring import session as sessions
-from sparring.debate_status import WORD_LIMIT, find_session
+from sparring import config, templates
 from sparring.errors import SparringError
-from sparring.inputs import mapping as inputs_mapping
 from sparring.output import shell_word
 from sparring.records import AnySession
-from sparring.session import Session
-from sparring.state import write_atomic
+from sparring.store import session as sessions
+from sparring.store import workspace
+from sparring.store.inputs import mapping as inputs_mapping
+from sparring.store.session import Session
+from sparring.store.state import write_atomic
+from sparring.turn import launch, lifecycle
+from sparring.workflows.arch_debate import folder as debate
+from sparring.workflows.arch_debate import status as debate_status
+from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")

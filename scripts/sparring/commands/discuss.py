@@ -11,15 +11,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import config, discussion, discussion_status, launch, lifecycle, templates, workspace
-from sparring import report as reports
-from sparring import session as sessions
-from sparring.discussion_status import codex_rounds, load
+from sparring import config, templates
 from sparring.errors import SparringError
-from sparring.inputs import mapping
 from sparring.output import shell_word
 from sparring.records import AnySession
-from sparring.session import Session
+from sparring.store import session as sessions
+from sparring.store import workspace
+from sparring.store.inputs import mapping
+from sparring.store.session import Session
+from sparring.turn import launch, lifecycle
+from sparring.workflows import report as reports
+from sparring.workflows.deep_discussion import status as discussion_status
+from sparring.workflows.deep_discussion import transcript as discussion
+from sparring.workflows.deep_discussion.status import codex_rounds, load
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sparring import __version__, claude_code, codex, config, process, workspace
-from sparring import installation as layout
+from sparring import __version__, codex, config, process
 from sparring.errors import SparringError
+from sparring.installer import claude_code, layout
+from sparring.store import workspace
 
 TESTED_CODEX = "0.169.0"
 # Written by install.py: a marker in each skill folder it installed, and the runtime's

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import lifecycle
-from sparring import session as sessions
-from sparring.state import write_json_atomic
-from sparring.summary import SUMMARY_FILE, summarize
+from sparring.store import session as sessions
+from sparring.store.state import write_json_atomic
+from sparring.turn import lifecycle
+from sparring.turn.summary import SUMMARY_FILE, summarize
 
 
 def finalize(ref: str, cwd: Path) -> dict[str, Any]:

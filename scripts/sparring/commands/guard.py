@@ -1,7 +1,7 @@
 """`sparring guard snapshot|check|revert|accept`: the file-modification guard from the command
 line, standalone (a baseline file) or for a session's turn.
 
-The method lives in `sparring.guard` (and `sparring.turnguard` for turns); these verbs only
+The method lives in `sparring.guard` (and `sparring.turn.guard` for turns); these verbs only
 choose the root, where the baseline and its copies go, and shape the JSON.
 """
 
@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sparring import guard, workspace
+from sparring import guard
 from sparring.errors import SparringError
+from sparring.store import workspace
 
 if TYPE_CHECKING:
-    from sparring.session import Session
+    from sparring.store.session import Session
 
 
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
@@ -67,9 +68,10 @@ def revert(baseline: Path) -> dict[str, Any]:
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     """Undo exactly what the guard recorded for one turn (default: the latest that changed
     files), never a file the runner wrote; the turn records what was undone."""
-    from sparring import lifecycle, turnguard
-    from sparring import session as sessions
-    from sparring.session import find_turn
+    from sparring.store import session as sessions
+    from sparring.store.session import find_turn
+    from sparring.turn import guard as turnguard
+    from sparring.turn import lifecycle
 
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
@@ -98,9 +100,9 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
     """The user has seen the changed files and goes on (whether they were undone or kept):
     the one way past a violation, the same in every workflow."""
-    from sparring import session as sessions
-    from sparring import turnguard
-    from sparring.launch import unaccepted_violations
+    from sparring.store import session as sessions
+    from sparring.turn import guard as turnguard
+    from sparring.turn.launch import unaccepted_violations
 
     session = sessions.resolve(ref, cwd)
     with session.update() as data:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import session as sessions
-from sparring import workspace
+from sparring.store import session as sessions
+from sparring.store import workspace
 
 
 def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:

@@ -6,13 +6,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sparring import barrier, lifecycle, states, view
-from sparring import session as sessions
-from sparring.quick import brief
-from sparring.session import Session
+from sparring import states
+from sparring.cli.door import brief
+from sparring.store import session as sessions
+from sparring.store.session import Session
+from sparring.turn import barrier, lifecycle, view
 
 if TYPE_CHECKING:
-    from sparring import events
+    from sparring.codex import events
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05
@@ -59,12 +60,12 @@ def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
     if data.get("debate"):
-        from sparring import debate_status
+        from sparring.workflows.arch_debate import status as debate_status
 
         shown["debate"] = _without_repeats(debate_status.status(Path(data["debate"]["dir"]),
                                                                 cwd))
     elif data.get("discussion"):
-        from sparring import discussion_status
+        from sparring.workflows.deep_discussion import status as discussion_status
 
         shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
         if not full:

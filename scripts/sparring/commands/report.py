@@ -6,13 +6,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, engine, templates, workflows
-from sparring import report as reports
-from sparring import session as sessions
+from sparring import answers, templates
 from sparring.errors import SparringError
-from sparring.inputs import read_input
 from sparring.records import AnySession
-from sparring.session import Session
+from sparring.store import session as sessions
+from sparring.store.inputs import read_input
+from sparring.store.session import Session
+from sparring.workflows import registry as workflows
+from sparring.workflows import report as reports
+from sparring.workflows.structured import engine
 
 
 def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import barrier
+from sparring.turn import barrier
 
 
 def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import launch
+from sparring.turn import launch
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,

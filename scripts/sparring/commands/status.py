@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import budget, lifecycle, states, workspace
-from sparring import session as sessions
+from sparring import states
 from sparring.errors import SparringError
-from sparring.summary import summarize
+from sparring.store import session as sessions
+from sparring.store import workspace
+from sparring.turn import budget, lifecycle
+from sparring.turn.summary import summarize
 
 
 def status(ref: str | None, cwd: Path) -> dict[str, Any]:

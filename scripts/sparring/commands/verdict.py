@@ -13,13 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, config, engine, launch, ledger, states, workspace
-from sparring import session as sessions
+from sparring import answers, config, ledger, states
 from sparring.errors import SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
-from sparring.session import Session, latest_turn
-from sparring.state import try_locked, write_private
+from sparring.store import session as sessions
+from sparring.store import workspace
+from sparring.store.session import Session, latest_turn
+from sparring.store.state import try_locked, write_private
+from sparring.turn import launch
+from sparring.workflows.structured import engine
 
 
 def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,

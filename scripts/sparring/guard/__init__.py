@@ -54,7 +54,7 @@ where it was, however alike the file read through the link looks.
 - *git's own folder.* `.git/config`, `.git/hooks/` and `.git/info/` (and a
   worktree's `config.worktree` and `info/`) are watched like untracked files:
   a planted hook or a new filter driver is a change. Every git command runs
-  through `gitcmd`, with fsmonitor, hooks and any filter driver not configured
+  through `guard/git.py`, with fsmonitor, hooks and any filter driver not configured
   at snapshot time switched off, so a check never runs what a turn planted.
 
 **Outside git** the tree is walked (`.git` directories skipped) and every
@@ -114,13 +114,7 @@ from sparring.guard.model import (
     load_changes,
     save_changes,
 )
-from sparring.guard.records import (
-    AreaRecord,
-    BaselineRecord,
-    ChangeRecord,
-    TurnGuard,
-    Violation,
-)
+from sparring.guard.records import AreaRecord, BaselineRecord, ChangeRecord, TurnGuard, Violation
 from sparring.guard.snapshot import RACY_MARGIN_NS, take
 from sparring.guard.undo import revert
 

@@ -13,7 +13,7 @@ from sparring.guard.files import sha256
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
-from sparring.state import StateFile, write_atomic
+from sparring.store.state import StateFile, write_atomic
 
 FORMAT = 2
 KIND = "guard baseline"

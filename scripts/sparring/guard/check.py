@@ -7,7 +7,6 @@ import os
 import stat
 from typing import NamedTuple
 
-from sparring.gitcmd import Git
 from sparring.guard import gitlist
 from sparring.guard.baseline import Baseline
 from sparring.guard.early import finish_early, git_for, git_output
@@ -24,6 +23,7 @@ from sparring.guard.files import (
     same_content,
     walk,
 )
+from sparring.guard.git import Git
 from sparring.guard.gitlist import LS_FILES, STATUS, blob_id, is_opaque
 from sparring.guard.model import Change, Entry, walk_areas
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from sparring.guard.files import CHUNK
-from sparring.state import PRIVATE_FILE
+from sparring.store.state import PRIVATE_FILE
 
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and

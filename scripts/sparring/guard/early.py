@@ -1,5 +1,5 @@
 """git for a check, and git started early: `sparring guard check` spends most of its time
-waiting for git status, so it starts git before the rest of the check loads (quick.py)."""
+waiting for git status, so it starts git before the rest of the check loads (cli/door.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sparring.errors import SparringError
-from sparring.gitcmd import Git
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import key, lstat
+from sparring.guard.git import Git
 from sparring.guard.gitlist import LS_FILES, STATUS, index_digest
 
 # git processes started before the command line machinery loaded (start_early), by
@@ -22,7 +22,7 @@ def start_early(path: Path) -> None:
     """Start the `git status` (and `git ls-files`, when the index moved) a check of the
     baseline at `path` will need, now.
 
-    `sparring guard check` spends most of its time waiting for git; quick.py calls this
+    `sparring guard check` spends most of its time waiting for git; cli/door.py calls this
     before the rest of the check loads, so the two overlap. compare() takes a started
     process if its git settings match, else starts its own. A baseline that cannot be read
     starts nothing (the check then reports why)."""

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sparring.errors import SparringError
-from sparring.workspace import STATE_DIR
+from sparring.store.workspace import STATE_DIR
 
 Stat = tuple[int, int, int, int, int]  # st_mode, st_size, st_mtime_ns, st_ctime_ns, st_ino
 Keep = Callable[[str], bool]

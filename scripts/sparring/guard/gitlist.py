@@ -1,6 +1,6 @@
 """What git lists, read: `git status` and the index listing (`git ls-files --stage`).
 
-Parsing only: every git command runs through `sparring.gitcmd.Git`, the one door to git.
+Parsing only: every git command runs through `sparring.guard.git.Git`, the one door to git.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from sparring.gitcmd import git_dir
 from sparring.guard.files import Keep, decode, sha256
+from sparring.guard.git import git_dir
 
 # Traditional --ignored with -uall lists each ignored file, not the collapsed directory.
 STATUS = ("status", "--porcelain", "-z", "--untracked-files=all", "--ignored", "--no-renames")

@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from sparring.gitcmd import Git, common_dir, git_dir, has_includes
 from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import keeper, key, key_of, lstat, require_dir, sha256, walk
+from sparring.guard.git import Git, common_dir, git_dir, has_includes
 from sparring.guard.gitlist import (
     LS_FILES,
     STATUS,
@@ -22,7 +22,7 @@ from sparring.guard.gitlist import (
     unvouched,
 )
 from sparring.guard.model import Area, Entry, walk_areas
-from sparring.state import private_dir
+from sparring.store.state import private_dir
 
 # A file whose ctime is this close to the snapshot may share a clock tick with
 # a later change; it is hashed on every check. Generous: ticks are ~4-10 ms.

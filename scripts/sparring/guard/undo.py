@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from sparring.gitcmd import Git
 from sparring.guard.baseline import Baseline
 from sparring.guard.check import compare
 from sparring.guard.copies import COPY_LIMITS, MIB, copy_stream
 from sparring.guard.files import Parents, hash_file, key
+from sparring.guard.git import Git
 from sparring.guard.gitlist import blob_id
 from sparring.guard.model import Change, Entry, RevertResult
 
@@ -42,7 +42,7 @@ class _Undo:
     """What one revert works with."""
 
     def __init__(self, b: Baseline, protected: Iterable[str], todo: Sequence[Change]) -> None:
-        from sparring.trash import Trash  # only a revert needs it
+        from sparring.guard.trash import Trash  # only a revert needs it
 
         self.b = b
         self.git = Git(b.root, b.filters) if b.mode == "git" else None

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from sparring import installation as layout
+from sparring.installer import layout
 
 TOOL = "sparring"
 MARKER = layout.MARKER  # also read by `sparring doctor` and the launcher

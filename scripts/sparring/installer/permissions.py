@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sparring import installation as layout
+from sparring.installer import layout
 from sparring.installer.core import Context, Source
 from sparring.installer.files import present, read_json, remove_path, write_atomic
 

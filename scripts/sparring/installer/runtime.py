@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring import installation as layout
+from sparring.installer import layout
 from sparring.installer.core import (
     RUNTIME_ONLY,
     STATE_FORMAT,

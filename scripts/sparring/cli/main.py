@@ -1,0 +1,388 @@
+"""The `sparring` command line: declares options and calls the verbs. Nothing else.
+
+Here the group, its plain verbs and `main`; what they share is in cli/options.py, the
+`debate` and `discuss` groups in cli/workflows.py, the `guard` group in cli/guard.py.
+
+Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`,
+then the verb's fields, or `error` with `code`, `message` and `hint`). Exit
+status: 0 when the verb did its job (poll and wait report any turn status
+with 0), 1 when it could not, 2 for a command-line mistake.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sparring import __version__
+from sparring.cli.guard import guard
+from sparring.cli.options import (
+    CWD_OPTION,
+    NEW_BUDGET_OPTION,
+    SESSION_ARG,
+    EnvSettingError,
+    Seconds,
+    file_input,
+    run_verb,
+    turn_options,
+)
+from sparring.cli.workflows import debate_group, discuss_group
+from sparring.errors import SparringError
+from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure
+from sparring.workflows.registry import SKILLS
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="sparring")
+def cli() -> None:
+    """sparring: run Codex in the background as Claude's sparring partner.
+
+    \b
+    Typical flow:
+      sparring init --skill think-about          -> {"session": ID, ...}
+      sparring start ID --prompt-file round1.md  -> status running
+      sparring wait ID --timeout 100             -> status completed, review
+      sparring resume ID --prompt-file round2.md
+      sparring finalize ID ; sparring stop ID
+
+    Every verb prints one JSON object. SESSION is the id `init` printed or the
+    session's directory. Settings come from options, SPARRING_* variables, then
+    sparring.yaml at the project root.
+    """
+
+
+@cli.command()
+@click.option("--skill", required=True, type=click.Choice(SKILLS), help="The workflow.")
+@CWD_OPTION
+@NEW_BUDGET_OPTION
+def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
+    """Create a session under the project's self-ignoring .sparring/.
+
+    Prints `session` (the id), `session_dir`, `skill`, `root`, `cwd`, `git`, `inbox`,
+    `budget_tokens`. Codex will work in --cwd; its git root (or --cwd outside git) holds
+    the state.
+    """
+    from sparring.commands.init import init as run
+
+    return run_verb("init", lambda: run(skill, cwd, budget_tokens))
+
+
+@cli.command()
+@SESSION_ARG
+@turn_options(resume=False)
+def start(session: str, prompt_file: Path | None, template: str | None,
+          var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
+          schema: str | None, **options: Any) -> int:
+    """Start round one in the background and return.
+
+    The prompt is --template rendered with its variables, or --prompt-file, or
+    stdin — passed to codex byte for byte. Returns once
+    codex has survived its first second (SPARRING_STARTSECS), with the same
+    object as `poll`. A codex that dies in that second is an error carrying its
+    `stderr_tail` (codes codex_not_found, codex_usage_error, codex_start_failed,
+    or the turn's own code such as rate_limited).
+    """
+    from sparring.commands import start as verb
+
+    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, prompt_file,
+                                                template, var_pairs, var_file_pairs, vars_file,
+                                                schema))
+
+
+@cli.command()
+@SESSION_ARG
+@turn_options(resume=True)
+@click.option("--recover", is_flag=True,
+              help="Re-send the interrupted round's prompt (once, when poll said recoverable).")
+@click.option("--accept-changes", is_flag=True,
+              help="Go on although the guard found files changed during the last turn "
+              "(only after the user has seen them).")
+def resume(session: str, prompt_file: Path | None, template: str | None,
+           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
+           schema: str | None, recover: bool, accept_changes: bool, **options: Any) -> int:
+    """Start the next round on the same Codex thread (by its thread id).
+
+    The prompt comes from --template, --prompt-file or stdin. The model stays the thread's;
+    effort and sandbox default to the previous round's. With --recover the
+    interrupted round is asked again instead (allowed once per round). When the
+    guard found files changed in the last turn, resume refuses (guard_violation)
+    until the user has decided: `sparring guard accept SESSION` (or
+    --accept-changes here) says so.
+    """
+    from sparring.commands import start as verb
+
+    return run_verb("resume", lambda: verb.resume(
+        session, Path.cwd(), options, prompt_file, template, var_pairs, var_file_pairs,
+        vars_file, schema, recover, accept_changes))
+
+
+FULL_OPTION = click.option(
+    "--full", is_flag=True, help="Print every key (thread_id, settings, files, all activities, "
+    "full usage and guard details), not just what a debate round needs.")
+
+
+@cli.command()
+@SESSION_ARG
+@FULL_OPTION
+def poll(session: str, full: bool) -> int:
+    """Report the current turn without blocking.
+
+    \b
+    Keys: session, status (running|completed|failed|timeout|stalled|stopped),
+    round, turn, purpose, elapsed_s; while running last_event_s and the last
+    activities (commands, file changes, reasoning summaries, notices); once
+    completed review ({data} when the answer is structured, else {text}; or
+    review_withheld until you seal); on a failure error {code, message, hint}
+    and recoverable; guard ({clean: true} or the changed files); usage {round,
+    total} in input/output tokens, and budget {used, budget} when the session
+    has a token budget. For an arch-debate or a deep-discussion
+    whose Codex turn has ended, also `debate` or `discussion` (as their status
+    verbs print; a discussion's `last_message` then carries Codex's answer).
+    --full adds thread_id, settings, files, every activity, review.text and
+    the complete usage.
+    """
+    from sparring.commands.poll import poll as run
+
+    return run_verb("poll", lambda: run(session, Path.cwd(), full))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--timeout", type=Seconds(allow_zero=True), default=100.0, show_default=True,
+              help="Return after this many seconds even if the turn still runs (0 to a day).")
+@FULL_OPTION
+@click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Seal this file as Claude's own analysis first (what `sparring seal "
+              "--file` does), then wait: one call instead of two.")
+def wait(session: str, timeout: float, full: bool, seal_file: Path | None) -> int:
+    """Block until the turn ends (or --timeout passes); print the poll object.
+
+    Adds `wait_timed_out`: true when the turn was still running. The default
+    stays under the two minutes a Bash tool call gets by default. With --seal
+    the analysis is sealed before anything of Codex's is shown (adds `sealed`);
+    if the seal is refused, nothing is shown and the seal's error is printed.
+    """
+    from sparring.commands.poll import wait as run
+
+    def call() -> dict[str, Any]:
+        from sparring.store.inputs import read_input
+
+        analysis = None if seal_file is None else read_input(seal_file, "--seal")
+        return run(session, Path.cwd(), timeout, full, analysis)
+
+    return run_verb("wait", call)
+
+
+@cli.command()
+@SESSION_ARG
+def stop(session: str) -> int:
+    """End the running turn and codex's whole process tree. Idempotent.
+
+    Prints the poll object (status `stopped`, or the status the turn already
+    had) and `already_ended`.
+    """
+    from sparring.commands.stop import stop as run
+
+    return run_verb("stop", lambda: run(session, Path.cwd()))
+
+
+@cli.command()
+@SESSION_ARG
+def finalize(session: str) -> int:
+    """Write the session summary to SESSION_DIR/summary.json. Idempotent.
+
+    Works after failure, timeout or stop; a running turn is stopped first.
+    Prints the summary: rounds, per-turn status, timings and tokens, totals,
+    codex path and version, and the effort/model/sandbox codex applied.
+    """
+    from sparring.commands.finalize import finalize as run
+
+    return run_verb("finalize", lambda: run(session, Path.cwd()))
+
+
+@cli.command()
+@click.argument("session", metavar="[SESSION]", required=False)
+@CWD_OPTION
+@click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
+def status(session: str | None, cwd: Path, table: bool) -> int:
+    """Show one session, or list every session of this project.
+
+    One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
+    when it has a token budget.
+    """
+    from sparring.commands import status as verb
+
+    if table and session is None:
+        try:
+            click.echo(verb.table(verb.status(None, cwd)))
+        except SparringError as exc:
+            emit(failure("status", exc))
+            return EXIT_FAILED
+        return EXIT_OK
+    return run_verb("status", lambda: verb.status(session, cwd))
+
+
+@cli.command()
+@CWD_OPTION
+def doctor(cwd: Path) -> int:
+    """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
+
+    Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
+    the `hints` to follow, in order. Exit status 0 either way.
+    """
+    from sparring.commands.doctor import doctor as run
+
+    return run_verb("doctor", lambda: run(cwd))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Claude's analysis (default: stdin).")
+def seal(session: str, file: Path | None) -> int:
+    """Seal Claude's own round-one analysis before Codex's answer is revealed.
+
+    Records the text, its sha256 and the time. Until a think-about or dual-model
+    session is sealed, poll/wait withhold Codex's round-one review (and its
+    reasoning summaries). A seal is never replaced; sealing the same text again
+    is a no-op. Prints sealed_at, sha256, bytes, file.
+    """
+    from sparring.commands.seal import seal as run
+
+    return run_verb("seal", lambda: run(session, Path.cwd(), file_input(file)))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
+              help="The verdict JSON (default: stdin).")
+@click.option("--full", is_flag=True, help="Print every open and agreed point whole (both "
+              "sides' stance, evidence and round), not one row per open point and the agreed "
+              "points' ids.")
+@click.option("--rejudge", is_flag=True, help="Replace the verdict already handed in for "
+              "this round (before the next round starts); both versions stay on record and "
+              "the report shows them.")
+def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
+    """Hand in Claude's verdict on the latest round; the runner decides what follows.
+
+    \b
+    The verdict is JSON (schema: schemas/claude-verdict.schema.json):
+      {"position": "...",
+       "points": [{"id": "X-1", "class": "genuine_disagreement", "stance": "disagree",
+                   "evidence": ["src/app.py:42"], "note": "..."},
+                  {"id": "C-1", "class": "claude_only", "stance": "agree",
+                   "claim": "a new point of Claude's", "evidence": []}],
+       "convergence": {"state": "continue|agree|stalemate", "reason": "..."},
+       "proposed_summary": null, "approve_summary": null, "message": "..."}
+    Every point Codex made this round must be classified. Prints `decision`
+    (consensus | stalemate | continue), `reasons`, `open_points` (one row each:
+    id, claim, claude and codex stance, pending), `agreed_points` (ids),
+    `concessions_without_evidence`, and `next` (what to do, and the command).
+    In a think-about debate a `continue` starts Codex's next round at once:
+    `next.action` is then `wait` (if it could not start: `resume`, with `error`;
+    `report` when the token budget is spent).
+    The same verdict again changes nothing (`already_judged`: true); a different
+    one for a judged round is refused (already_judged) unless --rejudge; a
+    verdict handed in while another is being recorded gets session_busy.
+    """
+    from sparring.commands.verdict import verdict as run
+
+    return run_verb("verdict", lambda: run(session, Path.cwd(), file_input(file), full, rejudge))
+
+
+@cli.command()
+@SESSION_ARG
+@click.option("--synthesis", type=click.Path(dir_okay=False, path_type=Path),
+              help="Claude's synthesis JSON: recommendations, open_questions, confidence "
+              "{level, reason}, and optionally conclusion, observations.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the markdown (default: the workflow's report_path).")
+def report(session: str, synthesis: Path | None, out: Path | None) -> int:
+    """Write the decision record: markdown, and the same facts as JSON beside it.
+
+    Sections follow the workflow (think-about: Consensus Points, Remaining
+    Disagreements, Recommendations, Consolidated Sources, Open Questions,
+    Confidence; dual-model: Codex Position, Claude Position, Agreements,
+    Points of Difference, Shared Conclusion), then rounds, tokens per round and
+    in total, timings, codex version and settings, the seal, guard findings.
+    A DEGRADED banner leads when a participant failed, timed out or was stood
+    in for, or the guard found changes. Prints report, json, outcome, degraded.
+    """
+    from sparring.commands.report import report as run
+
+    return run_verb("report", lambda: run(session, Path.cwd(), synthesis, out))
+
+
+@cli.command()
+@click.argument("name", metavar="NAME", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List the templates and their variables.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the rendered text to this file.")
+@click.option("--raw", is_flag=True, help="Print the rendered text itself instead of JSON.")
+@click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A template variable (repeatable).")
+@click.option("--var-file", "var_file_pairs", multiple=True, metavar="KEY=PATH",
+              help="A template variable read from a file (repeatable).")
+@click.option("--vars-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Template variables from a YAML or JSON mapping.")
+def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
+           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...],
+           vars_file: Path | None) -> int:
+    """Render prompt template NAME strictly; prints {template, text}.
+
+    A variable the template needs but was not given is the error
+    template_missing_var, naming it. Values are inserted literally: `{{ x }}`
+    in a value stays `{{ x }}`. --list prints every template with its variables.
+    """
+    from sparring.commands import render as verb
+
+    if list_all or name is None:
+        return run_verb("render", verb.listing)
+    if raw:
+        try:
+            click.echo(verb.render(name, var_pairs, var_file_pairs, vars_file, out)["text"],
+                       nl=False)
+        except SparringError as exc:
+            emit(failure("render", exc))
+            return EXIT_FAILED
+        return EXIT_OK
+    return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
+
+
+for _group in (debate_group, discuss_group, guard):
+    cli.add_command(_group)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = cli.main(args=args, prog_name="sparring", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        path = exc.ctx.command_path if exc.ctx else "sparring"
+        verb = path.removeprefix("sparring").strip() or "sparring"
+        if isinstance(exc, EnvSettingError):
+            emit(failure(verb, SparringError("config_invalid", exc.message,
+                                             f"fix or unset {exc.variable}")))
+            return EXIT_FAILED
+        emit(failure(verb, SparringError("usage_error", exc.format_message(),
+                                         f"see `{path} --help`")))
+        return EXIT_USAGE
+    except (click.Abort, KeyboardInterrupt):
+        emit(failure("sparring", SparringError(
+            "interrupted", "interrupted", "run the verb again; what it had written is kept")))
+        return 130
+    except Exception as exc:  # a bug: still one JSON object, with what to report
+        import traceback  # here only: importing it costs every verb 8 ms of start-up
+
+        emit(failure("sparring", SparringError(
+            "internal_error", f"{type(exc).__name__}: {exc}",
+            "this is a sparring bug; please report it with the traceback",
+            traceback=traceback.format_exc())))
+        return EXIT_FAILED
+    return result if isinstance(result, int) else EXIT_OK

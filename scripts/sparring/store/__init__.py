@@ -1,0 +1,1 @@
+"""State on disk: sessions and their typed records, the workspace, what a verb reads."""

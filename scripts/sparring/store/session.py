@@ -1,0 +1,129 @@
+"""Sessions: one debate with Codex, stored in `<root>/.sparring/sessions/<id>/`.
+
+A session holds one Codex thread and a list of turns (round one, later
+rounds, recoveries). Each turn has its own folder with the prompt sent, the
+JSONL Codex printed, its stderr and the runner's log.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+from sparring.errors import SparringError
+from sparring.records import AnySession, SessionRecord
+from sparring.store import shapes, workspace
+from sparring.store.state import PRIVATE_DIR, StateFile
+
+SESSION_FILE = "session.json"
+SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
+FORMAT = 1
+
+
+def local_time(epoch: float) -> str:
+    """A moment the session recorded, as people read it: local time to the second."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
+
+
+class Session:
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
+                               shape=shapes.session_problem, witness=True)
+
+    @property
+    def id(self) -> str:
+        return self.dir.name
+
+    def load(self) -> dict[str, Any]:
+        return self.state.read()
+
+    @contextmanager
+    def update(self) -> Iterator[dict[str, Any]]:
+        with self.state.update() as data:
+            yield data
+
+    @contextmanager
+    def edit(self) -> Iterator[SessionRecord]:
+        """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
+        and `update` stay untyped for the modules that do not use the records yet."""
+        with self.update() as data:
+            yield cast(SessionRecord, data)
+
+    def turn_dir(self, n: int) -> Path:
+        return self.dir / "turns" / str(n)
+
+    def turn_file(self, n: int, name: str) -> Path:
+        return self.turn_dir(n) / name
+
+
+def create(root: Path, skill: str, cwd: Path, budget_tokens: int | None = None) -> Session:
+    """A new session with an id unique even when many `init`s run at once; its token budget
+    is `budget_tokens`, else sparring.yaml's (budget.py)."""
+    from sparring.turn import budget
+    from sparring.workflows.structured import engine  # only new sessions need them
+
+    budget_tokens = budget.initial(root, skill, budget_tokens)
+    parent = workspace.sessions_dir(root, create=True)
+    inbox = workspace.inbox_dir(Path.cwd(), create=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for _ in range(20):
+        directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
+        try:
+            directory.mkdir(mode=PRIVATE_DIR)  # atomic: exactly one creator wins a name
+        except FileExistsError:
+            continue
+        session = Session(directory)
+        session.state.create(
+            {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
+             "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
+             "inbox": str(inbox), "budget_tokens": budget_tokens,
+             "engine": engine.initial(skill)}
+        )
+        return session
+    raise SparringError("not_writable", f"could not allocate a session id in {parent}",
+                        "remove stale folders from .sparring/sessions and retry")
+
+
+def resolve(ref: str, cwd: Path) -> Session:
+    """A session named by its id (in this project) or by its directory."""
+    candidates = []
+    as_path = Path(ref).expanduser()
+    if os.sep in ref or as_path.is_dir():
+        candidates.append(as_path if as_path.is_absolute() else cwd / as_path)
+    else:
+        candidates.append(workspace.sessions_dir(workspace.find_root(cwd)) / ref)
+    for directory in candidates:
+        if (directory / SESSION_FILE).is_file():
+            return Session(directory.resolve())
+    raise SparringError(
+        "session_not_found",
+        f"no session {ref!r} here",
+        "use the `session` id printed by `sparring init`, or its `session_dir`; "
+        "`sparring status` lists this project's sessions",
+    )
+
+
+def all_sessions(root: Path) -> list[Session]:
+    parent = workspace.sessions_dir(root)
+    if not parent.is_dir():
+        return []
+    found = [Session(d) for d in parent.iterdir() if (d / SESSION_FILE).is_file()]
+    return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
+
+
+def latest_turn(data: AnySession) -> dict[str, Any] | None:
+    turns: list[Any] = data.get("turns", [])
+    return turns[-1] if turns else None
+
+
+def find_turn(data: dict[str, Any], n: int) -> dict[str, Any]:
+    for turn in data.get("turns", []):
+        if turn["n"] == n:
+            return turn  # type: ignore[no-any-return]
+    raise KeyError(n)

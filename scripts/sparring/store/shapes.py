@@ -1,0 +1,136 @@
+"""The shape of a session file, checked once when it is read.
+
+Every verb indexes into session.json; a file of the right syntax but the wrong shape (a
+hand edit, a torn copy, another program's JSON) would otherwise end in a KeyError deep in
+some verb. `session_problem` names the first thing that is not as sparring wrote it, so
+the reader can report `state_corrupt` and leave the file alone.
+
+A field spec is a string: `str`, `int`, `num`, `bool`, `dict`, `list`, `any`, or `status`;
+a trailing `?` allows null. Keys in REQUIRED must be present; the others are checked when
+they are.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sparring import states
+from sparring.workflows.registry import SKILLS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # poll's fast path (cli/door.py) checks shapes too: it imports nothing more
+    from typing import Any
+
+_SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
+            "turns": "list", "codex": "dict", "thread_id": "str?", "inbox": "str?",
+            "engine": "dict", "debate": "dict", "discussion": "dict", "degraded_notes": "list",
+            "reports": "list", "finalized_at": "num?", "foreign_writes": "list"}
+_SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex")
+
+_TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "created_at": "num",
+         "settings": "dict", "argv": "list", "started_at": "num?", "ended_at": "num?",
+         "thread_id": "str?", "recovers": "int?", "schema": "str?", "template": "dict?",
+         "guard": "dict?", "answer_file": "str?", "runner": "dict?", "codex": "dict?",
+         "stop_requested": "bool", "exit_code": "int?", "end_reason": "str?", "error": "dict?",
+         "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?"}
+_TURN_REQUIRED = ("n", "round", "purpose", "status", "created_at", "settings", "argv")
+_SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num",
+             "stall_after": "num"}
+_PROCESS = {"pid": "int", "started": "num"}
+
+_ENGINE = {"verdicts": "dict", "decisions": "dict", "seal": "dict?", "revealed_at": "num?",
+           "schema": "str?", "barrier": "bool", "rejudged": "list"}
+_VERDICT = {"points": "list", "convergence": "dict"}
+_DEBATE = {"dir": "str", "question": "str", "sent": "dict", "max_rounds": "int",
+           "written": "dict", "stand_ins": "list"}
+_DISCUSSION = {"effort": "str", "model": "str", "max_rounds": "int", "topic": "str?",
+               "messages": "list"}
+_MESSAGE = {"round": "int", "speaker": "str", "text": "str"}
+
+
+def session_problem(data: Any) -> str | None:
+    """What is wrong with a session document's shape, or None when it is as expected."""
+    found = _fields(data, _SESSION, _SESSION_REQUIRED, "the session")
+    if found:
+        return found
+    if data["skill"] not in SKILLS:
+        return f"the session's skill {data['skill']!r} is not one of {', '.join(SKILLS)}"
+    for i, turn in enumerate(data["turns"]):
+        found = _turn_problem(turn, f"turns[{i}]")
+        if found is None and turn["n"] != i + 1:  # each turn's folder is turns/<n>
+            found = f"turns[{i}].n is {turn['n']}, not {i + 1}: turns are numbered in order"
+        if found:
+            return found
+    return _sections_problem(data)
+
+
+def _turn_problem(turn: Any, where: str) -> str | None:
+    found = _fields(turn, _TURN, _TURN_REQUIRED, where)
+    found = found or _fields(turn["settings"], _SETTINGS, tuple(_SETTINGS), f"{where}.settings")
+    for key in ("runner", "codex"):
+        if found is None and turn.get(key):
+            found = _fields(turn[key], _PROCESS, tuple(_PROCESS), f"{where}.{key}")
+    if found is None and not all(isinstance(arg, str) for arg in turn["argv"]):
+        found = f"{where}.argv holds something other than text"
+    return found
+
+
+def _sections_problem(data: dict[str, Any]) -> str | None:
+    engine = data.get("engine")
+    if engine is not None:
+        found = _fields(engine, _ENGINE, ("verdicts", "decisions"), "engine")
+        for key, verdict in ({} if found else engine["verdicts"]).items():
+            found = found or _fields(verdict, _VERDICT, tuple(_VERDICT),
+                                     f"engine.verdicts[{key}]")
+        for key, decision in ({} if found else engine["decisions"]).items():
+            if found is None and not isinstance(decision, dict):
+                found = f"engine.decisions[{key}] is not an object"
+        if found:
+            return found
+    if "debate" in data:
+        found = _fields(data["debate"], _DEBATE, ("dir", "question", "sent", "max_rounds"),
+                        "debate")
+        if found:
+            return found
+    if "discussion" in data:
+        found = _fields(data["discussion"], _DISCUSSION, tuple(_DISCUSSION), "discussion")
+        for i, message in enumerate([] if found else data["discussion"]["messages"]):
+            found = found or _fields(message, _MESSAGE, tuple(_MESSAGE),
+                                     f"discussion.messages[{i}]")
+        return found
+    return None
+
+
+def _fields(value: Any, spec: dict[str, str], required: tuple[str, ...],
+            where: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{where} is not an object"
+    for key in required:
+        if key not in value:
+            return f"{where} has no {key!r}"
+    for key, kind in spec.items():
+        if key in value and not _is(value[key], kind):
+            return f"{where}.{key} is not {_DESCRIBED[kind.rstrip('?')]}"
+    return None
+
+
+_DESCRIBED = {"str": "text", "int": "a whole number", "num": "a finite number",
+              "bool": "true or false", "dict": "an object", "list": "a list",
+              "status": "a turn status", "any": "anything"}
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind.endswith("?"):
+        return value is None or _is(value, kind[:-1])
+    if kind == "any":
+        return True
+    if kind == "status":
+        return value in states.TERMINAL or value in (states.STARTING, states.RUNNING)
+    if kind in ("int", "num") and isinstance(value, bool):
+        return False
+    if kind == "num":
+        return isinstance(value, (int, float)) and math.isfinite(value)
+    return isinstance(value, _TYPES[kind])
+
+
+_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "dict": dict, "list": list}

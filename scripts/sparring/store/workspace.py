@@ -1,0 +1,121 @@
+"""Where a project's sparring state lives: `<root>/.sparring/`, self-ignoring.
+
+The root is the nearest directory, from the working directory up, that holds
+`.git` (a repository or a worktree) or sparring's sessions (`.sparring/sessions/`);
+outside any repository it is the working directory itself. No git process is
+needed. A `.sparring/` holding only an inbox (Claude Code started in a subfolder)
+does not make a root.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sparring.errors import SparringError
+from sparring.store.state import PRIVATE_DIR, PRIVATE_FILE
+
+STATE_DIR = ".sparring"
+
+
+def find_root(start: Path) -> Path:
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists() or (candidate / STATE_DIR / "sessions").is_dir():
+            return candidate
+    return start
+
+
+def is_git_checkout(root: Path) -> bool:
+    return (root / ".git").exists()
+
+
+def state_dir(root: Path, create: bool = False) -> Path:
+    """`<root>/.sparring`, made on demand with a `.gitignore` of `*` so git never sees it."""
+    path = root / STATE_DIR
+    if create:
+        _make_self_ignoring(path)
+    return path
+
+
+def sessions_dir(root: Path, create: bool = False) -> Path:
+    path = state_dir(root, create) / "sessions"
+    if create:
+        path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+    return path
+
+
+def inbox_dir(cwd: Path, create: bool = False) -> Path:
+    """`<cwd>/.sparring/inbox`: where Claude's Write tool drops files for the runner.
+
+    It sits in the directory Claude Code runs in (the Bash tool's working directory), not
+    necessarily the root: Claude Code lets a skill write only below its working directory.
+    """
+    path = state_dir(cwd.resolve(), create) / "inbox"
+    if create:
+        try:
+            path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        except OSError as exc:
+            raise SparringError("not_writable", f"cannot create {path}: {exc.strerror}",
+                                "run sparring from a directory you can write to") from exc
+    return path
+
+
+def session_inbox(data: Mapping[str, Any]) -> str:
+    """The inbox of the directory a session was begun in (for a session older than inboxes,
+    the current directory's). In a command, quote each path in it whole: output.shell_word."""
+    return str(data.get("inbox") or inbox_dir(Path.cwd()))
+
+
+def _make_self_ignoring(path: Path) -> None:
+    try:
+        path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        _make_private(path)
+        ignore = path / ".gitignore"
+        if not ignore.exists():
+            # O_EXCL: twenty concurrent `init`s write it once, never a torn file.
+            try:
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+            except FileExistsError:
+                return
+            with os.fdopen(fd, "w") as f:
+                f.write("# written by sparring: keep session state out of git\n*\n")
+    except OSError as exc:
+        raise SparringError(
+            "not_writable",
+            f"cannot create {path}: {exc.strerror}",
+            "run sparring from a directory you can write to, or pass --cwd",
+        ) from exc
+
+
+def _make_private(path: Path) -> None:
+    """A `.sparring/` an older sparring made 0755 becomes the user's alone."""
+    st = path.lstat()
+    if stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 and st.st_uid == os.getuid():
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o077)
+
+
+def branch(root: Path) -> str:
+    """The checked-out branch for file names: `feature-x` for `feature/x`, `detached-<sha>`
+    for a detached HEAD, `no-git` outside a repository. Read from .git/HEAD, not git."""
+    head = _git_dir(root) / "HEAD" if is_git_checkout(root) else None
+    try:
+        text = head.read_text(encoding="utf-8").strip() if head else ""
+    except OSError:
+        text = ""
+    if not text:
+        return "no-git"
+    if text.startswith("ref: refs/heads/"):
+        return text[len("ref: refs/heads/"):].replace("/", "-")
+    return f"detached-{text[:7]}"
+
+
+def _git_dir(root: Path) -> Path:
+    dot_git = root / ".git"
+    if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
+        target = dot_git.read_text(encoding="utf-8").partition("gitdir:")[2].strip()
+        return (root / target).resolve()
+    return dot_git

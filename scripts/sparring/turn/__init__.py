@@ -1,0 +1,1 @@
+"""One Codex turn: launched, run by a background runner, watched, ended, shown."""

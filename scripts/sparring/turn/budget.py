@@ -1,0 +1,92 @@
+"""The token budget: what a session may spend on Codex, checked before every turn starts.
+
+A session's budget is `--budget-tokens` when it was created (`init`, `debate new`,
+`discuss new`), else sparring.yaml's `budget_tokens` (the workflow's section over the top
+level), else none; a verb that starts a turn may set it anew with its own `--budget-tokens`.
+What counts is what `usage.total` shows: Codex's input plus output tokens over all turns.
+Once that reaches the budget no turn starts (`budget_exhausted`, with both figures), and the
+session remembers the refusal so its report says DEGRADED: budget reached. A turn that
+starts after the budget was raised clears it again.
+
+Light at import: cli/door.py prints the figures on poll's fast path.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from sparring.errors import SparringError
+    from sparring.store.session import Session
+
+STOP_KEY = "budget_stop"  # in session.json: the latest refusal, until a turn starts again
+
+
+def used(turns: list[dict[str, Any]]) -> int:
+    """Input plus output tokens of every turn so far."""
+    return sum((t.get("usage") or {}).get(key, 0) for t in turns
+               for key in ("input_tokens", "output_tokens"))
+
+
+def figures(data: dict[str, Any]) -> dict[str, int] | None:
+    """{used, budget} when the session has a budget."""
+    budget = data.get("budget_tokens")
+    if budget is None:
+        return None
+    return {"used": used(data["turns"]), "budget": int(budget)}
+
+
+def reached(data: dict[str, Any]) -> dict[str, int] | None:
+    """{used, budget} when the session has used its budget, else None."""
+    found = figures(data)
+    return found if found is not None and found["used"] >= found["budget"] else None
+
+
+def initial(root: Path, skill: str, given: int | None) -> int | None:
+    """A new session's budget: as given, else sparring.yaml's (the workflow's section first)."""
+    if given is not None:
+        return given
+    from sparring import config
+
+    settings = config.load(root)
+    found = config.workflow(settings, skill).get("budget_tokens",
+                                                 settings.get("budget_tokens"))
+    return None if found is None else int(found)
+
+
+def require(session: Session, given: int | None = None) -> None:
+    """Before a turn starts: take a budget the verb was given, then refuse the turn when the
+    session has spent its budget (the refusal is recorded for the report)."""
+    with session.update() as data:
+        if given is not None:
+            data["budget_tokens"] = given
+        found = reached(data)
+        if found is None:
+            data.pop(STOP_KEY, None)
+            return
+        data[STOP_KEY] = found
+    raise exhausted(found)
+
+
+def exhausted(found: dict[str, int]) -> SparringError:
+    from sparring.errors import SparringError
+
+    return SparringError(
+        "budget_exhausted",
+        f"this session has used {found['used']:,} tokens of its {found['budget']:,}-token "
+        "budget: no further Codex turn starts",
+        "tell the user what the debate cost and close it with what you have (the report is "
+        "marked DEGRADED: budget reached); to go on, the user can raise the budget: run the "
+        "same command again with `--budget-tokens N`, N above the tokens used",
+        **found)
+
+
+def degraded_reason(data: dict[str, Any]) -> str | None:
+    """The report's DEGRADED line when the budget stopped the debate."""
+    stop = data.get(STOP_KEY)
+    if not stop:
+        return None
+    return (f"budget reached: {stop['used']:,} of {stop['budget']:,} tokens used; "
+            "no further Codex round was started")

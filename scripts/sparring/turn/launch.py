@@ -1,0 +1,308 @@
+"""Starting and resuming a Codex turn: the service behind `start`, `resume` and the workflows.
+
+`start` opens round one, `resume` follows the thread (or asks an interrupted round again);
+files changed during an earlier turn stop both until the user accepts them. Both return
+once codex has run for a short start window (or ended sooner), so a codex that dies at
+once — a rejected flag, a missing binary, a bad config — is reported as a failed start
+with its stderr, not as `running`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from sparring import answers, codex, config, limits, process, states, templates
+from sparring.cli.door import brief
+from sparring.errors import SparringError
+from sparring.store import session as sessions
+from sparring.store.inputs import read_input
+from sparring.store.session import Session, find_turn
+from sparring.turn import budget, lifecycle, runner, view
+from sparring.turn import record as turns
+from sparring.workflows.structured import engine
+
+_START_POLL_S = 0.05
+_START_CAP_S = 30.0
+
+
+def start_window() -> float:
+    """Seconds codex must survive to count as started (Supervisor's `startsecs`)."""
+    raw = os.environ.get("SPARRING_STARTSECS", "1.0")
+    try:
+        return limits.seconds(raw, allow_zero=True, most=limits.MAX_START_WINDOW)
+    except ValueError as exc:
+        raise SparringError("config_invalid", f"SPARRING_STARTSECS: {exc}",
+                            "fix or unset SPARRING_STARTSECS") from exc
+
+
+def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
+    """The prompt bytes, exactly as given, from a file or from stdin."""
+    data = read_input(prompt_file, "--prompt-file", stdin)
+    if not data.strip():
+        raise SparringError("prompt_empty", "the prompt is empty",
+                            "write the prompt to a file and pass --prompt-file FILE")
+    return data
+
+
+@dataclass(frozen=True)
+class Prompt:
+    text: bytes
+    template: dict[str, Any] | None = None  # name, and the question it asked, for reports
+
+
+def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
+                file_pairs: tuple[str, ...] = (), vars_file: Path | None = None,
+                stdin: BinaryIO | None = None) -> Prompt:
+    """The prompt from a rendered template, a file, or stdin — exactly one of them."""
+    if template is None:
+        if pairs or file_pairs or vars_file:
+            raise SparringError("usage_error", "--var, --var-file and --vars-file need --template",
+                                "add --template NAME (see `sparring render --list`)")
+        return Prompt(read_prompt(prompt_file, stdin))
+    if prompt_file is not None:
+        raise SparringError("usage_error", "give --template or --prompt-file, not both",
+                            "drop one of them")
+    variables = templates.collect(pairs, file_pairs, vars_file)
+    question = variables.get("QUESTION") or variables.get("TOPIC")
+    return Prompt(templates.render(template, variables).encode(),
+                  {"name": template, "question": question})
+
+
+def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
+          schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    data = session.load()
+    if not _can_start(data):
+        raise SparringError("invalid_transition", f"session {session.id} has already started",
+                            f"continue it with `sparring resume {session.id}`")
+    codex.check_prompt(prompt.text)
+    budget.require(session, options.get("budget_tokens"))
+    settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
+    schema = _schema_for(data, schema)
+    executable = _codex_for(session, data)
+    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
+                                sandbox=settings.sandbox, model=settings.model,
+                                output_schema=answers.schema_path(schema) if schema else None)
+    with session.update() as locked:
+        if not _can_start(locked):  # another `start` won the race while we looked up codex
+            raise SparringError("invalid_transition", f"session {session.id} has already "
+                                "started", f"continue it with `sparring resume {session.id}`")
+        turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
+                              prompt=prompt.text, argv=codex.exec_argv(executable, request),
+                              thread_id=None, schema=schema, template=prompt.template,
+                              answer_file=answer_file)
+    return _launch(session, turn["n"])
+
+
+def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
+           recover: bool = False, schema: str | None = None,
+           accept_changes: bool = False, answer_file: str | None = None,
+           purpose: str = "round") -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
+    previous, data = _resumable(session, session.load(), recover)
+    if not recover:  # asking the same round again reveals nothing new
+        _require_seal(session, data)
+    budget.require(session, options.get("budget_tokens"))  # a recovery spends tokens too
+    _check_guard(session, data, accept_changes)
+    if recover:
+        if prompt is not None:
+            raise SparringError("usage_error", "--recover re-sends the interrupted round's "
+                                "prompt; do not give another", "drop --prompt-file or --recover")
+        prompt = Prompt(session.turn_file(previous["n"], turns.PROMPT).read_bytes(),
+                        previous.get("template"))
+        schema = schema or previous.get("schema") or "none"
+        answer_file = answer_file or previous.get("answer_file")
+    assert prompt is not None
+    codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
+    settings = _resume_settings(data, previous, options)
+    start_window()
+    schema = _schema_for(data, schema)
+    executable = _codex_for(session, data)
+    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
+                                sandbox=settings.sandbox, model=settings.model,
+                                thread_id=data["thread_id"],
+                                output_schema=answers.schema_path(schema) if schema else None)
+    with session.update() as locked:
+        if locked["turns"][-1]["n"] != previous["n"]:
+            raise SparringError("session_busy", "another turn started meanwhile",
+                                f"check it with `sparring poll {session.id}`")
+        turn = turns.new_turn(
+            session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
+            round_no=_round_after(locked, previous, recover),
+            purpose=_purpose(previous, recover, purpose),
+            argv=codex.exec_argv(executable, request),
+            recovers=previous["n"] if recover else None, schema=schema,
+            template=prompt.template, answer_file=answer_file,
+        )
+    return _launch(session, turn["n"])
+
+
+def _purpose(previous: dict[str, Any], recover: bool, given: str) -> str:
+    if not recover:
+        return given
+    # A recovered synthesis is still the synthesis, not a round of the transcript.
+    return "synthesis" if previous["purpose"] == "synthesis" else "recovery"
+
+
+def unaccepted_violations(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Turns whose guard found changed files the user has not yet accepted."""
+    return [t for t in data["turns"]
+            if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
+
+
+def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
+    """Changed files stop the loop until the user says go on (every such turn counts, also
+    one whose round was then re-asked)."""
+    found = unaccepted_violations(data)
+    if not found:
+        return
+    if not accept:
+        from sparring.turn import guard as turnguard
+
+        violation = found[-1]["guard"]["violation"]
+        retry = (turnguard.go_on(session) if data.get("debate") or data.get("discussion")
+                 else f"run this `sparring resume {session.id}` again")
+        raise SparringError("guard_violation", violation["message"],
+                            turnguard.hint(session, retry),
+                            changed=[c for t in found for c in t["guard"]["changed"]])
+    with session.update() as locked:
+        for turn in unaccepted_violations(locked):
+            turn["guard"]["accepted"] = True
+
+
+def _schema_for(data: dict[str, Any], given: str | None) -> str | None:
+    """The answer schema: as given (`none` for free text), else the workflow's own."""
+    if given == "none":
+        return None
+    return given or engine.state(data)["schema"]
+
+
+def _can_start(data: dict[str, Any]) -> bool:
+    """Round one may start when nothing ran yet, or when every try ended before codex
+    opened a thread (nothing to resume)."""
+    return not data["turns"] or (not data.get("thread_id") and all(
+        states.is_terminal(t["status"]) for t in data["turns"]))
+
+
+def _round_after(data: dict[str, Any], previous: dict[str, Any], recover: bool) -> int:
+    """The round a new turn belongs to: a round without an answer is asked again, not skipped
+    (the engine judges rounds in order and would otherwise judge a stale one)."""
+    answered = any(t["round"] == previous["round"] and t["status"] == states.COMPLETED
+                   for t in data["turns"])
+    return int(previous["round"]) + (0 if recover or not answered else 1)
+
+
+def _require_seal(session: Session, data: dict[str, Any]) -> None:
+    """In a sealed workflow nothing goes on until Claude's own analysis is on record."""
+    state = engine.state(data)
+    if state["barrier"] and not state["seal"]:
+        raise SparringError("seal_required", "your own analysis is not sealed yet",
+                            f"`sparring seal {session.id} --file FILE` first: a later round "
+                            "would otherwise show you Codex's view before yours is on record")
+
+
+def _resumable(session: Session, data: dict[str, Any], recover: bool
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ended turn to follow, and the session as it is now (after any repair)."""
+    lifecycle.current_turn(session, data)  # there is one
+    data, previous = lifecycle.require_idle(session, data)
+    assert previous is not None
+    if not data.get("thread_id"):
+        raise SparringError("no_thread", "codex never opened a thread in this session"
+                            + _because(previous), f"nothing to resume: start round one again "
+                            f"with `sparring start {session.id}` (after `sparring doctor` if "
+                            "codex failed at once)")
+    if recover and not previous.get("recoverable"):
+        code = "recovery_exhausted" if previous.get("recovers") else "invalid_transition"
+        raise SparringError(code, f"round {previous['round']} cannot be recovered: "
+                            f"{_not_recoverable(previous)}", "report what you have, or resume "
+                            "with a new prompt")
+    return previous, data
+
+
+def _because(turn: dict[str, Any]) -> str:
+    error = turn.get("error") or {}
+    return f" (its last turn: {turn['status']}, {error['code']}: {error.get('message', '')})" \
+        if error.get("code") else f" (its last turn: {turn['status']})"
+
+
+def _not_recoverable(turn: dict[str, Any]) -> str:
+    """Why `--recover` cannot ask this turn again, naming what really went wrong."""
+    error = turn.get("error") or {}
+    if turn["status"] == states.COMPLETED:
+        return "it completed; there is nothing to ask again"
+    if turn.get("recovers") is not None:
+        return (f"it already was the one recovery of round {turn['round']}, and it "
+                f"{turn['status']} too ({error.get('code', 'no error code')})")
+    if not turn.get("thread_id"):
+        return (f"codex opened no thread for it ({error.get('code', turn['status'])}: "
+                f"{error.get('message', '')})")
+    return (f"it {turn['status']} with {error.get('code', 'no error code')} "
+            f"({error.get('message', '')}), which asking again would not cure")
+
+
+def _resume_settings(data: dict[str, Any], previous: dict[str, Any],
+                     options: dict[str, Any]) -> config.TurnSettings:
+    # A thread keeps its model: switching models mid-thread makes codex inject a
+    # large model-switch message. Effort and sandbox carry over unless given.
+    kept = previous["settings"]
+    file_settings = config.load(Path(data["root"]))
+    effort = options.get("effort") or kept["effort"]
+    merged = {**options, "effort": effort, "model": kept["model"],
+              "sandbox": options.get("sandbox") or kept["sandbox"]}
+    return config.resolve_turn(merged, file_settings)
+
+
+def _codex_for(session: Session, data: dict[str, Any]) -> str:
+    executable = codex.find_executable()
+    if data["codex"].get("path") != executable:
+        found = codex.version(executable)
+        with session.update() as locked:
+            locked["codex"] = {"path": executable, "version": found}
+    return executable
+
+
+def _launch(session: Session, n: int) -> dict[str, Any]:
+    identity = runner.launch(session, n)
+    with session.update() as data:
+        find_turn(data, n)["runner"] = identity.to_dict()
+    turn = _wait_for_start(session, n)
+    data, turn, seen = lifecycle.observe(session)
+    if turn["status"] == states.FAILED:
+        raise _failed_start(turn)
+    # Brief, and without Codex's answer even if it came within the start window: `wait`
+    # shows it (once), with everything else a round needs.
+    return {**brief(view.to_dict(session, data, turn, seen), review=False),
+            "next": f"`sparring wait {session.id}`"}
+
+
+def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
+    window, begun = start_window(), time.monotonic()
+    while True:
+        turn = find_turn(session.load(), n)
+        if not states.is_terminal(turn["status"]) and not process.is_alive(
+                process.Identity.from_dict(turn["runner"])):
+            _, turn, _ = lifecycle.observe(session)  # the runner died: record that, don't wait
+        if states.is_terminal(turn["status"]):
+            return turn
+        started = turn.get("started_at")
+        if started and time.time() - started >= window:
+            return turn
+        if time.monotonic() - begun > _START_CAP_S + window:
+            return turn
+        time.sleep(_START_POLL_S)
+
+
+def _failed_start(turn: dict[str, Any]) -> SparringError:
+    error = dict(turn["error"] or {})
+    code = error.pop("code", "codex_start_failed")
+    if code == "codex_crashed":
+        code = "codex_start_failed"
+    message = error.pop("message", "codex failed to start")
+    hint = error.pop("hint", "run `sparring doctor`")
+    return SparringError(code, message, hint, turn=turn["n"], status=turn["status"], **error)

@@ -1,0 +1,347 @@
+"""Turns: creating one, deciding how it ended, and telling the truth about it.
+
+How a turn ended is decided once, from what is on disk (Codex's JSONL, its
+exit code, why we ended it) and recorded under the session lock. Whoever
+notices the end first records it — the background runner normally, or a
+`poll` that finds the runner gone — and terminal statuses never change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparring import answers, process, states
+from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
+from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.errors import CODES
+from sparring.fence import unfence
+from sparring.store.session import Session, find_turn
+from sparring.store.state import private_dir, write_private
+from sparring.workflows.structured import engine
+
+PROMPT = "prompt.txt"
+EVENTS = "events.jsonl"
+STDERR = "stderr.log"
+RUNNER_LOG = "runner.log"
+
+_RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
+_NO_ROLLOUT = "no rollout found"
+# Codes after which the same prompt on the same thread may well succeed.
+_RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_failed",
+                          "codex_protocol_error", "codex_crashed", "runner_died",
+                          "network_unreachable"})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    error: dict[str, Any] | None
+
+
+def new_turn(
+    session: Session,
+    data: dict[str, Any],
+    *,
+    round_no: int,
+    purpose: str,
+    settings: TurnSettings,
+    prompt: bytes,
+    argv: list[str],
+    thread_id: str | None,
+    recovers: int | None = None,
+    schema: str | None = None,
+    template: dict[str, Any] | None = None,
+    answer_file: str | None = None,
+) -> dict[str, Any]:
+    """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
+    n = len(data["turns"]) + 1
+    directory = session.turn_dir(n)
+    _set_aside(directory)
+    private_dir(directory, under=session.dir)
+    write_private(directory / PROMPT, prompt)
+    turn: dict[str, Any] = {
+        "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
+        "created_at": time.time(), "started_at": None, "ended_at": None,
+        "settings": {"effort": settings.effort, "model": settings.model,
+                     "sandbox": settings.sandbox, "timeout": settings.timeout,
+                     "stall_after": settings.stall_after,
+                     "offline_after": settings.offline_after},
+        "argv": argv, "thread_id": thread_id, "recovers": recovers, "schema": schema,
+        "template": template, "answer": None, "guard": None, "answer_file": answer_file,
+        "runner": None, "codex": None, "stop_requested": False,
+        "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
+        "usage_cumulative": None, "usage": None,
+        "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+    }
+    data["turns"].append(turn)
+    return turn
+
+
+def _set_aside(directory: Path) -> None:
+    """A folder for turn N that session.json does not list (it was edited by hand, or a
+    start stopped before the session was saved) is renamed, never reused: nothing written
+    there is lost."""
+    if not directory.exists():
+        return
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for attempt in range(100):
+        aside = directory.with_name(f"{directory.name}.unlisted-{stamp}-{attempt}")
+        if not aside.exists():
+            directory.rename(aside)
+            return
+    raise FileExistsError(directory)
+
+
+def last_activity(session: Session, turn: dict[str, Any]) -> float:
+    """When Codex last printed an event (the events file's mtime), or when it started."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    try:
+        return max(started, session.turn_file(turn["n"], EVENTS).stat().st_mtime)
+    except FileNotFoundError:
+        return started
+
+
+def final_text(session: Session, turn: Mapping[str, Any]) -> str | None:
+    """Codex's last message in an ended turn, from its events."""
+    return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
+
+
+def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str | None:
+    """`timeout` or `stalled` when the turn is past one of its limits, else None."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    if now - started > turn["settings"]["timeout"]:
+        return "timeout"
+    if now - last_activity(session, turn) > turn["settings"]["stall_after"]:
+        return "stalled"
+    return None
+
+
+FollowUp = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+def record_end(
+    session: Session, n: int, *, exit_code: int | None, end_reason: str | None,
+    guard: Mapping[str, Any] | None = None, follow_up: FollowUp | None = None,
+) -> dict[str, Any]:
+    """Decide and record how turn `n` ended; a turn already ended is left as it is.
+
+    `follow_up(data, turn)` runs under the same lock, so a turn queued by it (a
+    re-ask) appears together with the end it answers: `wait` never sees a gap.
+    """
+    view = events.read(session.turn_file(n, EVENTS), finished=True)
+    stderr_tail = process.read_tail(session.turn_file(n, STDERR))
+    with session.update() as data:
+        turn = find_turn(data, n)
+        if states.is_terminal(turn["status"]):
+            return dict(turn)
+        if turn["stop_requested"]:
+            end_reason = "stopped"
+        thread_id = view.thread_id or turn["thread_id"]
+        outcome = classify(view, exit_code, end_reason, stderr_tail, turn)
+        if outcome.status == states.COMPLETED and turn.get("schema"):
+            outcome = _check_answer(data, turn, view.final_message)
+        states.move(
+            turn, outcome.status, guard=guard, ended_at=time.time(), exit_code=exit_code,
+            end_reason=end_reason, error=outcome.error, thread_id=thread_id,
+            recoverable=_recoverable(outcome, thread_id, turn),
+            usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),
+        )
+        if thread_id and not data.get("thread_id") and _thread_kept(outcome):
+            data["thread_id"] = thread_id
+        if outcome.status == states.COMPLETED and turn.get("answer_file"):
+            _deliver(session, turn, view.final_message or "")
+        if follow_up is not None:
+            follow_up(data, turn)
+        return dict(turn)
+
+
+def _thread_kept(outcome: Outcome) -> bool:
+    """Whether codex keeps the thread it opened: not when it refused the very first prompt
+    (no rollout is written), so round one can start afresh instead of resuming nothing."""
+    return (outcome.error or {}).get("code") != "prompt_too_large"
+
+
+def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
+    """Write Codex's answer where the workflow wants it (codex itself runs read-only).
+
+    Never over a file that appeared meanwhile: then the answer stays in the turn's
+    folder and the turn says so.
+    """
+    body = unfence(text).rstrip("\n") + "\n"
+    turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    try:
+        with open(turn["answer_file"], "x", encoding="utf-8") as f:
+            f.write(body)
+    except OSError as exc:  # it exists already, or its folder moved: keep the answer anyway
+        kept = session.turn_file(turn["n"], "answer.md")
+        write_private(kept, body)
+        turn["answer_file_kept"] = str(kept)
+        turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) -> Outcome:
+    """A structured answer must match the schema codex was given, and the debate's rules."""
+    answer = parse_review(text)
+    found = (answers.problems(turn["schema"], answer) if answer is not None
+             else ["the answer is not JSON"])
+    if not found:
+        found = engine.answer_problems(data, turn["round"], answer)
+    if found:
+        return Outcome(states.FAILED, _error(
+            "invalid_answer", f"codex's answer breaks its schema: {'; '.join(found)}",
+            "a re-ask on the same thread follows once; if that fails too the round is failed",
+            problems=found))
+    turn["answer"] = answer
+    return Outcome(states.COMPLETED, None)
+
+
+def classify(
+    view: events.TurnView,
+    exit_code: int | None,
+    end_reason: str | None,
+    stderr_tail: str,
+    turn: dict[str, Any],
+) -> Outcome:
+    settings = turn["settings"]
+    if end_reason == "stopped":
+        return Outcome(states.STOPPED, stopped_error())
+    if end_reason == "timeout":
+        return Outcome(states.TIMEOUT, _error(
+            "turn_timeout", f"codex ran past the {settings['timeout']:.0f} s turn timeout and "
+            "was ended", "report what you have; retry once with `sparring resume SESSION "
+            "--recover --effort <lower>` or raise --timeout"))
+    if end_reason == "stalled":
+        return Outcome(states.STALLED, _error(
+            "turn_stalled", f"codex printed no event for {settings['stall_after']:.0f} s and "
+            "was ended", "run `sparring resume SESSION --recover` once; if it stalls again, "
+            "check codex's network and `sparring doctor`"))
+    if end_reason == "offline":
+        return Outcome(states.FAILED, _offline_error(view, settings))
+    if view.completed:
+        return _completed(view)
+    if view.failure:
+        return Outcome(states.FAILED, _turn_failure(view.failure))
+    return Outcome(states.FAILED, _process_failure(exit_code, end_reason, stderr_tail))
+
+
+def _offline_error(view: events.TurnView, settings: dict[str, Any]) -> dict[str, Any]:
+    last = view.notices[-1] if view.notices else "Reconnecting..."
+    waited = settings.get("offline_after", OFFLINE_AFTER)
+    return _error(
+        "network_unreachable", f"codex could not reach its model provider: for {waited:g} s "
+        f"it only reported reconnecting (last: {last}) and was ended",
+        "check the network (a proxy, a VPN, the provider's base_url in Codex's config.toml); "
+        "once `codex exec` reaches the provider again, `sparring resume SESSION --recover` "
+        "asks the round once more")
+
+
+def stopped_error() -> dict[str, Any]:
+    return _error("turn_stopped", "the turn was stopped on request",
+                  "resume the session when you want another round")
+
+
+def spawn_error(executable: str, exc: OSError) -> dict[str, Any]:
+    if isinstance(exc, (FileNotFoundError, PermissionError)):
+        return _error("codex_not_found", f"cannot run {executable}: {exc.strerror}",
+                      INSTALL_HINT)
+    return _error("codex_start_failed", f"cannot run {executable}: {exc}",
+                  "run `sparring doctor`")
+
+
+def _completed(view: events.TurnView) -> Outcome:
+    if view.final_message is None or not view.final_message.strip():
+        return Outcome(states.FAILED, _error(
+            "codex_protocol_error", "codex completed the turn without an answer",
+            "run `sparring resume SESSION --recover` to ask again"))
+    return Outcome(states.COMPLETED, None)
+
+
+def _turn_failure(message: str) -> dict[str, Any]:
+    if _RATE_LIMIT.search(message):
+        return _error("rate_limited", message, "wait, then `sparring resume SESSION --recover`; "
+                      "check the plan and quota of the account codex uses")
+    return _error("turn_failed", message, "see the message; `sparring resume SESSION "
+                  "--recover` retries the round once on the same thread")
+
+
+def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -> dict[str, Any]:
+    if exit_code == 2:
+        return _error("codex_usage_error", "codex rejected the command line sparring built",
+                      "run `sparring doctor`: this codex may be too old or too new",
+                      stderr_tail=tail)
+    if PROMPT_TOO_LARGE in tail or "Input exceeds the maximum length" in tail:
+        return _error("prompt_too_large", "codex refused the prompt as too long (at most "
+                      f"{MAX_PROMPT_CHARS:,} characters)", "shorten what goes into the prompt "
+                      "and run the command again; asking again with the same prompt fails the "
+                      "same way", stderr_tail=tail)
+    if _NO_ROLLOUT in tail:
+        return _error("thread_not_found", "codex has no record of this session's thread",
+                      "CODEX_HOME changed or the thread was removed; start a new session",
+                      stderr_tail=tail)
+    if end_reason == "runner_died":
+        return _error("runner_died", "sparring's background runner ended before the turn did; "
+                      "codex is gone and left no final event", "retry once with "
+                      "`sparring resume SESSION --recover`", stderr_tail=tail)
+    how = f"exited with code {exit_code}" if exit_code is not None and exit_code >= 0 else (
+        f"was killed by signal {-exit_code}" if exit_code is not None else "ended")
+    return _error("codex_crashed", f"codex {how} before finishing the turn",
+                  "read stderr_tail; `sparring doctor` checks the installation",
+                  stderr_tail=tail)
+
+
+def _error(code: str, message: str, hint: str, **extra: Any) -> dict[str, Any]:
+    assert code in CODES, code
+    return {"code": code, "message": message, "hint": hint, **extra}
+
+
+def _recoverable(outcome: Outcome, thread_id: str | None, turn: dict[str, Any]) -> bool:
+    if outcome.error is None or not thread_id or turn.get("recovers") is not None:
+        return False
+    return outcome.error["code"] in _RECOVERABLE
+
+
+def _round_usage(
+    data: dict[str, Any], turn: dict[str, Any], cumulative: dict[str, int] | None,
+    thread_id: str | None,
+) -> dict[str, int] | None:
+    """This turn's tokens: Codex's cumulative thread usage minus the previous turn's."""
+    if cumulative is None:
+        return None
+    baseline: dict[str, int] = {}
+    for earlier in data["turns"]:
+        if earlier["n"] >= turn["n"]:
+            break
+        if earlier.get("thread_id") == thread_id and earlier.get("usage_cumulative"):
+            baseline = earlier["usage_cumulative"]
+    return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
+
+
+def total_usage(data: dict[str, Any]) -> dict[str, int]:
+    total = dict.fromkeys(events.USAGE_KEYS, 0)
+    for turn in data["turns"]:
+        for key, value in (turn.get("usage") or {}).items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def parse_review(text: str | None) -> Any:
+    """Codex's answer as JSON when it is JSON (a fenced block counts: fence.unfence),
+    else None."""
+    if text is None:
+        return None
+    try:
+        return answers.parse_bounded(unfence(text, lenient=True))
+    except ValueError:  # not JSON, or nested past what anything here should read
+        return None
+
+
+def files(session: Session, n: int) -> dict[str, str]:
+    return {name: str(session.turn_file(n, f)) for name, f in
+            (("prompt", PROMPT), ("events", EVENTS), ("stderr", STDERR))}
+

@@ -1,0 +1,61 @@
+"""A session's summary: its turns, timings and tokens, and what codex ran with.
+
+`finalize` writes it to summary.json, `status SESSION` prints it, and the report builds on it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sparring import states
+from sparring.codex import rollout
+from sparring.store.session import Session
+from sparring.turn import budget
+from sparring.turn import record as turns
+
+SUMMARY_FILE = "summary.json"
+
+
+def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
+    rows = [_turn_row(t) for t in data["turns"]]
+    latest = data["turns"][-1] if data["turns"] else None
+    return {
+        "session": session.id,
+        "session_dir": str(session.dir),
+        "skill": data["skill"],
+        "status": states.reported(latest["status"]) if latest else "new",
+        "rounds": max((t["round"] for t in data["turns"]), default=0),
+        "turns": rows,
+        "duration_s": round(sum(r["duration_s"] or 0 for r in rows), 2),
+        "usage_total": turns.total_usage(data),
+        "budget": budget.figures(data),
+        "thread_id": data.get("thread_id"),
+        "codex": data.get("codex", {}),
+        "applied": _applied(data, latest),
+        "finalized_at": time.time(),
+    }
+
+
+def _turn_row(turn: dict[str, Any]) -> dict[str, Any]:
+    started, ended = turn.get("started_at"), turn.get("ended_at")
+    return {
+        "turn": turn["n"], "round": turn["round"], "purpose": turn["purpose"],
+        "status": states.reported(turn["status"]),
+        "started_at": started, "ended_at": ended,
+        "duration_s": round(ended - started, 2) if started and ended else None,
+        "usage": turn.get("usage"),
+        "error": (turn.get("error") or {}).get("code"),
+        **{key: turn["settings"][key] for key in ("effort", "model", "sandbox")},
+    }
+
+
+def _applied(data: dict[str, Any], latest: dict[str, Any] | None) -> dict[str, Any]:
+    """What codex ran with: its own rollout record when found, else what we passed."""
+    if latest is None:
+        return {"effort": None, "model": None, "sandbox": None, "source": "no codex turn"}
+    passed = {key: latest["settings"][key] for key in ("effort", "model", "sandbox")}
+    recorded = rollout.turn_context(data.get("thread_id"))
+    if recorded:
+        return {**passed, **recorded, "source": "codex rollout"}
+    return {**passed, "source": "command line"}

@@ -1,0 +1,83 @@
+"""The poll/wait object: what a turn is doing, from what is on disk.
+
+Formatting only: it reads the session and the turn's events and changes nothing. Repairing
+a turn whose runner died is lifecycle.py's; recording that Codex's answer was shown is
+barrier.reveal, called by the verbs that show it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sparring import states
+from sparring.codex import events
+from sparring.store.session import Session
+from sparring.turn import barrier, budget
+from sparring.turn import record as turns
+
+MAX_ACTIVITIES = 20
+
+
+def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
+            view: events.TurnView) -> dict[str, Any]:
+    now = time.time()
+    status = states.reported(turn["status"])
+    started = turn.get("started_at") or turn["created_at"]
+    withheld = barrier.withheld(data)
+    activities = _redacted(view.activities) if withheld else view.activities
+    review = None if withheld else _review(turn, view)
+    return {
+        "session": session.id,
+        "session_dir": str(session.dir),
+        "skill": data["skill"],
+        "status": status,
+        "round": turn["round"],
+        "turn": turn["n"],
+        "purpose": turn["purpose"],
+        "thread_id": turn.get("thread_id") or view.thread_id or data.get("thread_id"),
+        "elapsed_s": round((turn.get("ended_at") or now) - started, 2),
+        "last_event_s": (round(now - turns.last_activity(session, turn), 2)
+                         if status == states.RUNNING else None),
+        "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
+        "activities_total": len(activities),
+        "review": review,
+        "review_withheld": withheld,
+        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
+                  "budget": budget.figures(data)},
+        "error": turn.get("error"),
+        "recoverable": bool(turn.get("recoverable")),
+        "settings": turn["settings"],
+        "guard": turn.get("guard"),
+        "malformed_lines": view.malformed,
+        "files": turns.files(session, turn["n"]),
+    }
+
+
+def _activities(turn: dict[str, Any], view: events.TurnView,
+                found: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
+    notices = [{"kind": "notice", "message": m} for m in view.notices[-3:]]
+    if found or notices or states.is_terminal(turn["status"]):
+        return found + notices
+    # Never a bare "running": say what stage the turn is in.
+    started = turn.get("started_at") or turn["created_at"]
+    if not view.turn_started:
+        what = "codex is starting" if turn["status"] == states.STARTING else (
+            "codex started; waiting for its first event")
+    else:
+        what = "codex is thinking; no tool call or reasoning summary yet"
+    return [{"kind": "waiting", "message": f"{what} ({now - started:.0f} s)"}]
+
+
+def _review(turn: dict[str, Any], view: events.TurnView) -> dict[str, Any] | None:
+    if turn["status"] != states.COMPLETED:
+        return None
+    text = view.final_message
+    return {"text": text, "data": turns.parse_review(text)}
+
+
+def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Reasoning summaries would leak Codex's view before Claude has formed its own.
+    return [{**a, "text": "(withheld until you seal your analysis)"}
+            if a["kind"] == "reasoning" else a for a in activities]
+

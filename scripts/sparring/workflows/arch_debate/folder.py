@@ -1,0 +1,173 @@
+"""arch-debate: the state of a debate folder, read from its round files.
+
+The folder is the decision record (`DEBATE-PROTOCOL.md`, `round-0-claude.md`,
+then `round-N-codex.md` / `round-N-claude.md`, and `round-N-agreed.md` or
+`DECISION-NEEDED.md`). Everything here is computed from those files plus the
+hashes the runner recorded when it sent a file to Codex, so the state cannot
+drift from what the team will commit.
+
+Agreement: a side agrees only by opening a round with `AGREED:` on its first
+line; the other side's next round must open with `AGREED:` too (it confirms
+the brief). A stand-in round (Claude playing Codex) opens with a NOTE line,
+so it can never agree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparring.records import AnySession
+from sparring.workflows import markers
+
+PROTOCOL = "DEBATE-PROTOCOL.md"
+DECISION_NEEDED = "DECISION-NEEDED.md"
+STAND_IN_NOTE = "> NOTE: written by Claude playing devil's advocate (Codex was unavailable)"
+STUCK = "stuck on values, not facts — decide"
+_ROUND_FILE = re.compile(r"^round-(\d+)-(claude|codex|agreed)\.md$")
+NAMES = {"claude": "Claude", "codex": "Codex"}
+
+
+@dataclass
+class Round:
+    n: int
+    side: str
+    path: Path
+    text: str
+    authentic: bool = True  # a Codex round the runner wrote and nobody edited since
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def words(self) -> int:
+        return len(self.text.split())
+
+    @property
+    def agrees(self) -> bool:
+        # A Codex round only speaks for Codex when the runner wrote it, unchanged.
+        return self.authentic and markers.opens_with_agreed(self.text)
+
+
+@dataclass
+class DebateState:
+    rounds: list[Round]
+    misplaced: list[str] = field(default_factory=list)
+    agreed: dict[str, Any] | None = None
+    proposal: Round | None = None
+
+    @property
+    def last(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def codex_rounds(self) -> int:
+        return sum(1 for r in self.rounds if r.side == "codex")
+
+
+def sequence() -> Any:
+    """The order rounds are written in: claude 0, codex 1, claude 1, codex 2, ..."""
+    yield 0, "claude"
+    n = 1
+    while True:
+        yield n, "codex"
+        yield n, "claude"
+        n += 1
+
+
+def read(directory: Path, written: dict[str, str] | None = None) -> DebateState:
+    """The rounds in order; `written` maps each Codex round file the runner wrote (from
+    Codex's answer, or a labelled stand-in) to the digest it wrote."""
+    present = {}
+    for path in directory.iterdir() if directory.is_dir() else []:
+        match = _ROUND_FILE.match(path.name)
+        if match and match.group(2) != "agreed":
+            present[(int(match.group(1)), match.group(2))] = path
+    rounds = []
+    for key in sequence():
+        if key not in present:
+            break
+        path = present.pop(key)
+        text = path.read_text(encoding="utf-8")
+        authentic = key[1] == "claude" or (written or {}).get(path.name) == digest(text)
+        rounds.append(Round(key[0], key[1], path, text, authentic))
+    state = DebateState(rounds, misplaced=sorted(p.name for p in present.values()))
+    _find_agreement(state)
+    return state
+
+
+def _find_agreement(state: DebateState) -> None:
+    for earlier, later in zip(state.rounds, state.rounds[1:], strict=False):
+        if earlier.agrees and later.agrees:
+            state.agreed = {"proposed": earlier, "confirmed": later}
+            return
+    if state.last is not None and state.last.agrees and state.last.n > 0:
+        state.proposal = state.last
+
+
+def next_step(state: DebateState, max_rounds: int) -> str:
+    """`agreed`, `stuck`, `codex` (run the next Codex round) or `claude` (write a round)."""
+    if state.agreed:
+        return "agreed"
+    last = state.last
+    if last is None:
+        return "claude"
+    pairs = min(state.codex_rounds, sum(1 for r in state.rounds if r.side == "claude" and r.n))
+    if pairs >= max_rounds and state.proposal is None:
+        return "stuck"
+    if state.proposal is not None and state.codex_rounds > max_rounds:
+        return "stuck"  # the one confirmation round over the cap went by unconfirmed
+    return "codex" if last.side == "claude" else "claude"
+
+
+def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> list[str]:
+    found = [f"{name} is out of order: an earlier round is missing" for name in state.misplaced]
+    for item in state.rounds:
+        if item.words > word_limit:
+            found.append(f"{item.name} has {item.words} words (limit {word_limit})")
+        for line in markers.stray_mentions(item.text, markers.AGREED):
+            found.append(f"{item.name} line {line}: AGREED: only counts as a round's first "
+                         "line; this one does not count")
+        recorded = sent.get(item.name)
+        if recorded and recorded != digest(item.text):
+            found.append(f"{item.name} was changed after Codex read it")
+        if not item.authentic:
+            found.append(f"{item.name} is not what the runner wrote from Codex's answer (written "
+                         "or edited by someone else): it does not count as Codex's round")
+    return found
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def lead(text: str, limit: int = 280) -> str:
+    """A round's first paragraph of prose, for the side-by-side table."""
+    for block in re.split(r"\n\s*\n", text.strip()):
+        block = " ".join(line.strip() for line in block.splitlines())
+        if block and not block.startswith(("#", ">", "```")):
+            return block if len(block) <= limit else block[: limit - 1] + "…"
+    return ""
+
+
+def positions(state: DebateState) -> list[dict[str, Any]]:
+    """Side by side, round by round: the lead of each side's round."""
+    by_round: dict[int, dict[str, Any]] = {}
+    for item in state.rounds:
+        row = by_round.setdefault(item.n, {"round": item.n, "claude": "", "codex": ""})
+        row[item.side] = lead(item.text)
+    return [by_round[n] for n in sorted(by_round)]
+
+
+def written_by_runner(data: AnySession) -> dict[str, str]:
+    """Codex round files the runner wrote: delivered answers and labelled stand-ins."""
+    found = dict(data["debate"].get("written", {}))
+    for turn in data["turns"]:
+        answer_file, digest = turn.get("answer_file"), turn.get("answer_sha256")
+        if answer_file and digest and not turn.get("answer_file_kept"):
+            found[Path(answer_file).name] = digest
+    return found

@@ -1,0 +1,136 @@
+"""Where an arch-debate stands: whose turn, agreed or stuck, rule breaks, what to do next.
+
+`debate status` prints it, and so does `wait` once Codex's round is in. Once the debate is
+agreed it writes round-N-agreed.md; once it is stuck, DECISION-NEEDED.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sparring import states, templates
+from sparring.errors import SparringError
+from sparring.output import shell_word
+from sparring.records import AnySession
+from sparring.store import session as sessions
+from sparring.store import workspace
+from sparring.store.session import Session, latest_turn
+from sparring.turn import budget, lifecycle
+from sparring.workflows import markers
+from sparring.workflows import report as reports
+from sparring.workflows.arch_debate import folder as debate
+
+WORD_LIMIT = 500
+
+
+def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
+    root = workspace.find_root(directory)
+    for session in reversed(sessions.all_sessions(root)):
+        try:
+            data = session.load()
+        except SparringError:
+            continue
+        if (data.get("debate") or {}).get("dir") == str(directory):
+            return session, data
+    raise SparringError("session_not_found", f"{directory} is not a debate sparring started",
+                        'start one with `sparring debate new DIR "QUESTION"`')
+
+
+def status(directory: Path, cwd: Path) -> dict[str, Any]:
+    directory = (cwd / directory).resolve()
+    session, data = find_session(directory)
+    if data["turns"]:
+        lifecycle.observe(session)  # let a finished turn write its round file first
+        data = session.load()
+    state = debate.read(directory, debate.written_by_runner(data))
+    settings = data["debate"]
+    step = debate.next_step(state, settings["max_rounds"])
+    breaks = debate.rule_breaks(state, settings["sent"], WORD_LIMIT)
+    breaks += [f"Codex's round {t['round']} could not be written to its file "
+               f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
+               for t in data["turns"] if t.get("answer_file_kept")]
+    written = write_outcome(session, data, directory, state, step, breaks)
+    turn = latest_turn(data)
+    return {
+        "dir": str(directory), "session": session.id, "question": settings["question"],
+        "rounds": state.codex_rounds, "max_rounds": settings["max_rounds"],
+        "files": [r.name for r in state.rounds] + written,
+        "step": step,
+        "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
+                        "error": turn.get("error")} if turn else None),
+        "agreed": _agreed_dict(state, directory),
+        "proposal": ({"by": state.proposal.side, "file": state.proposal.name}
+                     if state.proposal else None),
+        "stuck": step == "stuck",
+        "positions": debate.positions(state) if step == "stuck" else [],
+        "rule_breaks": breaks,
+        "degraded": reports.degraded_reasons(data) + [
+            f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
+            if not r.authentic],
+        "next": _next(step, state, directory, session, turn),
+    }
+
+
+def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
+    if not state.agreed:
+        return None
+    proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
+    return {"proposed_by": proposed.side, "proposed_in": proposed.name,
+            "confirmed_by": confirmed.side, "confirmed_in": confirmed.name,
+            "file": str(directory / f"round-{confirmed.n}-agreed.md")}
+
+
+def write_outcome(session: Session, data: AnySession, directory: Path,
+                  state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
+    """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
+    model = reports.build(session, data, None)
+    model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
+                          for r in state.rounds if not r.authentic]
+    question = data["debate"]["question"]
+    if step == "agreed":
+        assert state.agreed is not None
+        proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
+        path = directory / f"round-{confirmed.n}-agreed.md"
+        text = templates.render("arch-debate/agreed", {
+            "ROUND": confirmed.n, "QUESTION": question, "R": model,
+            "PROPOSED_BY": debate.NAMES[proposed.side], "PROPOSED_IN": proposed.name,
+            "CONFIRMED_BY": debate.NAMES[confirmed.side], "CONFIRMED_IN": confirmed.name,
+            "BRIEF": markers.after_agreed(proposed.text)})
+    elif step == "stuck":
+        path = directory / debate.DECISION_NEEDED
+        text = templates.render("arch-debate/decision-needed", {
+            "QUESTION": question, "R": model, "ROUNDS": debate.positions(state),
+            "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
+    else:
+        return []
+    if not path.exists():
+        reports.write(path, text)
+    return [path.name]
+
+
+def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
+          turn: dict[str, Any] | None) -> str:
+    if turn is not None and not states.is_terminal(turn["status"]):
+        return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
+    if step == "agreed":
+        return "agreed: show the user the agreed brief and commit the debate folder"
+    if step == "stuck":
+        return f"{debate.STUCK}: show the user {debate.DECISION_NEEDED} and let them decide"
+    spent = budget.reached(session.load())
+    if spent is not None:
+        return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
+                "no further Codex round starts; show the user where the debate stands; to go "
+                f"on, they can raise it with --budget-tokens N on `sparring debate round "
+                f"{shell_word(str(directory))}`")
+    if step == "codex":
+        return f"`sparring debate round {shell_word(str(directory))}` runs Codex's next round"
+    last = state.last
+    wanted = f"round-{last.n if last else 0}-claude.md"
+    file = f"{workspace.session_inbox(session.load())}/round.md"
+    hand_in = f"`sparring debate round {shell_word(str(directory))} --file {shell_word(file)}`"
+    if state.proposal is not None and state.proposal.side == "codex":
+        return (f"Codex opened with AGREED: — write your round ({wanted}) to {file}: "
+                f"open it with AGREED: and restate the brief to confirm (or answer its points "
+                f"if you do not agree), then {hand_in}")
+    return f"write your round ({wanted}) to {file}, then {hand_in}"

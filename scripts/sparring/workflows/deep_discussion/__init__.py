@@ -1,0 +1,1 @@
+"""deep-discussion: free-text rounds with markers, a transcript, a synthesis."""

@@ -1,0 +1,141 @@
+"""deep-discussion: arguments, the transcript, and markers read by the runner.
+
+The transcript alternates Claude and the other side (Codex, or Claude's own
+labelled critic when the model is NONE): Claude opens round 1, the other side
+answers it, Claude answers that in round 2, and so on. Consensus needs two
+consecutive messages — one from each side — each carrying `[CONSENSUS_REACHED]`
+as a line of its own; one side saying it is only a proposal.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from sparring.errors import SparringError
+from sparring.records import AnySession
+from sparring.store.session import Session
+from sparring.turn import record as turns
+from sparring.workflows import markers
+from sparring.workflows import registry as workflows
+
+EFFORTS = ("high", "xhigh")
+MODELS = ("CODEX", "NONE")
+VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE] [topic…]: the effort and model "
+               "words first, in any order and case (defaults high and CODEX), then the topic "
+               "(without one, Claude takes it from the conversation; put `--` before a topic "
+               "that starts with one of those words). For example: `/deep-discussion`, "
+               "`/deep-discussion xhigh`, `/deep-discussion NONE`, `/deep-discussion codex "
+               "XHIGH Should the cache be write-through?`, `/deep-discussion -- High "
+               "availability for the queue?`")
+# Words that name a setting this skill does not offer: alone, they are a mistake, not a topic.
+_NOT_OFFERED = ("low", "medium", "minimal", "max")
+_WORD = re.compile(r"(\S+)\s*(.*)", re.S)
+SPEAKERS = {"claude": "Claude", "codex": "Codex",
+            "critic": "Claude as critic (standing in for Codex)"}
+
+
+class Arguments(NamedTuple):
+    effort: str
+    model: str
+    topic: str | None
+
+
+def parse_arguments(text: str) -> Arguments:
+    """Effort and model words first, the rest the topic; conflicting words are an error."""
+    effort = model = None
+    rest = text.strip()
+    while match := _WORD.fullmatch(rest):
+        token, after = match.groups()
+        if token == "--":
+            rest = after
+            break
+        if token.lower() in EFFORTS:
+            effort = _once("effort", effort, token.lower())
+        elif token.upper() in MODELS:
+            model = _once("model", model, token.upper())
+        else:
+            break
+        rest = after
+    default = workflows.get("deep-discussion").effort
+    return Arguments(effort or default, model or "CODEX", _topic(rest.strip()))
+
+
+def _topic(text: str) -> str | None:
+    if not text:
+        return None
+    if text.startswith("-"):
+        raise _invalid(f"{text.split()[0]!r} looks like an option; the skill takes words "
+                       "(high, xhigh, CODEX, NONE), then the topic")
+    if len(text.split()) == 1 and (text.lower() in _NOT_OFFERED or
+                                   text.lower().startswith("gpt-")):
+        raise _invalid(f"{text!r} is neither an effort (high, xhigh) nor a model (CODEX, NONE)")
+    return text
+
+
+def _once(what: str, current: str | None, value: str) -> str:
+    if current is not None and current != value:
+        raise _invalid(f"two {what}s given: {current} and {value}")
+    return value
+
+
+def _invalid(why: str) -> SparringError:
+    return SparringError("invalid_arguments", f"invalid /deep-discussion arguments: {why}",
+                         f"valid forms: {VALID_FORMS}")
+
+
+@dataclass(frozen=True)
+class Message:
+    round: int
+    speaker: str  # claude | codex | critic
+    text: str
+    search_results: str = ""  # what Claude found for the other side (never read for markers)
+
+    @property
+    def consensus(self) -> bool:
+        return markers.has_consensus(self.text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "speaker": self.speaker, "label": SPEAKERS[self.speaker],
+                "text": self.text, "search_results": self.search_results,
+                "consensus": self.consensus,
+                "search_requests": markers.search_requests(self.text),
+                "ignored_markers": self.ignored()}
+
+    def ignored(self) -> list[int]:
+        """Lines that mention a marker without counting (quoted, in code, in a sentence)."""
+        lines = markers.stray_mentions(self.text, markers.CONSENSUS)
+        lines += [n for n, line in enumerate(self.text.splitlines(), start=1)
+                  if "[SEARCH_REQUEST:" in line and n not in self._counted_searches()]
+        return sorted(set(lines))
+
+    def _counted_searches(self) -> set[int]:
+        return {n for n, line in markers.plain_lines(self.text)
+                if markers.search_requests(line)}
+
+
+def transcript(session: Session, data: AnySession) -> list[Message]:
+    """Claude's messages and the other side's, in the order they were written."""
+    found = [Message(m["round"], m["speaker"], m["text"], m.get("search_results", ""))
+             for m in data["discussion"]["messages"]]
+    for turn in data["turns"]:
+        if turn["status"] == "completed" and turn["purpose"] != "synthesis":
+            found.append(Message(turn["round"], "codex", turns.final_text(session, turn) or ""))
+    order = {"claude": 0, "codex": 1, "critic": 1}
+    return sorted(found, key=lambda m: (m.round, order[m.speaker]))
+
+
+def consensus(messages: list[Message]) -> bool:
+    """The last two messages, one from each side, both carry the marker."""
+    if len(messages) < 2:
+        return False
+    last, before = messages[-1], messages[-2]
+    return last.speaker != before.speaker and last.consensus and before.consensus
+
+
+def codex_synthesis(session: Session, data: AnySession) -> str | None:
+    for turn in reversed(data["turns"]):
+        if turn["purpose"] == "synthesis" and turn["status"] == "completed":
+            return turns.final_text(session, turn)
+    return None

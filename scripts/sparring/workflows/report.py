@@ -1,0 +1,250 @@
+"""The decision record: what was decided, what is still disputed, and how honest
+the run was (DEGRADED when a participant failed, timed out, was stood in
+for, or the guard found changes).
+
+`build` gathers the facts from the session into one dict (saved as JSON
+beside the markdown); the workflow's `report` template renders it. `write` writes every
+report and decision file sparring makes, whichever workflow's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from sparring import config, states
+from sparring.errors import SparringError
+from sparring.ledger import CLAUDE, CODEX
+from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
+from sparring.store import workspace
+from sparring.store.session import Session, local_time
+from sparring.store.state import write_atomic
+from sparring.turn import budget
+from sparring.turn.summary import summarize
+from sparring.workflows.structured import engine
+
+# Turn statuses that mean a participant did not give its answer.
+_BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
+        states.STOPPED: "was stopped"}
+
+
+def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
+          ) -> dict[str, Any]:
+    known = engine.ledger_for(data)
+    state = engine.state(data)
+    decision = _latest_decision(data)
+    summary = summarize(session, untyped(data))
+    return {
+        "title": question(data) or f"{data['skill']} session {session.id}",
+        "skill": data["skill"],
+        "session": session.id,
+        "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "outcome": _outcome(data, decision),
+        "decision": decision,
+        "degraded": degraded_reasons(data),
+        "consensus_points": [engine.point_row(p) for p in known.points.values()
+                             if p.is_agreed() and not p.is_pending()],
+        "disagreements": [engine.point_row(p) for p in known.points.values()
+                          if p.is_disputed() or p.is_pending()],
+        "codex_position": _last_position(data, CODEX),
+        "claude_position": _last_position(data, CLAUDE),
+        "summary": decision.get("summary") if decision else None,
+        "synthesis": synthesis,
+        "sources": _sources(known),
+        "concessions": known.concessions,
+        "rounds": _rounds(data, summary),
+        "usage_total": summary["usage_total"],
+        "budget": summary["budget"],
+        "duration_s": summary["duration_s"],
+        "codex": {"path": None, "version": None, **summary["codex"]},
+        "applied": summary["applied"],
+        "seal": _seal(state),
+        "guard": _guard_findings(data),
+        "rejudged": _rejudged(state),
+    }
+
+
+def question(data: AnySession) -> str | None:
+    for turn in data["turns"]:
+        found = (turn.get("template") or {}).get("question")
+        if found:
+            return str(found)
+    return data.get("question")
+
+
+def degraded_reasons(data: AnySession) -> list[str]:
+    found = []
+    for turn in data["turns"]:
+        label = f"Codex, round {turn['round']} ({turn['purpose']})"
+        if turn["status"] in _BAD:
+            code = (turn.get("error") or {}).get("code", "")
+            found.append(f"{label} {_BAD[turn['status']]}" + (f" [{code}]" if code else ""))
+        if turn.get("purpose") == "stand-in":
+            found.append(f"round {turn['round']}: Codex was unavailable; Claude stood in")
+        guard = turn.get("guard") or {}
+        if guard.get("violation"):
+            found.append(f"{label}: files changed during the turn: "
+                         + ", ".join(c["path"] for c in guard["changed"][:5]))
+        elif guard and guard.get("checked") is False:
+            found.append(f"{label}: the file guard could not check the tree")
+    found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
+    stopped = budget.degraded_reason(untyped(data))
+    return [*found, stopped] if stopped else found
+
+
+def _latest_decision(data: AnySession) -> DecisionRecord | None:
+    decisions = engine.state(data)["decisions"]
+    if not decisions:
+        return None
+    return decisions[max(decisions, key=int)]
+
+
+def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
+    last = data["turns"][-1] if data["turns"] else None
+    if last is not None and last["status"] in _BAD:
+        return f"incomplete: Codex's last round {_BAD[last['status']]}"
+    if decision is None:
+        return "incomplete: no round was judged"
+    if decision["decision"] == "continue" and decision["round"] < (last or {}).get("round", 0):
+        return "incomplete: the last round was not judged"
+    return str(decision["decision"])
+
+
+def _last_position(data: AnySession, side: str) -> str | None:
+    if side == CODEX:
+        answers = engine.answers_by_round(data)
+        return answers[max(answers)].get("position") if answers else None
+    verdicts = engine.state(data)["verdicts"]
+    found = [verdicts[k].get("position") for k in sorted(verdicts, key=int)]
+    return next((p for p in reversed(found) if p), None)
+
+
+def _sources(known: Any) -> list[dict[str, Any]]:
+    cited: dict[str, set[str]] = {}
+    for point in known.points.values():
+        for side, history in point.history.items():
+            for stance in history:
+                for item in stance.evidence:
+                    cited.setdefault(item, set()).add(side)
+    return [{"source": s, "cited_by": sorted(by)} for s, by in sorted(cited.items())]
+
+
+def _rounds(data: AnySession, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The session summary's turn rows, with tokens in and out and each round's decision."""
+    decisions = engine.state(data)["decisions"]
+    rows = []
+    for row in summary["turns"]:
+        usage = row["usage"] or {}
+        decided = decisions.get(str(row["round"]))
+        rows.append({
+            **{key: row[key] for key in ("round", "turn", "purpose", "status", "error",
+                                         "effort")},
+            "duration_s": round(row["duration_s"], 1) if row["duration_s"] is not None else None,
+            "input_tokens": usage.get("input_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0),
+            "decision": decided["decision"] if decided else None,
+        })
+    return rows
+
+
+def _seal(state: EngineRecord) -> dict[str, Any] | None:
+    seal = state.get("seal")
+    if not seal:
+        return None
+    revealed = state.get("revealed_at")
+    return {"sealed_at": local_time(seal["sealed_at"]), "sha256": seal["sha256"],
+            "revealed_at": local_time(revealed) if revealed else None,
+            "before_reveal": revealed is None or seal["sealed_at"] <= revealed}
+
+
+def _rejudged(state: EngineRecord) -> list[dict[str, Any]]:
+    """Rounds whose verdict Claude replaced (`verdict --rejudge`): both versions, and the
+    decision each gave. A decision never changes without the record saying so."""
+    return [{"round": r["round"], "at": local_time(r["at"]),
+             "before": r["before"]["decision"]["decision"],
+             "after": r["after"]["decision"]["decision"],
+             "reason_before": r["before"]["verdict"]["convergence"]["reason"],
+             "reason_after": r["after"]["verdict"]["convergence"]["reason"],
+             "verdicts": {"before": r["before"]["verdict"], "after": r["after"]["verdict"]}}
+            for r in state.get("rejudged") or []]
+
+
+def _guard_findings(data: AnySession) -> list[dict[str, Any]]:
+    return [{"round": t["round"], "turn": t["n"], "changed": guard["changed"],
+             "accepted": bool(guard.get("accepted")),
+             "reverted": [path for undo in guard.get("reverted", [])
+                          for path in undo["reverted"]]}
+            for t in data["turns"] if (guard := t.get("guard") or {}).get("changed")]
+
+
+def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | None:
+    """Write a report or decision file: atomically (readers see the old file or the new,
+    never half), private to the user (0600) like every file sparring writes, its folder made
+    when missing; with `model`, the facts as JSON beside it (`.json`, indented, ending in a
+    newline). Returns the JSON's path, or None without `model`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text)
+    if model is None:
+        return None
+    beside = path.with_suffix(".json")
+    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
+    return beside
+
+
+def remember(session: Session, path: Path) -> None:
+    """Record `path` as this session's report: writing it again later replaces it, where
+    another session's file would be kept (`destination`)."""
+    with session.edit() as locked:
+        reports = locked.get("reports", [])
+        if str(path) not in reports:
+            locked["reports"] = [*reports, str(path)]
+
+
+def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
+    """Where the report goes: the workflow's `report_path` with its placeholders filled."""
+    root = Path(data["root"])
+    pattern = config.workflow(config.load(root), data["skill"])["report_path"]
+    now = time.time()
+    values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
+              "slug": slug(question(data) or data["id"]), "skill": data["skill"],
+              "session": data["id"], "branch": workspace.branch(root), **(extra or {})}
+    return root / str(pattern).format(**values)
+
+
+def destination(data: AnySession, out: Path | None,
+                extra: dict[str, str] | None = None) -> Path:
+    """Where a record goes; another session's record (or any other file) is never replaced:
+    an explicit --out that exists is refused, a default path gets -2, -3, ..."""
+    ours = set(data.get("reports", []))
+    if out is not None:
+        path = out.resolve()
+        if path.exists() and str(path) not in ours:
+            raise SparringError("report_exists", f"{path} exists and is not this session's "
+                                "report", "choose another --out, or move the file away")
+        return path
+    return unique_path(default_path(data, extra), ours)
+
+
+def unique_path(path: Path, ours: set[str]) -> Path:
+    """`path`, or `path` with -2, -3, ... when a record that is not ours is there already."""
+    candidate, n = path.resolve(), 1
+    while candidate.exists() and str(candidate) not in ours:
+        n += 1
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}").resolve()
+    return candidate
+
+
+def slug(text: str, limit: int = 48) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:limit].rstrip("-") or "untitled"
+
+
+def usage_line(usage: dict[str, int]) -> str:
+    total = sum(usage.get(k, 0) for k in ("input_tokens", "output_tokens"))
+    return (f"{total:,} tokens ({usage.get('input_tokens', 0):,} in, "
+            f"{usage.get('output_tokens', 0):,} out, {usage.get('cached_input_tokens', 0):,} "
+            "cached)")
+

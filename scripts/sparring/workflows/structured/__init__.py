@@ -1,0 +1,1 @@
+"""think-about and dual-model: structured rounds, Claude's verdicts, the ledger's decision."""
