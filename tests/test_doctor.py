@@ -233,7 +233,7 @@ def fake_claude(tmp_path: Path, version: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("version", ["2.1.197", "2.1.330", "2.2.0"])
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332", "2.2.0"])
 def test_a_claude_code_the_skills_are_proven_in_is_fine(
         sparring: Any, repo: Path, tmp_path: Path, monkeypatch: Any, version: str) -> None:
     monkeypatch.setenv("CLAUDE_CODE_EXECPATH", str(fake_claude(tmp_path, version)))

@@ -3,7 +3,7 @@
 Lookup order: the environment variable(s), then `<prefix>/node_modules/.bin/`
 under the repository root (`.ci/node`, and `.ci/node197` for Claude Code
 2.1.197), then PATH. With a version, only a binary whose `--version` reports it
-is accepted (`claude --version` → `2.1.330 (Claude Code)`).
+is accepted (`claude --version` → `2.1.332 (Claude Code)`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CODEX_VERSION = "0.169.0"
-CLAUDE_VERSION = "2.1.330"
+CLAUDE_VERSION = "2.1.332"
 CLAUDE_OLD_VERSION = "2.1.197"
 VERSION_PROBE_TIMEOUT_S = 30.0
 
@@ -86,7 +86,7 @@ def _is_executable(path: Path) -> bool:
 
 @functools.cache
 def binary_version(path: Path) -> str | None:
-    """`0.169.0` from `codex-cli 0.169.0`, `2.1.330` from `2.1.330 (Claude Code)`; else None."""
+    """`0.169.0` from `codex-cli 0.169.0`, `2.1.330` from `2.1.332 (Claude Code)`; else None."""
     try:
         proc = subprocess.run(
             [str(path), "--version"],

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from sparring import process
 
-PROVEN = ("2.1.197", "2.1.330")
+PROVEN = ("2.1.197", "2.1.332")
 OLDEST_PROVEN = PROVEN[0]
 UPGRADE = "npm install -g @anthropic-ai/claude-code"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)")
