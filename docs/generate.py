@@ -28,6 +28,7 @@ from sparring import config  # noqa: E402
 from sparring.cli.main import cli  # noqa: E402
 from sparring.errors import CODES  # noqa: E402
 from sparring.turn import contract  # noqa: E402
+from sparring.workflows import registry  # noqa: E402
 
 REGION = re.compile(r"(<!-- generated: ([\w-]+) -->\n)(.*?)(<!-- end: \2 -->)", re.S)
 
@@ -112,7 +113,8 @@ def settings() -> str:
                  "—" if value is None else
                  f"`{value:g}`" if isinstance(value, float) else f"`{value}`")
         rows.append(f"| `{key}` | {shown} | top level |")
-    for skill, values in config.WORKFLOW_DEFAULTS.items():
+    for skill, flow in registry.WORKFLOWS.items():
+        values = flow.defaults()
         for key in config.WORKFLOW_SETTINGS:
             if key in values:
                 rows.append(f"| `{key}` | `{values[key]}` | section `{skill}:` |")

@@ -8,6 +8,7 @@ import pytest
 
 from sparring import config
 from sparring.errors import SparringError
+from sparring.workflows import registry
 
 
 def test_defaults_scale_with_effort(tmp_path: Path) -> None:
@@ -48,17 +49,29 @@ def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
 def test_invalid_file_is_a_clear_error(tmp_path: Path, text: str, needle: str) -> None:
     (tmp_path / "sparring.yaml").write_text(text)
     with pytest.raises(SparringError) as err:
-        config.load(tmp_path)
+        registry.load_settings(tmp_path)
     assert err.value.code == "config_invalid"
     assert needle in err.value.message
 
 
 def test_workflow_sections_override_their_defaults(tmp_path: Path) -> None:
     (tmp_path / "sparring.yaml").write_text("think-about:\n  max_rounds: 3\n")
-    loaded = config.load(tmp_path)
-    assert config.workflow(loaded, "think-about")["max_rounds"] == 3
-    assert config.workflow(loaded, "arch-debate")["max_rounds"] == 6
-    assert config.workflow({}, "deep-discussion")["report_path"].startswith(".kkachi/{branch}")
+    loaded = registry.load_settings(tmp_path)
+    assert registry.settings(loaded, "think-about")["max_rounds"] == 3
+    assert registry.settings(loaded, "arch-debate")["max_rounds"] == 6
+    assert registry.settings({}, "deep-discussion")["report_path"].startswith(".kkachi/{branch}")
+
+
+def test_sections_are_known_by_name_where_the_workflows_are_known(tmp_path: Path) -> None:
+    """A misspelt section is refused by every verb that knows the workflows; a verb that
+    only needs the turn settings (`start`) still checks what such a section holds."""
+    (tmp_path / "sparring.yaml").write_text("thnk-about:\n  max_rounds: 3\n")
+    with pytest.raises(SparringError, match="unknown setting 'thnk-about'"):
+        registry.load_settings(tmp_path)
+    assert config.load(tmp_path) == {"thnk-about": {"max_rounds": 3}}
+    (tmp_path / "sparring.yaml").write_text("thnk-about:\n  rounds: 3\n")
+    with pytest.raises(SparringError, match=r"unknown setting 'thnk-about\.rounds'"):
+        config.load(tmp_path)
 
 
 def test_a_file_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> None:

@@ -1,5 +1,12 @@
-"""One home per concern: library modules never import the verbs, a verb never imports
-another, and a turn's status changes only through the state machine (states.py)."""
+"""The package's layers, as its folders show them, and one home per concern.
+
+Top down: the command line, the verbs, the workflows, one Codex turn, then codex, the guard
+and the installer side by side, the store, the process door, and the leaf modules directly in
+scripts/sparring/. A module imports only from its own folder or from a lower layer, lazily
+inside a function too; folders side by side in one layer, the verbs, and the workflows'
+own packages do not import each other; and no import closes a circle. Nothing is exempt.
+A turn's status changes only through the state machine (states.py).
+"""
 
 from __future__ import annotations
 
@@ -16,14 +23,27 @@ from sparring.turn import record as turns
 from sparring.turn import runner
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "sparring"
-# Only the command line wires the verbs: cli/ (its first door, which answers a few verbs
-# without click, the click command tree and the modules it splits its click into).
-WIRING = re.compile(r"cli/\w+\.py")
+# Top down; a room is a folder of the package, "" the modules directly in it. __main__, the
+# entry point, belongs to the command line.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("cli",), ("commands",), ("workflows",), ("turn",), ("codex", "guard", "installer"),
+    ("store",), ("process",), ("",))
+# What stands side by side, so that neither imports the other: two verbs, and two workflows'
+# own packages (each knows only itself and what the workflows share).
+VERBS = "sparring.commands."
+WORKFLOW_PACKAGES = "sparring.workflows."
 
 
-def imported(source: str, package: str) -> set[str]:
-    """The sparring modules `source` imports (lazily too), as dotted names; `package` is the
-    dotted name of the package holding it (for relative imports)."""
+def module_name(path: str) -> str:
+    """`turn/launch.py` -> `sparring.turn.launch`; a package's `__init__.py` is the package."""
+    parts = ["sparring", *Path(path).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(source: str, package: str, known: set[str]) -> set[str]:
+    """The sparring modules `source` imports anywhere in it (inside functions and under
+    TYPE_CHECKING too), as dotted names; `package` is the dotted name of the package holding
+    it (for relative imports); a name taken from a package is its module when it is one."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -33,53 +53,156 @@ def imported(source: str, package: str) -> set[str]:
             if node.level:
                 parts = package.split(".")[:len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                inner = f"{base}.{alias.name}"
+                found.add(inner if inner in known else base)
     return {name for name in found if name.split(".")[0] == "sparring"}
 
 
-def layering_problems(modules: dict[str, str]) -> list[str]:
-    """What breaks the layering, for {path relative to the package: source}."""
+def room(module: str) -> str:
+    parts = module.split(".")
+    if module == "sparring.__main__":
+        return "cli"
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and _is_package(module)) else ""
+
+
+def _is_package(module: str) -> bool:
+    return (PACKAGE.joinpath(*module.split(".")[1:]) / "__init__.py").is_file()
+
+
+def layer(module: str) -> int:
+    here = room(module)
+    return next(i for i, rooms in enumerate(LAYERS) if here in rooms)
+
+
+def graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """Module -> the sparring modules it imports, for {path relative to the package: source}."""
+    names = {module_name(path): path for path in sources}
+    known = set(names) | {module_name(path) for path in package_sources()}
+    edges = {}
+    for module, path in names.items():
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        edges[module] = imported(sources[path], package, known) - {module}
+    return edges
+
+
+def layering_problems(sources: dict[str, str]) -> list[str]:
+    """Every import that goes up a layer, across a layer, or between side-by-side modules."""
     problems = []
-    for path, source in sorted(modules.items()):
-        inside = path.startswith("commands/")
-        package = "sparring.commands" if inside else "sparring"
-        own = f"sparring.commands.{Path(path).stem}"
-        for name in sorted(imported(source, package)):
-            verbs = name == "sparring.commands" or name.startswith("sparring.commands.")
-            if not verbs or name in ("sparring.commands", own):
-                continue
-            if not inside and not WIRING.fullmatch(path):
-                problems.append(f"{path} (a library module) imports {name}")
-            elif inside:
-                problems.append(f"{path} (a verb) imports another verb: {name}")
+    for module, targets in sorted(graph(sources).items()):
+        for target in sorted(targets):
+            mine, theirs = layer(module), layer(target)
+            if theirs < mine:
+                problems.append(f"{module} imports {target}, a higher layer")
+            elif theirs == mine and room(module) != room(target):
+                problems.append(f"{module} imports {target}, beside it in the same layer")
+            elif _side_by_side(module, target):
+                problems.append(f"{module} imports {target}: they stand side by side")
     return problems
 
 
+def _side_by_side(module: str, target: str) -> bool:
+    if module.startswith(VERBS) and target.startswith(VERBS):
+        return True
+    mine, theirs = _workflow_package(module), _workflow_package(target)
+    return mine is not None and theirs is not None and mine != theirs
+
+
+def _workflow_package(module: str) -> str | None:
+    """`structured` for sparring.workflows.structured.engine; None for a shared module."""
+    parts = module.split(".")
+    if module.startswith(WORKFLOW_PACKAGES) and (len(parts) > 3 or _is_package(module)):
+        return parts[2]
+    return None
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles (strongly connected components of more than one module, or a
+    module importing itself), by Tarjan's algorithm."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(edges.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in edges.get(node, ()):
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
 def package_sources() -> dict[str, str]:
-    return {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8")
+    return {p.relative_to(PACKAGE).as_posix(): p.read_text(encoding="utf-8")
             for p in PACKAGE.rglob("*.py")}
 
 
-def test_library_modules_import_no_verb_and_no_verb_imports_another() -> None:
+def test_every_module_sits_in_a_layer() -> None:
+    for path in package_sources():
+        assert layer(module_name(path)) in range(len(LAYERS)), path
+
+
+def test_no_import_goes_up_a_layer_or_sideways() -> None:
     assert layering_problems(package_sources()) == []
 
 
-@pytest.mark.parametrize(("path", "source"), [
-    ("report.py", "from sparring.commands.finalize import summarize\n"),
-    ("view.py", "def f():\n    from sparring.commands import start\n"),
-    ("launch.py", "import sparring.commands.start\n"),
-    ("commands/debate.py", "from sparring.commands import start as turns_verbs\n"),
-    ("commands/poll.py", "def f():\n    from sparring.commands.seal import seal\n"),
-    ("commands/verdict.py", "from .start import unaccepted_violations\n"),
+def test_no_import_closes_a_circle() -> None:
+    assert circles(graph(package_sources())) == []
+
+
+@pytest.mark.parametrize(("sources", "needle"), [
+    ({"workflows/report.py": "from sparring.commands.finalize import summarize\n"},
+     "a higher layer"),
+    ({"turn/view.py": "def f():\n    from sparring.commands import start\n"}, "a higher layer"),
+    ({"store/session.py": "import sparring.turn.budget\n"}, "a higher layer"),
+    ({"config.py": "from sparring.workflows import registry\n"}, "a higher layer"),
+    ({"turn/launch.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
+                        "    from sparring.cli.door import main\n"}, "a higher layer"),
+    ({"guard/check.py": "from sparring.codex import events\n"}, "beside it"),
+    ({"commands/debate.py": "from sparring.commands import start as turns_verbs\n"},
+     "side by side"),
+    ({"commands/poll.py": "def f():\n    from sparring.commands.seal import seal\n"},
+     "side by side"),
+    ({"commands/verdict.py": "from .start import unaccepted_violations\n"}, "side by side"),
+    ({"workflows/arch_debate/status.py": "from sparring.workflows.structured import engine\n"},
+     "side by side"),
 ])
-def test_the_layering_check_finds_what_it_forbids(path: str, source: str) -> None:
-    assert layering_problems({path: source})
+def test_the_layering_check_finds_what_it_forbids(sources: dict[str, str], needle: str) -> None:
+    found = layering_problems(sources)
+    assert found and needle in found[0], found
 
 
-def test_the_command_line_may_import_every_verb() -> None:
-    wiring = "from sparring.commands import debate\nfrom sparring.commands.poll import poll\n"
-    assert layering_problems({"cli/main.py": wiring, "cli/workflows.py": wiring}) == []
+def test_the_command_line_may_import_every_verb_and_the_verbs_what_is_below() -> None:
+    sources = {"cli/main.py": "from sparring.commands import debate\n"
+                              "from sparring.commands.poll import poll\n",
+               "commands/debate.py": "from sparring.workflows.arch_debate import status\n"
+                                     "from sparring import ledger\n",
+               "turn/launch.py": "from .brief import brief\n"}
+    assert layering_problems(sources) == []
+
+
+def test_the_circle_check_finds_a_circle_through_a_lazy_import() -> None:
+    edges = graph({"turn/a.py": "from sparring.turn import b\n",
+                   "turn/b.py": "def f():\n    from sparring.turn import c\n",
+                   "turn/c.py": "import sparring.turn.a\n", "turn/d.py": "from . import a\n"})
+    assert circles(edges) == [["sparring.turn.a", "sparring.turn.b", "sparring.turn.c"]]
 
 
 # A turn's status written without the state machine: `turn["status"] = ...`, or

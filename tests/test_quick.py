@@ -18,6 +18,7 @@ import pytest
 
 from sparring import fastjson
 from sparring.cli import door as quick
+from sparring.turn import quick as reader
 
 
 def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
@@ -250,7 +251,7 @@ def test_ctrl_c_is_one_json_object_as_the_cli_prints_it(monkeypatch: pytest.Monk
     def interrupted(verb: str, ref: str) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(quick, "_ended_turn", interrupted)
+    monkeypatch.setattr(reader, "ended_turn", interrupted)
     found = answered("poll", "any-session")
     assert found is not None and found[0] == 130
     assert found[1]["ok"] is False and found[1]["error"]["code"] == "interrupted"

@@ -13,7 +13,7 @@ import pytest
 from sparring import records
 from sparring.store import shapes
 from sparring.store.session import Session
-from sparring.workflows.structured import engine
+from sparring.workflows.registry import WORKFLOWS
 from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
 
 RECORDS = [(records.SessionRecord, shapes._SESSION), (records.TurnRecord, shapes._TURN),
@@ -64,10 +64,11 @@ def test_a_session_from_before_the_engine_record_loads_and_gets_one(sparring: An
     session = Session(repo / ".sparring" / "sessions" / sid)
     with session.update() as data:
         del data["engine"]  # as the runner wrote sessions before the debate engine
-    assert "engine" not in session.load()
+    assert "engine" not in json.loads(session.state.path.read_text())
     status = sparring("status", sid)
     assert status.exit_code == 0, status.raw
-    with session.update() as data:
-        state = engine.state(data)
-    assert state == engine.initial("dual-model") and state["barrier"] is True
-    assert session.load()["engine"] == state
+    state = session.load()["engine"]
+    assert state == WORKFLOWS["dual-model"].engine_record() and state["barrier"] is True
+    with session.update():
+        pass
+    assert json.loads(session.state.path.read_text())["engine"] == state

@@ -15,7 +15,6 @@ from sparring import answers, config, templates
 from sparring.workflows import registry as workflows
 from sparring.workflows import report
 from sparring.workflows.registry import SKILLS, WORKFLOWS, Workflow
-from sparring.workflows.structured import engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,10 +51,10 @@ def test_every_workflow_has_all_its_parts(flow: Workflow) -> None:
 @pytest.mark.parametrize("name", SKILLS)
 def test_the_defaults_and_the_engine_record_come_from_the_registry(name: str) -> None:
     flow = workflows.get(name)
-    settings = config.workflow({}, name)
+    settings = workflows.settings({}, name)
     assert settings["max_rounds"] == flow.max_rounds
     assert settings.get("report_path") == flow.report_path
-    state = engine.initial(name)
+    state = flow.engine_record()
     assert (state["schema"], state["barrier"]) == (flow.answer_schema, flow.barrier)
     assert state["schema"] in (None, answers.CODEX_ANSWER)
 

@@ -80,7 +80,7 @@ def _shapes() -> dict[str, bytes | Callable[[dict[str, Any]], Any]]:
         "only-format": lambda d: {"format": 1, "kind": "session"},
         "no-turns": without("turns"),
         "turns-text": lambda d: {**d, "turns": "none"},
-        "unknown-skill": lambda d: {**d, "skill": "chess"},
+        "skill-not-a-name": lambda d: {**d, "skill": "think about!"},
         "turn-no-settings": turn(lambda t: t.pop("settings")),
         "turn-bad-status": turn(lambda t: t.update(status="exploded")),
         "turn-timeout-text": turn(lambda t: t["settings"].update(timeout="soon")),
@@ -119,6 +119,26 @@ def test_a_session_of_the_wrong_shape_is_state_corrupt_and_status_lists_the_rest
     assert rows[ids[1]]["error"]["code"] == "state_corrupt"
     assert rows[ids[0]]["status"] == rows[ids[2]]["status"] == "new"
     assert path.read_bytes() == before  # never repaired, never rewritten
+
+
+def test_a_session_of_a_workflow_sparring_does_not_know_is_refused_where_it_matters(
+        sparring: Any, repo: Path, fake_codex: Any) -> None:
+    """Which workflows exist is the registry's business, not the session file's shape: the
+    verbs that run a workflow's logic refuse such a session as state_corrupt, naming it; the
+    ones that watch, stop and close a session still work, so its Codex can always be stopped."""
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    assert sparring("start", sid, input=b"q").exit_code == 0
+    sparring("wait", sid, "--timeout", "30")
+    path = repo / ".sparring" / "sessions" / sid / "session.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "skill": "chess"}))
+    before = path.read_bytes()
+    for verb in (["verdict", "--file", "-"], ["report"]):
+        refused = sparring(verb[0], sid, *verb[1:], input=b"{}")
+        assert refused.error_code == "state_corrupt", (verb, refused.raw)
+        assert "'chess' is not a workflow this sparring knows" in refused.out["error"]["message"]
+    assert path.read_bytes() == before
+    for verb in (["poll"], ["status"], ["stop"]):
+        assert sparring(verb[0], sid, *verb[1:]).exit_code == 0, verb
 
 
 def test_a_turn_folder_the_session_does_not_list_is_set_aside_not_reused(

@@ -7,14 +7,13 @@ leave a user waiting ten minutes for a stall they thought they had bounded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sparring import limits
 from sparring.errors import SparringError
-from sparring.workflows.registry import WORKFLOWS
 
 CONFIG_FILE = "sparring.yaml"
 EFFORTS = ("low", "medium", "high", "xhigh")
@@ -88,10 +87,8 @@ WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "report_path": _report_path,
     "budget_tokens": _positive_int,
 }
-# Each section's defaults are the workflow's own (workflows/registry.py: its round cap and
-# report path).
-WORKFLOW_DEFAULTS: dict[str, dict[str, Any]] = {
-    name: flow.defaults() for name, flow in WORKFLOWS.items()}
+# Each section's defaults are its workflow's own: the registry merges them
+# (workflows/registry.py, `settings`), and names the sections there are (`load_settings`).
 
 
 @dataclass(frozen=True)
@@ -104,8 +101,9 @@ class TurnSettings:
     offline_after: float = OFFLINE_AFTER  # turns recorded before this setting had none
 
 
-def load(root: Path) -> dict[str, Any]:
-    """The validated contents of `<root>/sparring.yaml` ({} when absent)."""
+def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
+    """The validated contents of `<root>/sparring.yaml` ({} when absent). `sections` names
+    the workflows' sections; without it a mapping under any other key is taken for one."""
     path = root / CONFIG_FILE
     if not path.is_file():
         return {}
@@ -121,32 +119,30 @@ def load(root: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise _invalid(path, "must be a mapping of setting: value")
-    return {key: _validate(path, key, value) for key, value in data.items()}
+    return {key: _validate(path, key, value, sections) for key, value in data.items()}
 
 
-def _validate(path: Path, key: Any, value: Any) -> Any:
-    if key in WORKFLOW_DEFAULTS:
+def _validate(path: Path, key: Any, value: Any, sections: Collection[str] | None) -> Any:
+    known = [*SETTINGS, *(sections or ("a workflow's section",))]
+    is_section = key in sections if sections is not None else (
+        isinstance(value, dict) and key not in SETTINGS)
+    if is_section:
         if not isinstance(value, dict):
             raise _invalid(path, f"section {key!r} must be a mapping")
-        return {k: _check(path, WORKFLOW_SETTINGS, f"{key}.{k}", k, v) for k, v in value.items()}
-    return _check(path, SETTINGS, str(key), key, value)
+        return {k: _check(path, WORKFLOW_SETTINGS, f"{key}.{k}", k, v, list(WORKFLOW_SETTINGS))
+                for k, v in value.items()}
+    return _check(path, SETTINGS, str(key), key, value, known)
 
 
 def _check(path: Path, table: dict[str, Callable[[Any], Any]], label: str, key: Any,
-           value: Any) -> Any:
+           value: Any, known: list[str]) -> Any:
     check = table.get(str(key))
     if check is None:
-        known = ", ".join([*table, *(WORKFLOW_DEFAULTS if table is SETTINGS else ())])
-        raise _invalid(path, f"has an unknown setting {label!r}; known: {known}")
+        raise _invalid(path, f"has an unknown setting {label!r}; known: {', '.join(known)}")
     try:
         return check(value)
     except ValueError as exc:
         raise _invalid(path, f"setting {label!r}: {exc}") from exc
-
-
-def workflow(file_settings: dict[str, Any], skill: str) -> dict[str, Any]:
-    """The settings of one workflow: its section of sparring.yaml over the defaults."""
-    return {**WORKFLOW_DEFAULTS[skill], **file_settings.get(skill, {})}
 
 
 def _invalid(path: Path, why: str) -> SparringError:

@@ -1,7 +1,7 @@
 """json.loads and one-line json.dumps without importing json.
 
 `import json` compiles its regular expressions (and imports re and enum) before it parses
-a byte: a fifth of what the whole `poll` of an ended turn costs (cli/door.py). Both functions
+a byte: a fifth of what the whole `poll` of an ended turn costs (turn/quick.py). Both functions
 go straight to `_json`, the C accelerator that json itself calls for the same work, with
 json's own settings, so they return exactly what json would. A Python without it (or with
 a different one) gets json itself.

@@ -11,10 +11,11 @@ never ends a debate as agreed.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparring.records import Answer, Verdict
+from sparring.records import Answer, AnySession, PointEntry, Verdict
 
 # One side's document of a round: Codex's answer or Claude's verdict (records.py).
 Side = Answer | Verdict
@@ -215,3 +216,49 @@ def _continue_reason(state: RoundState) -> str:
 
 def _count(ids: frozenset[str]) -> str:
     return f"{len(ids)} point{'s' if len(ids) != 1 else ''}"
+
+
+# Replayed from a session's record: Codex's answers are the validated `answer` of each
+# round's last completed turn; Claude's verdicts sit in the session's `engine.verdicts`.
+
+def answers_by_round(data: AnySession) -> dict[int, Answer]:
+    """Codex's validated answer per round (a recovery or re-ask replaces the round's)."""
+    found: dict[int, Answer] = {}
+    for turn in data["turns"]:
+        if turn["status"] == "completed" and turn.get("answer") is not None:
+            found[turn["round"]] = turn["answer"]
+    return found
+
+
+def records(data: AnySession, upto: int | None = None) -> list[tuple[Answer, Verdict | None]]:
+    """(answer, verdict) for rounds 1, 2, … while each has an answer (up to `upto`)."""
+    answers, verdicts = answers_by_round(data), data["engine"]["verdicts"]
+    found = []
+    n = 1
+    while n in answers and (upto is None or n <= upto):
+        found.append((answers[n], verdicts.get(str(n))))
+        n += 1
+    return found
+
+
+def ledger_for(data: AnySession, upto: int | None = None) -> Ledger:
+    return replay(records(data, upto))
+
+
+def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str]:
+    """Rules of Codex's answer that the schema cannot express."""
+    before = ledger_for(data, round_no - 1)
+    found = duplicates(answer["points"])
+    for point in answer["points"]:
+        if point["id"].startswith("C-") and point["id"] not in before.points:
+            found.append(f"points: {point['id']} is not a point Claude raised; new points "
+                         "take the next free X-n id")
+    approved = answer.get("approve_summary")
+    if approved and approved not in before.summaries:
+        found.append(f"approve_summary: {approved} is not a proposed summary")
+    return found
+
+
+def duplicates(points: list[PointEntry]) -> list[str]:
+    counts = Counter(p["id"] for p in points)
+    return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]

@@ -9,7 +9,7 @@ from sparring.errors import SparringError
 from sparring.fastjson import dumps
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs poll's fast path (cli/door.py) a few milliseconds
+if TYPE_CHECKING:  # typing costs poll's fast path (turn/quick.py) a few milliseconds
     from typing import Any
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
@@ -86,7 +86,7 @@ def spell_commands(value: Any, prog: str, key: str = "", session: str | None = N
         return value
     if key == "command" and value.startswith("sparring "):
         return prog + _fill(value[len("sparring"):], session)
-    import re  # here, not at the top: poll's fast path (cli/door.py) never needs it
+    import re  # here, not at the top: poll's fast path (turn/quick.py) never needs it
 
     return re.sub(r"`sparring ([^`]*)`",
                   lambda m: f"`{prog} {_fill(m.group(1), session)}`", value)

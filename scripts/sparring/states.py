@@ -10,7 +10,7 @@ way a turn's status changes.
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing stays out of poll's fast path (cli/door.py), which imports this
+if TYPE_CHECKING:  # typing stays out of poll's fast path (turn/quick.py), which imports this
     from typing import Any
 
 STARTING = "starting"

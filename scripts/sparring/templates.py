@@ -10,12 +10,10 @@ a value holding `{{ … }}` or `{% … %}` comes out exactly as given.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring.errors import SparringError
-from sparring.store.inputs import read_input
 
 if TYPE_CHECKING:
     import jinja2
@@ -90,57 +88,3 @@ def variables(name: str) -> set[str]:
         found |= meta.find_undeclared_variables(tree)
         pending += [t for t in meta.find_referenced_templates(tree) if t and t not in seen]
     return found
-
-
-def collect(
-    pairs: Iterable[str], file_pairs: Iterable[str], vars_file: Path | None
-) -> dict[str, Any]:
-    """Variables from --vars-file, then --var-file KEY=PATH, then --var KEY=VALUE (last wins)."""
-    found: dict[str, Any] = _load_vars_file(vars_file) if vars_file else {}
-    for key, path in (_split(p, "--var-file") for p in file_pairs):
-        found[key] = _read_text(Path(path))
-    for key, value in (_split(p, "--var") for p in pairs):
-        found[key] = value
-    return found
-
-
-def _split(pair: str, option: str) -> tuple[str, str]:
-    key, sep, value = pair.partition("=")
-    if not sep or not key.strip():
-        raise SparringError("usage_error", f"{option} expects KEY=VALUE, got {pair!r}",
-                            f"write {option} QUESTION=… (no spaces around =)")
-    return key.strip(), value
-
-
-def _read_text(path: Path) -> str:
-    raw = read_input(path, "--var-file / --vars-file")
-    return raw.decode("utf-8", errors="replace")
-
-
-def _load_vars_file(path: Path) -> dict[str, Any]:
-    """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
-    text = _read_text(path)
-    from sparring.answers import parse_bounded, too_deep
-
-    try:
-        data = parse_bounded(text) if path.suffix == ".json" else _yaml(text)
-        if too_deep(data):
-            raise ValueError("nested too deep")
-    except ValueError as exc:
-        raise SparringError("usage_error", f"{path} is not valid {path.suffix[1:] or 'YAML'}: "
-                            f"{exc}", "give a JSON or YAML mapping of NAME: value") from exc
-    if not isinstance(data, dict):
-        raise SparringError("usage_error", f"{path} must hold a mapping of NAME: value",
-                            "give a JSON or YAML mapping of NAME: value")
-    return {str(k): v for k, v in data.items()}
-
-
-def _yaml(text: str) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(str(exc)) from exc
-    except RecursionError:
-        raise ValueError("nested too deep") from None

@@ -1,43 +1,19 @@
-"""`poll` and `wait` of an ended turn and `guard check`, quickly: printed without the CLI.
+"""The first door: `python -m sparring` and the `sparring` command.
 
-Claude runs `wait` after every Codex round, and most often the turn has ended by then: all
-there is to print is what session.json and the turn's events say. `python -m sparring`
-tries `run` first. It answers only that common case, with the standard library and without
-click, and hands everything else to the full CLI: a turn still running (or whose runner
-died), an arch-debate or deep-discussion whose status comes with the answer, the first
-reveal of a sealed answer (it is recorded), an option it does not know, anything unusual on
-disk. The full CLI then prints the same object the slow way: tests/test_cli/door.py holds the
-two to the same bytes, and so does conftest.py for every poll, wait and guard check of the
-suite. `brief` is the one definition of the brief poll object both use.
-
-`guard check --baseline FILE` spends most of its time waiting for git status (and, when the
-index moved, git ls-files): it starts them before the rest of the check loads, and the
-check runs without click, so less of the machine goes to Python while git works.
+A few verbs answer here without loading the CLI: `poll` and `wait` of an ended turn (the
+commonest call of a debate; turn/quick.py reads it) and `guard check --baseline FILE`,
+which spends most of its time waiting for git status (and, when the index moved, git
+ls-files): it starts them before the rest of the check loads, and the check runs without
+click, so less of the machine goes to Python while git works. Everything else, and anything
+unusual, goes on to the full CLI (cli/main.py), which prints the same object the slow way.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
 
-from sparring.fastjson import loads
-from sparring.store.shapes import session_problem
-from sparring.turn.budget import figures
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-BRIEF_ACTIVITIES = 5
-# The session file this reader understands (session.FORMAT); any other goes the slow way.
-_FORMAT = 1
-_ENDED = frozenset({"completed", "failed", "timeout", "stalled", "stopped"})
 _WAIT_OPTIONS = ("--timeout",)
-
-
-class _SlowPath(Exception):
-    """This one is for the full CLI."""
 
 
 def main() -> int:
@@ -59,12 +35,13 @@ def run(argv: list[str]) -> int | None:
     if request is None:
         return None
     from sparring.output import EXIT_OK, emit, success
+    from sparring.turn.quick import ended_turn
 
     try:
-        found = _ended_turn(*request)
+        found = ended_turn(*request)
     except KeyboardInterrupt:
         return _interrupted()
-    except Exception:  # _SlowPath, or anything unexpected: the full CLI reports it properly
+    except Exception:  # quick.SlowPath, or anything unexpected: the full CLI reports it
         return None
     emit(success(request[0], found), request[1])  # as the CLI: hints name the session
     return EXIT_OK
@@ -143,161 +120,3 @@ def _is_timeout(text: str) -> bool:
     except ValueError:
         return False
     return 0 <= value < float("inf")
-
-
-def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
-    """The brief poll object of the session's latest turn, which has ended."""
-    directory = _session_dir(ref, os.getcwd())
-    with open(os.path.join(directory, "session.json"), encoding="utf-8") as f:
-        data = loads(f.read(), allow_nan=False)
-    if not isinstance(data, dict) or data.get("format") != _FORMAT or not data.get("turns"):
-        raise _SlowPath("not a session file this reader knows, or no turn yet")
-    if session_problem(data):
-        raise _SlowPath("not as sparring wrote it: the full CLI reports state_corrupt")
-    turn = data["turns"][-1]
-    if turn["status"] not in _ENDED:
-        raise _SlowPath("the turn runs (or its runner died): the full CLI watches it")
-    if turn["purpose"] != "synthesis" and (data.get("debate") or data.get("discussion")):
-        raise _SlowPath("the workflow's status comes with the answer: the full CLI adds it")
-    final = _final_message(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"))
-    engine = data["engine"]
-    withheld = None
-    if engine["barrier"] and not engine["seal"]:
-        withheld = ("Codex's answer stays hidden until you seal your own analysis: write it "
-                    f"to a file, then `sparring seal {data['id']} --file FILE`")
-    review = None
-    if withheld is None and turn["status"] == "completed":
-        if engine["barrier"] and not engine["revealed_at"]:
-            raise _SlowPath("the first reveal is recorded in the session")
-        review = {"text": final, "data": _structured(final)}
-    started = turn.get("started_at") or turn["created_at"]
-    shown = brief({
-        "session": os.path.basename(directory), "status": turn["status"],
-        "round": turn["round"], "turn": turn["n"], "purpose": turn["purpose"],
-        "elapsed_s": round((turn.get("ended_at") or time.time()) - started, 2),
-        "review": review, "review_withheld": withheld,
-        "error": turn.get("error"), "recoverable": bool(turn.get("recoverable")),
-        "guard": turn.get("guard"), "malformed_lines": 0,
-        "usage": {"round": turn.get("usage"), "total": _total(data["turns"]),
-                  "budget": figures(data)},
-    })
-    if verb == "wait":
-        shown["wait_timed_out"] = False
-    return shown
-
-
-def _session_dir(ref: str, cwd: str) -> str:
-    """The folder session.resolve finds."""
-    if ref.startswith("~"):
-        raise _SlowPath("a path to expand")
-    if os.sep in ref or os.path.isdir(ref):
-        candidate = ref if os.path.isabs(ref) else os.path.join(cwd, ref)
-    else:
-        candidate = os.path.join(_root(cwd), ".sparring", "sessions", ref)
-    if not os.path.isfile(os.path.join(candidate, "session.json")):
-        raise _SlowPath("no such session: the full CLI says so")
-    return os.path.realpath(candidate)
-
-
-def _root(cwd: str) -> str:
-    """workspace.find_root, with os.path."""
-    start = candidate = os.path.realpath(cwd)
-    while True:
-        if os.path.exists(os.path.join(candidate, ".git")) or os.path.isdir(
-                os.path.join(candidate, ".sparring", "sessions")):
-            return candidate
-        parent = os.path.dirname(candidate)
-        if parent == candidate:
-            return start
-        candidate = parent
-
-
-def _final_message(path: str) -> str | None:
-    """Codex's last message, from an ended turn's events (events.py, for the lines Codex
-    writes: any other line is counted and reported by the full reader)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raw = b""
-    final = None
-    for line in raw.split(b"\n"):
-        if not line.strip():
-            continue
-        if line[:1] != b"{" or line[1:2] == b"\x00":
-            raise _SlowPath("a line that is not a plain JSON object")
-        event = loads(line.decode("utf-8", "surrogatepass"))
-        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-            raise _SlowPath("an event without a type")
-        if event["type"] in ("item.started", "item.updated", "item.completed"):
-            item = event.get("item")
-            if not isinstance(item, dict):
-                raise _SlowPath("an item that is not an object")
-            if item.get("type") == "agent_message" and event["type"] == "item.completed":
-                final = str(item.get("text", ""))
-    return final
-
-
-def _structured(text: str | None) -> Any:
-    """turns.parse_review for an answer that is not fenced: its JSON, or None."""
-    if text is None:
-        return None
-    body = text.strip()
-    if body.startswith("```"):
-        raise _SlowPath("a fenced answer: turns.parse_review unwraps it")
-    try:
-        return loads(body)
-    except ValueError:
-        return None
-
-
-def _total(turns: list[dict[str, Any]]) -> dict[str, int]:
-    total = {"input_tokens": 0, "output_tokens": 0}
-    for turn in turns:
-        for key in total:
-            total[key] += (turn.get("usage") or {}).get(key, 0)
-    return total
-
-
-def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
-    """The poll object as Claude needs it round after round: the status and what to act on,
-    the answer, the guard's verdict, the tokens (against the budget, when there is one).
-    `--full` prints the rest (also on disk: session.json and the turn's folder)."""
-    found = {key: full[key] for key in ("session", "status", "round", "turn", "purpose",
-                                         "elapsed_s")}
-    if full["status"] == "running":
-        found["last_event_s"] = full["last_event_s"]
-        found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
-    if review:
-        found["review"] = _one_form(full["review"])
-    if review and full["review_withheld"]:
-        found["review_withheld"] = full["review_withheld"]
-    if full["error"]:
-        found.update(error=full["error"], recoverable=full["recoverable"])
-    guard = full["guard"]
-    if guard is not None:
-        found["guard"] = {"clean": True} if guard.get("clean") else guard
-    found["usage"] = {"round": tokens(full["usage"]["round"]),
-                      "total": tokens(full["usage"]["total"])}
-    if full["usage"]["budget"] is not None:
-        found["usage"]["budget"] = full["usage"]["budget"]
-    if full["malformed_lines"]:
-        found["malformed_lines"] = full["malformed_lines"]
-    return found
-
-
-def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
-    if review is None:
-        return None
-    if review.get("data") is None:
-        return {"text": review["text"]}
-    return {"data": review["data"]}
-
-
-def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
-    """Input and output tokens: what a round cost (cached and reasoning are in --full)."""
-    if usage is None:
-        return None
-    return {"input_tokens": usage.get("input_tokens", 0),
-            "output_tokens": usage.get("output_tokens", 0)}

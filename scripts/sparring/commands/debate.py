@@ -10,19 +10,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring import config, templates
+from sparring import templates
 from sparring.errors import SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
-from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.session import Session
 from sparring.store.state import write_atomic
 from sparring.turn import launch, lifecycle
+from sparring.workflows import registry
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
 from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
+from sparring.workflows.sessions import create as new_session
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")
@@ -46,13 +47,13 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
                             f"continue it with `sparring debate status "
                             f"{shell_word(str(directory))}`, or pick a new folder")
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
-    max_rounds = config.workflow(config.load(root), "arch-debate")["max_rounds"]
+    max_rounds = registry.settings(registry.load_settings(root), "arch-debate")["max_rounds"]
     directory.mkdir(parents=True, exist_ok=True)
     filled = {PROTOCOL_SLOTS[k]: v for k, v in (slots or {}).items() if v.strip()}
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
         "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
         "WORD_LIMIT": WORD_LIMIT, **filled}))
-    session = sessions.create(root, "arch-debate", root, budget_tokens)
+    session = new_session(root, "arch-debate", root, budget_tokens)
     inbox = workspace.inbox_dir(Path.cwd())
     with session.update() as data:
         data["debate"] = {"dir": str(directory), "question": question, "sent": {},

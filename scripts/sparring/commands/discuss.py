@@ -11,19 +11,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import config, templates
+from sparring import templates
 from sparring.errors import SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
-from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.inputs import mapping
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
+from sparring.workflows import registry
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
 from sparring.workflows.deep_discussion.status import codex_rounds, load
+from sparring.workflows.sessions import create as new_session
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
@@ -32,8 +33,8 @@ SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
 def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
     effort, model, topic = discussion.parse_arguments(arguments)
     root = workspace.find_root(cwd)
-    max_rounds = config.workflow(config.load(root), "deep-discussion")["max_rounds"]
-    session = sessions.create(root, "deep-discussion", cwd.resolve(), budget_tokens)
+    max_rounds = registry.settings(registry.load_settings(root), "deep-discussion")["max_rounds"]
+    session = new_session(root, "deep-discussion", cwd.resolve(), budget_tokens)
     with session.edit() as data:
         data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
                               "topic": None, "topic_given": topic, "messages": [],

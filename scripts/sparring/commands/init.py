@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.store import session as sessions
 from sparring.store import workspace
+from sparring.workflows import sessions
 
 
 def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:

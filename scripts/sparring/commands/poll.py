@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring import states
-from sparring.cli.door import brief
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
+from sparring.turn.brief import brief
 
 if TYPE_CHECKING:
     from sparring.codex import events

@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from sparring import templates
+from sparring.store.inputs import template_variables
 
 
 def render(name: str, pairs: tuple[str, ...], file_pairs: tuple[str, ...],
            vars_file: Path | None, out: Path | None) -> dict[str, Any]:
-    text = templates.render(name, templates.collect(pairs, file_pairs, vars_file))
+    text = templates.render(name, template_variables(pairs, file_pairs, vars_file))
     result: dict[str, Any] = {"template": name, "text": text}
     if out is not None:
         out.write_text(text, encoding="utf-8")

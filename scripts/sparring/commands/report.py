@@ -14,7 +14,6 @@ from sparring.store.inputs import read_input
 from sparring.store.session import Session
 from sparring.workflows import registry as workflows
 from sparring.workflows import report as reports
-from sparring.workflows.structured import engine
 
 
 def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
@@ -38,7 +37,7 @@ def _reportable(session: Session, data: AnySession) -> None:
     if own is not None:
         raise SparringError("invalid_transition", f"{data['skill']} has its own records",
                             own.format(session=session.id))
-    state = engine.state(data)
+    state = data["engine"]
     answered = any(t["status"] == "completed" for t in data["turns"])
     if state["barrier"] and answered and not state["seal"]:
         raise SparringError("seal_required", "the report would reveal Codex's answer before "

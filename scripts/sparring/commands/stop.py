@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.cli.door import brief
 from sparring.store import session as sessions
 from sparring.turn import lifecycle, view
+from sparring.turn.brief import brief
 
 
 def stop(ref: str, cwd: Path) -> dict[str, Any]:

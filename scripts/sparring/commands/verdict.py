@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, config, ledger, states
+from sparring import answers, ledger, states
 from sparring.errors import SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
@@ -22,6 +22,7 @@ from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
 from sparring.store.state import try_locked, write_private
 from sparring.turn import launch
+from sparring.workflows import registry
 from sparring.workflows.structured import engine
 
 
@@ -29,12 +30,13 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
             rejudge: bool = False) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
+    max_rounds = registry.settings(registry.load_settings(Path(data["root"])),
+                                   data["skill"])["max_rounds"]
     if not raw.strip():
         raise SparringError("input_empty", "the verdict is empty",
                             "write the verdict JSON to a file and pass --file FILE")
     given: Verdict = answers.load_json(raw, "verdict")
     answers.require_valid("verdict", given)
-    max_rounds = config.workflow(config.load(Path(data["root"])), data["skill"])["max_rounds"]
     # One verdict at a time: a second one arriving meanwhile is told so, never silently
     # replaces or is replaced (the decision it would change is recorded under the lock).
     with _one_verdict_at_a_time(session):
@@ -44,7 +46,7 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
                                   engine.verdict_problems(locked, round_no, given))
             result, changed = _record(locked, round_no, given, max_rounds, rejudge)
             data = locked  # as written: acted on below, outside the session lock
-        known = engine.ledger_for(data)
+        known = ledger.ledger_for(data)
         decision = ledger.decide(known, max_rounds)
         inbox = workspace.session_inbox(data)
         step = _next_step(session, data["skill"], decision, known, given, inbox)
@@ -77,7 +79,7 @@ def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
     verdict, or the verdict and decision it replaced. A different verdict for a judged
     round replaces it only with `rejudge`, before the next round starts, and both versions
     stay on record."""
-    state = engine.state(data)
+    state = data["engine"]
     key = str(round_no)
     before = state["verdicts"].get(key)
     if before is not None and _same(before, given):
@@ -85,7 +87,7 @@ def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
     if before is not None:
         _require_rejudge(round_no, state["decisions"][key], rejudge)
     state["verdicts"][key] = given
-    known = engine.ledger_for(data)
+    known = ledger.ledger_for(data)
     result = engine.decision_dict(ledger.decide(known, max_rounds), known)
     if before is None:
         state["decisions"][key] = result
@@ -148,7 +150,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
 
 def _answered_round(session: Session, data: AnySession) -> int:
     """The round whose Codex answer the verdict is about: the latest, completed and valid."""
-    state = engine.state(data)
+    state = data["engine"]
     if state["schema"] is None:
         raise SparringError("invalid_transition", f"{data['skill']} rounds are free text, not "
                             "structured answers", "follow the workflow's own verbs (SKILL.md)")

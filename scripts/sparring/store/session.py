@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sparring.errors import SparringError
-from sparring.records import AnySession, SessionRecord
+from sparring.records import AnySession, EngineRecord, SessionRecord
 from sparring.store import shapes, workspace
 from sparring.store.state import PRIVATE_DIR, StateFile
 
@@ -41,12 +41,12 @@ class Session:
         return self.dir.name
 
     def load(self) -> dict[str, Any]:
-        return self.state.read()
+        return _with_engine(self.state.read())
 
     @contextmanager
     def update(self) -> Iterator[dict[str, Any]]:
         with self.state.update() as data:
-            yield data
+            yield _with_engine(data)
 
     @contextmanager
     def edit(self) -> Iterator[SessionRecord]:
@@ -62,13 +62,10 @@ class Session:
         return self.turn_dir(n) / name
 
 
-def create(root: Path, skill: str, cwd: Path, budget_tokens: int | None = None) -> Session:
-    """A new session with an id unique even when many `init`s run at once; its token budget
-    is `budget_tokens`, else sparring.yaml's (budget.py)."""
-    from sparring.turn import budget
-    from sparring.workflows.structured import engine  # only new sessions need them
-
-    budget_tokens = budget.initial(root, skill, budget_tokens)
+def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
+           budget_tokens: int | None) -> Session:
+    """A new session with an id unique even when many `init`s run at once, starting with
+    the engine record and token budget its workflow gives it (workflows/sessions.py)."""
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -83,11 +80,25 @@ def create(root: Path, skill: str, cwd: Path, budget_tokens: int | None = None) 
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
              "inbox": str(inbox), "budget_tokens": budget_tokens,
-             "engine": engine.initial(skill)}
+             "engine": engine}
         )
         return session
     raise SparringError("not_writable", f"could not allocate a session id in {parent}",
                         "remove stale folders from .sparring/sessions and retry")
+
+
+# Sessions written before the engine record existed (the first day of format 1) get the
+# record their workflow had then. A frozen migration: no workflow added since needs a row.
+_ENGINE_BEFORE_RECORDS = {"think-about": ("codex-answer", True),
+                          "dual-model": ("codex-answer", True)}
+
+
+def _with_engine(data: dict[str, Any]) -> dict[str, Any]:
+    if "engine" not in data:
+        schema, barrier = _ENGINE_BEFORE_RECORDS.get(data["skill"], (None, False))
+        data["engine"] = {"schema": schema, "barrier": barrier, "seal": None,
+                          "revealed_at": None, "verdicts": {}, "decisions": {}}
+    return data
 
 
 def resolve(ref: str, cwd: Path) -> Session:

@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 
 from sparring import states
-from sparring.workflows.registry import SKILLS
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # poll's fast path (cli/door.py) checks shapes too: it imports nothing more
+if TYPE_CHECKING:  # poll's fast path (turn/quick.py) checks shapes too: it imports nothing more
     from typing import Any
 
 _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
@@ -53,8 +52,8 @@ def session_problem(data: Any) -> str | None:
     found = _fields(data, _SESSION, _SESSION_REQUIRED, "the session")
     if found:
         return found
-    if data["skill"] not in SKILLS:
-        return f"the session's skill {data['skill']!r} is not one of {', '.join(SKILLS)}"
+    if not _is_name(data["skill"]):
+        return f"the session's skill {data['skill']!r} is not a workflow's name"
     for i, turn in enumerate(data["turns"]):
         found = _turn_problem(turn, f"turns[{i}]")
         if found is None and turn["n"] != i + 1:  # each turn's folder is turns/<n>
@@ -62,6 +61,13 @@ def session_problem(data: Any) -> str | None:
         if found:
             return found
     return _sections_problem(data)
+
+
+def _is_name(text: str) -> bool:
+    """A workflow's name as the registry spells them (which ones exist is its business: a
+    session of a workflow this sparring does not know is refused where it is used)."""
+    bare = text.replace("-", "")
+    return text[:1].isalpha() and bare.isascii() and bare.isalnum() and text == text.lower()
 
 
 def _turn_problem(turn: Any, where: str) -> str | None:

@@ -17,7 +17,6 @@ from sparring.errors import SparringError
 from sparring.store import session as sessions
 from sparring.store.session import SEALED_FILE, Session, local_time
 from sparring.store.state import write_private
-from sparring.workflows.structured import engine
 
 
 def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
@@ -28,7 +27,7 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
     digest = hashlib.sha256(content).hexdigest()
     path = session.dir / SEALED_FILE
     with session.update() as data:
-        state = engine.state(data)
+        state = data["engine"]
         existing = state["seal"]
         if existing and existing["sha256"] != digest:
             raise SparringError("already_sealed", f"another analysis was sealed at "
@@ -53,7 +52,7 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
 def withheld(data: dict[str, Any]) -> str | None:
     """Why Codex's answer stays hidden: Claude has not sealed its own analysis yet (in a
     sealed workflow no answer of Codex's, of any round, is shown before the seal)."""
-    state = engine.state(data)
+    state = data["engine"]
     if not state["barrier"] or state["seal"]:
         return None
     return ("Codex's answer stays hidden until you seal your own analysis: write it to a file, "
@@ -62,8 +61,8 @@ def withheld(data: dict[str, Any]) -> str | None:
 
 def reveal(session: Session, data: dict[str, Any]) -> None:
     """Codex's answer is being shown: the first time in a sealed session, that is the reveal."""
-    state = engine.state(data)
+    state = data["engine"]
     if not state["barrier"] or state["revealed_at"]:
         return
     with session.update() as locked:
-        engine.state(locked)["revealed_at"] = engine.state(locked)["revealed_at"] or time.time()
+        locked["engine"]["revealed_at"] = locked["engine"]["revealed_at"] or time.time()

@@ -1,21 +1,19 @@
 """The token budget: what a session may spend on Codex, checked before every turn starts.
 
-A session's budget is `--budget-tokens` when it was created (`init`, `debate new`,
-`discuss new`), else sparring.yaml's `budget_tokens` (the workflow's section over the top
-level), else none; a verb that starts a turn may set it anew with its own `--budget-tokens`.
+A session's budget is set when it is created (workflows/sessions.py); a verb that starts a
+turn may set it anew with its own `--budget-tokens`.
 What counts is what `usage.total` shows: Codex's input plus output tokens over all turns.
 Once that reaches the budget no turn starts (`budget_exhausted`, with both figures), and the
 session remembers the refusal so its report says DEGRADED: budget reached. A turn that
 starts after the budget was raised clears it again.
 
-Light at import: cli/door.py prints the figures on poll's fast path.
+Light at import: turn/quick.py prints the figures on poll's fast path.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from sparring.errors import SparringError
@@ -42,18 +40,6 @@ def reached(data: dict[str, Any]) -> dict[str, int] | None:
     """{used, budget} when the session has used its budget, else None."""
     found = figures(data)
     return found if found is not None and found["used"] >= found["budget"] else None
-
-
-def initial(root: Path, skill: str, given: int | None) -> int | None:
-    """A new session's budget: as given, else sparring.yaml's (the workflow's section first)."""
-    if given is not None:
-        return given
-    from sparring import config
-
-    settings = config.load(root)
-    found = config.workflow(settings, skill).get("budget_tokens",
-                                                 settings.get("budget_tokens"))
-    return None if found is None else int(found)
 
 
 def require(session: Session, given: int | None = None) -> None:

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sparring import answers, codex, config, limits, process, states, templates
-from sparring.cli.door import brief
 from sparring.errors import SparringError
 from sparring.store import session as sessions
-from sparring.store.inputs import read_input
+from sparring.store.inputs import read_input, template_variables
 from sparring.store.session import Session, find_turn
 from sparring.turn import budget, lifecycle, runner, view
 from sparring.turn import record as turns
-from sparring.workflows.structured import engine
+from sparring.turn.brief import brief
 
 _START_POLL_S = 0.05
 _START_CAP_S = 30.0
@@ -66,7 +65,7 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
     if prompt_file is not None:
         raise SparringError("usage_error", "give --template or --prompt-file, not both",
                             "drop one of them")
-    variables = templates.collect(pairs, file_pairs, vars_file)
+    variables = template_variables(pairs, file_pairs, vars_file)
     question = variables.get("QUESTION") or variables.get("TOPIC")
     return Prompt(templates.render(template, variables).encode(),
                   {"name": template, "question": question})
@@ -179,7 +178,7 @@ def _schema_for(data: dict[str, Any], given: str | None) -> str | None:
     """The answer schema: as given (`none` for free text), else the workflow's own."""
     if given == "none":
         return None
-    return given or engine.state(data)["schema"]
+    return given or data["engine"]["schema"]
 
 
 def _can_start(data: dict[str, Any]) -> bool:
@@ -199,7 +198,7 @@ def _round_after(data: dict[str, Any], previous: dict[str, Any], recover: bool) 
 
 def _require_seal(session: Session, data: dict[str, Any]) -> None:
     """In a sealed workflow nothing goes on until Claude's own analysis is on record."""
-    state = engine.state(data)
+    state = data["engine"]
     if state["barrier"] and not state["seal"]:
         raise SparringError("seal_required", "your own analysis is not sealed yet",
                             f"`sparring seal {session.id} --file FILE` first: a later round "

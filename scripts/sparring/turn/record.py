@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, process, states
+from sparring import answers, ledger, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES
 from sparring.fence import unfence
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
-from sparring.workflows.structured import engine
 
 PROMPT = "prompt.txt"
 EVENTS = "events.jsonl"
@@ -191,7 +190,7 @@ def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) 
     found = (answers.problems(turn["schema"], answer) if answer is not None
              else ["the answer is not JSON"])
     if not found:
-        found = engine.answer_problems(data, turn["round"], answer)
+        found = ledger.answer_problems(data, turn["round"], answer)
     if found:
         return Outcome(states.FAILED, _error(
             "invalid_answer", f"codex's answer breaks its schema: {'; '.join(found)}",

@@ -17,7 +17,10 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # poll's fast path imports this module: nothing at run time
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
+
+    from sparring.records import EngineRecord
 
 
 class Workflow:
@@ -52,6 +55,11 @@ class Workflow:
         if self.report_path is not None:
             found["report_path"] = self.report_path
         return found
+
+    def engine_record(self) -> EngineRecord:
+        """A new session's engine record: the answer schema and the seal barrier."""
+        return {"schema": self.answer_schema, "barrier": self.barrier, "seal": None,
+                "revealed_at": None, "verdicts": {}, "decisions": {}}
 
     def schemas(self) -> tuple[str, ...]:
         """Every schema the workflow validates against."""
@@ -107,4 +115,24 @@ SKILLS = tuple(sorted(WORKFLOWS))  # what a session's `skill` may be
 
 
 def get(name: str) -> Workflow:
-    return WORKFLOWS[name]
+    """The workflow of that name; a session of one this sparring does not know is refused."""
+    try:
+        return WORKFLOWS[name]
+    except KeyError:
+        from sparring.errors import SparringError
+
+        raise SparringError("state_corrupt", f"{name!r} is not a workflow this sparring knows "
+                            f"({', '.join(SKILLS)})", "upgrade sparring, or start a new "
+                            "session with `sparring init`") from None
+
+
+def load_settings(root: Path) -> dict[str, Any]:
+    """sparring.yaml, with the sections of every workflow known by name."""
+    from sparring import config
+
+    return config.load(root, sections=WORKFLOWS)
+
+
+def settings(file_settings: dict[str, Any], skill: str) -> dict[str, Any]:
+    """The settings of one workflow: its section of sparring.yaml over its own defaults."""
+    return {**get(skill).defaults(), **file_settings.get(skill, {})}

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import config, states
+from sparring import ledger as ledgers
+from sparring import states
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
@@ -24,6 +25,7 @@ from sparring.store.session import Session, local_time
 from sparring.store.state import write_atomic
 from sparring.turn import budget
 from sparring.turn.summary import summarize
+from sparring.workflows import registry
 from sparring.workflows.structured import engine
 
 # Turn statuses that mean a participant did not give its answer.
@@ -33,8 +35,8 @@ _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "s
 
 def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
           ) -> dict[str, Any]:
-    known = engine.ledger_for(data)
-    state = engine.state(data)
+    known = ledgers.ledger_for(data)
+    state = data["engine"]
     decision = _latest_decision(data)
     summary = summarize(session, untyped(data))
     return {
@@ -96,7 +98,7 @@ def degraded_reasons(data: AnySession) -> list[str]:
 
 
 def _latest_decision(data: AnySession) -> DecisionRecord | None:
-    decisions = engine.state(data)["decisions"]
+    decisions = data["engine"]["decisions"]
     if not decisions:
         return None
     return decisions[max(decisions, key=int)]
@@ -115,9 +117,9 @@ def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
 
 def _last_position(data: AnySession, side: str) -> str | None:
     if side == CODEX:
-        answers = engine.answers_by_round(data)
+        answers = ledgers.answers_by_round(data)
         return answers[max(answers)].get("position") if answers else None
-    verdicts = engine.state(data)["verdicts"]
+    verdicts = data["engine"]["verdicts"]
     found = [verdicts[k].get("position") for k in sorted(verdicts, key=int)]
     return next((p for p in reversed(found) if p), None)
 
@@ -134,7 +136,7 @@ def _sources(known: Any) -> list[dict[str, Any]]:
 
 def _rounds(data: AnySession, summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The session summary's turn rows, with tokens in and out and each round's decision."""
-    decisions = engine.state(data)["decisions"]
+    decisions = data["engine"]["decisions"]
     rows = []
     for row in summary["turns"]:
         usage = row["usage"] or {}
@@ -206,7 +208,7 @@ def remember(session: Session, path: Path) -> None:
 def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
     """Where the report goes: the workflow's `report_path` with its placeholders filled."""
     root = Path(data["root"])
-    pattern = config.workflow(config.load(root), data["skill"])["report_path"]
+    pattern = registry.settings(registry.load_settings(root), data["skill"])["report_path"]
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
               "slug": slug(question(data) or data["id"]), "skill": data["skill"],

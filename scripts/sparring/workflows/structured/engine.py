@@ -1,26 +1,26 @@
 """The structured-round engine of think-about and dual-model: Codex answers each round in
 the `codex-answer` schema, Claude judges it with a verdict, and the ledger decides.
 
-Per session it keeps the seal, Claude's verdicts, the decisions, and computes the next
-round's variables. Every session carries its `engine` record (the workflow's answer schema
-and seal barrier, from workflows/registry.py); arch-debate and deep-discussion run free-text rounds
-(arch_debate/folder.py, deep_discussion/transcript.py) and use none of the rest.
+Per session it keeps Claude's verdicts and the decisions, and computes the next round's
+variables. Every session carries its `engine` record (the workflow's answer schema and seal
+barrier, from workflows/registry.py; the seal itself is turn/barrier.py's); arch-debate and
+deep-discussion run free-text rounds (arch_debate/folder.py, deep_discussion/transcript.py)
+and use none of the rest.
 
-Codex's answers are the validated `answer` of each round's last completed
-turn; Claude's verdicts sit in the session's `engine.verdicts`. The ledger is
-replayed from both whenever it is needed (see ledger.py).
+Codex's answers are the validated `answer` of each round's last completed turn; Claude's
+verdicts sit in the session's `engine.verdicts`. The ledger is replayed from both whenever
+it is needed (ledger.py, which also holds the rules of Codex's answer that its schema cannot
+express: the runner checks them when a turn ends).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any
 
 from sparring import ledger as ledgers
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
-from sparring.records import Answer, AnySession, DecisionRecord, EngineRecord, PointEntry, Verdict
-from sparring.workflows import registry as workflows
+from sparring.records import AnySession, DecisionRecord, PointEntry, Verdict
 
 _ID = re.compile(r"^[XC]-[1-9][0-9]*$")
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
@@ -37,66 +37,12 @@ def carried(text: str, limit: int = CARRY_LIMIT) -> str:
             "not carried into this prompt]")
 
 
-def initial(skill: str) -> EngineRecord:
-    """A new session's engine record: its workflow's answer schema and seal barrier."""
-    flow = workflows.get(skill)
-    return {"schema": flow.answer_schema, "barrier": flow.barrier, "seal": None,
-            "revealed_at": None, "verdicts": {}, "decisions": {}}
-
-
-def state(data: AnySession) -> EngineRecord:
-    """The session's engine record, attached to `data` (so that changes to it are saved)
-    when the session is older than engine records."""
-    if "engine" not in data:
-        data["engine"] = initial(data["skill"])
-    engine: EngineRecord = data["engine"]
-    return engine
-
-
-def answers_by_round(data: AnySession) -> dict[int, Answer]:
-    """Codex's validated answer per round (a recovery or re-ask replaces the round's)."""
-    found: dict[int, Answer] = {}
-    for turn in data["turns"]:
-        if turn["status"] == "completed" and turn.get("answer") is not None:
-            found[turn["round"]] = turn["answer"]
-    return found
-
-
-def records(data: AnySession, upto: int | None = None) -> list[tuple[Answer, Verdict | None]]:
-    """(answer, verdict) for rounds 1, 2, … while each has an answer (up to `upto`)."""
-    answers, verdicts = answers_by_round(data), state(data)["verdicts"]
-    found = []
-    n = 1
-    while n in answers and (upto is None or n <= upto):
-        found.append((answers[n], verdicts.get(str(n))))
-        n += 1
-    return found
-
-
-def ledger_for(data: AnySession, upto: int | None = None) -> Ledger:
-    return ledgers.replay(records(data, upto))
-
-
-def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str]:
-    """Rules of Codex's answer that the schema cannot express."""
-    before = ledger_for(data, round_no - 1)
-    found = _duplicates(answer["points"])
-    for point in answer["points"]:
-        if point["id"].startswith("C-") and point["id"] not in before.points:
-            found.append(f"points: {point['id']} is not a point Claude raised; new points "
-                         "take the next free X-n id")
-    approved = answer.get("approve_summary")
-    if approved and approved not in before.summaries:
-        found.append(f"approve_summary: {approved} is not a proposed summary")
-    return found
-
-
 def verdict_problems(data: AnySession, round_no: int, verdict: Verdict) -> list[str]:
     """Rules of Claude's verdict beyond its schema: every Codex point classified, coherent."""
-    answer = answers_by_round(data)[round_no]
-    known = ledgers.replay([*records(data, round_no - 1), (answer, None)])
+    answer = ledgers.answers_by_round(data)[round_no]
+    known = ledgers.replay([*ledgers.records(data, round_no - 1), (answer, None)])
     given = {p["id"] for p in verdict["points"]}
-    found = _duplicates(verdict["points"])
+    found = ledgers.duplicates(verdict["points"])
     missing = [p["id"] for p in answer["points"] if p["id"] not in given]
     if missing:
         found.append(f"points: Codex's {', '.join(missing)} are not classified")
@@ -135,11 +81,6 @@ def _summary_problems(known: Ledger, verdict: Verdict) -> list[str]:
     if (approved or verdict.get("proposed_summary")) and not agreeing:
         found.append("convergence.state must be agree to propose or approve a summary")
     return found
-
-
-def _duplicates(points: list[PointEntry]) -> list[str]:
-    counts = Counter(p["id"] for p in points)
-    return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]
 
 
 def decision_dict(decision: Decision, known: Ledger) -> DecisionRecord:

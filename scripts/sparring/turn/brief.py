@@ -1,0 +1,55 @@
+"""The brief poll object: what Claude needs round after round, printed by `poll`, `wait`,
+`start`, `resume` and `stop` (and by the quick path, which reads an ended turn without the
+CLI). `--full` prints the whole object (view.py)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the quick path imports this module: nothing at run time
+    from typing import Any
+
+BRIEF_ACTIVITIES = 5
+
+
+def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
+    """The poll object as Claude needs it round after round: the status and what to act on,
+    the answer, the guard's verdict, the tokens (against the budget, when there is one).
+    `--full` prints the rest (also on disk: session.json and the turn's folder)."""
+    found = {key: full[key] for key in ("session", "status", "round", "turn", "purpose",
+                                         "elapsed_s")}
+    if full["status"] == "running":
+        found["last_event_s"] = full["last_event_s"]
+        found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
+    if review:
+        found["review"] = _one_form(full["review"])
+    if review and full["review_withheld"]:
+        found["review_withheld"] = full["review_withheld"]
+    if full["error"]:
+        found.update(error=full["error"], recoverable=full["recoverable"])
+    guard = full["guard"]
+    if guard is not None:
+        found["guard"] = {"clean": True} if guard.get("clean") else guard
+    found["usage"] = {"round": tokens(full["usage"]["round"]),
+                      "total": tokens(full["usage"]["total"])}
+    if full["usage"]["budget"] is not None:
+        found["usage"]["budget"] = full["usage"]["budget"]
+    if full["malformed_lines"]:
+        found["malformed_lines"] = full["malformed_lines"]
+    return found
+
+
+def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
+    if review is None:
+        return None
+    if review.get("data") is None:
+        return {"text": review["text"]}
+    return {"data": review["data"]}
+
+
+def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
+    """Input and output tokens: what a round cost (cached and reasoning are in --full)."""
+    if usage is None:
+        return None
+    return {"input_tokens": usage.get("input_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0)}
