@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring.errors import SparringError
-from sparring.guard.files import Stat, keeper, walk
+from sparring.guard.files import Stat, keeper, spelled, walk
 from sparring.guard.records import AreaRecord, ChangeRecord, EntryRow
 from sparring.store.state import StateFile
 
@@ -74,7 +74,8 @@ class Change(NamedTuple):
     seen: Stat | None
 
     def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "change": self.change}
+        """As shown to Claude and kept in session.json: the path spelled (files.spelled)."""
+        return {"path": spelled(self.path), "change": self.change}
 
     def to_record(self) -> ChangeRecord:
         return {"path": self.path, "change": self.change, "origin": self.origin,
@@ -90,7 +91,8 @@ class Change(NamedTuple):
 
 class RevertResult:
     """What a revert did: each item `{"path", "change"}` plus `action` and `kept` (where the
-    replaced or removed file went) when reverted, `reason` when not."""
+    replaced or removed file went) when reverted, `reason` when not; paths spelled
+    (files.spelled)."""
 
     def __init__(self) -> None:
         self.reverted: list[dict[str, str]] = []

@@ -19,7 +19,7 @@ from typing import BinaryIO
 from sparring.guard.baseline import Baseline
 from sparring.guard.check import compare
 from sparring.guard.copies import COPY_LIMITS, MIB, copy_stream
-from sparring.guard.files import Parents, hash_file, key
+from sparring.guard.files import Parents, hash_file, key, spelled
 from sparring.guard.git import Git
 from sparring.guard.gitlist import blob_id
 from sparring.guard.model import Change, Entry, RevertResult
@@ -87,7 +87,8 @@ def _revert_order(change: Change) -> tuple[int, int, str]:
 
 
 def _outcome(change: Change, **extra: str) -> dict[str, str]:
-    return {"path": change.path, "change": change.change, **extra}
+    shown = {k: spelled(v) if k == "kept" else v for k, v in extra.items()}
+    return {"path": spelled(change.path), "change": change.change, **shown}
 
 
 def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
@@ -123,7 +124,7 @@ def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dic
         with contextlib.suppress(OSError):
             twin = undo.doubtful.get(hash_file(undo.b.root / path))
             if twin is not None:
-                raise _Refused(f"it holds the content {twin} had before the turn, which "
+                raise _Refused(f"it holds the content {spelled(twin)} had before the turn, which "
                                "sparring cannot put back: left in place")
     kept = undo.trash.keep(path)
     parent = path.rpartition("/")[0]
@@ -244,6 +245,6 @@ def _require_real(root: Path, path: str) -> None:
         except FileNotFoundError:
             mode = stat.S_IFDIR  # absent: made as a real folder when written
         if not stat.S_ISDIR(mode):
-            raise _Refused(f"{folder} is no longer a folder (a link or a file now stands "
+            raise _Refused(f"{spelled(folder)} is no longer a folder (a link or a file now stands "
                            "there): nothing is written through it")
         folder = folder.rpartition("/")[0]

@@ -76,9 +76,21 @@ def write_atomic(path: Path, text: str, sync: bool = True) -> None:
 def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if not text.isascii() and not _encodable(text):
+        # A file name that is not UTF-8 (a surrogate escape, as os.fsdecode makes): JSON's
+        # \u escapes keep it exactly, where UTF-8 cannot hold it at all.
+        text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
     if witness:
         _write_witness(path, text)
     write_atomic(path, text)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # The witness of a state file: the SHA-256 of the last two versions sparring wrote, written
