@@ -7,16 +7,19 @@ from typing import Any
 
 from sparring.cli.door import brief
 from sparring.store import session as sessions
+from sparring.turn import guard as turnguard
 from sparring.turn import lifecycle, view
 
 
 def stop(ref: str, cwd: Path) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    if not session.load()["turns"]:  # nothing ever ran: stopping is trivially done
+    data = session.load()
+    if not data["turns"]:  # nothing ever ran: stopping is trivially done
         return {"session": session.id, "session_dir": str(session.dir), "status": "new",
                 "already_ended": True}
     lifecycle.observe(session)
     stopped = lifecycle.stop_running(session)
+    turnguard.prune_store(Path(data["root"]))
     result = brief(view.to_dict(session, *lifecycle.observe(session)), review=False)
     result["already_ended"] = not stopped
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -84,6 +85,18 @@ class Baseline:
         if self._lookups > _FEW_LOOKUPS:
             return self.index.get(path)
         return find_record(self.listing(), path)
+
+    def bulk(self) -> set[str]:
+        """The names of this baseline's own bulk in its store (what loading it reads)."""
+        return {d for d in (self.listing_digest, self.entries_digest) if d}
+
+    def stored(self) -> set[str]:
+        """The names of what this baseline keeps in its store: its bulk and its copies."""
+        found = self.bulk()
+        for entry in itertools.chain(self.entries.values(), self.area_entries.values()):
+            if entry.copied and entry.digest:
+                found.add(entry.digest)
+        return found
 
     def _stored(self, digest: str, what: str) -> bytes:
         path = (self.store or Path("/nonexistent")) / digest

@@ -18,10 +18,12 @@ from typing import Any
 
 from sparring import guard
 from sparring.errors import SparringError
+from sparring.guard import copies
 from sparring.output import shell_word
+from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import SEALED_FILE, Session
-from sparring.store.state import written_by_someone_else
+from sparring.store.state import locked, try_locked, written_by_someone_else
 from sparring.store.workspace import STATE_DIR
 
 BASELINE = "guard-baseline.json"
@@ -46,9 +48,11 @@ def snapshot(session: Session, n: int) -> Path | None:
     root = Path(data["root"])
     path = session.turn_file(n, BASELINE)
     try:
-        guard.take(root, exclude=_claude_writes(root, data), store=store_dir(root),
-                   previous=_previous(session, data, n),
-                   areas=own_state(root, session, n)).save(path)
+        store = store_dir(root)
+        with locked(store):  # prune_store never removes a copy this snapshot takes over
+            guard.take(root, exclude=_claude_writes(root, data), store=store,
+                       previous=_previous(session, data, n),
+                       areas=own_state(root, session, n)).save(path)
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
@@ -78,7 +82,7 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
     except ValueError:
         return {}
     top = guard.Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
-        "inbox", STORE, "guard-trash", "sessions")))
+        "inbox", STORE, "guard-trash", "sessions", "*.lock")))
     turn = f"{mine}/turns/{n}"
     session_area = guard.Area("state", tuple(
         [f"{mine}/{name}" for name in _RUNTIME] + [f"{turn}/{name}" for name in _TURN_RUNTIME]))
@@ -91,10 +95,52 @@ def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline 
         path = session.turn_file(turn["n"], BASELINE)
         if turn["n"] < n and path.is_file():
             try:
-                return guard.Baseline.load(path)
+                found = guard.Baseline.load(path)
+                found.entries  # noqa: B018 - its bulk may have been pruned: read it here
             except SparringError:
                 return None
+            return found
     return None
+
+
+def prune_store(root: Path) -> tuple[int, int] | None:
+    """Remove from the project's guard store every copy no revert can still want: (files,
+    bytes) removed, or None when nothing was pruned (no store, another sparring busy with
+    it, a session or baseline that cannot be read: then everything stays).
+
+    A revert wants the copies of the turns whose changes the user has not yet accepted, and
+    of the latest turn of every session that has not ended (finalize after its last turn):
+    so the store holds the copies of at most the latest snapshot and one undecided turn, not
+    one more version of a file per turn. Every baseline keeps its own bulk (small), so an
+    older turn's revert still reads it, and says which copies are gone."""
+    store = workspace.state_dir(root) / STORE
+    if not store.is_dir():
+        return None
+    try:
+        with try_locked(store):
+            keep: set[str] = set()
+            for item in sessions.all_sessions(root):
+                keep |= _needed(item)
+            return copies.prune(store, keep)
+    except (BlockingIOError, SparringError):
+        return None
+
+
+def _needed(session: Session) -> set[str]:
+    """What the session's baselines keep in the store that a revert may still want."""
+    data = session.load()
+    turns = data["turns"]
+    wanted = {t["n"] for t in turns if (t.get("guard") or {}).get("changed")
+              and not t["guard"].get("accepted")}
+    if turns and (data.get("finalized_at") or 0) < turns[-1]["created_at"]:
+        wanted.add(turns[-1]["n"])  # the session goes on: its latest turn may be undone
+    found: set[str] = set()
+    for turn in turns:
+        path = session.turn_file(turn["n"], BASELINE)
+        if path.is_file():
+            base = guard.Baseline.load(path)
+            found |= base.stored() if turn["n"] in wanted else base.bulk()
+    return found
 
 
 def check(session: Session, n: int, baseline: Path | None) -> guard.TurnGuard:
