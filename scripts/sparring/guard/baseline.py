@@ -11,6 +11,7 @@ from typing import Any
 from sparring.errors import SparringError
 from sparring.guard.copies import store_bytes
 from sparring.guard.files import sha256
+from sparring.guard.git import git_dir
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
@@ -35,7 +36,7 @@ class Baseline:
                  areas: dict[str, Area] | None = None,
                  area_entries: dict[str, Entry] | None = None,
                  filters: dict[str, str] | None = None, includes: bool = False,
-                 index: dict[str, str] | None = None) -> None:
+                 index: dict[str, str] | None = None, gitdir: Path | None = None) -> None:
         self.root, self.mode, self.exclude, self.store = root, mode, exclude, store
         self.racy_ns = racy_ns
         self._entries = entries
@@ -46,8 +47,15 @@ class Baseline:
         self.filters = filters or {}  # the filter drivers configured at snapshot: trusted
         self.includes = includes  # the config had include directives at snapshot
         self._index = index
+        self._gitdir = gitdir  # the git folder at snapshot, where every later git command looks
         self._listing: bytes | None = None
         self._lookups = 0
+
+    @property
+    def gitdir(self) -> Path:
+        """The git folder found at snapshot (a baseline from before it was recorded: the one
+        `root/.git` names now)."""
+        return self._gitdir or git_dir(self.root)
 
     @property
     def entries(self) -> dict[str, Entry]:
@@ -134,6 +142,7 @@ class Baseline:
             "racy_ns": self.racy_ns, "index_digest": self.index_digest,
             "listing_digest": self.listing_digest, "filters": self.filters,
             "includes": self.includes,
+            "git_dir": str(self._gitdir) if self._gitdir else None,
             "areas": {path: area.to_dict() for path, area in self.areas.items()},
             "area_entries": {path: e.to_row() for path, e in self.area_entries.items()},
         }
@@ -172,6 +181,7 @@ class Baseline:
             area_entries={str(p): Entry.from_row(e)
                           for p, e in (data.get("area_entries") or {}).items()},
             filters=dict(filters), includes=bool(data.get("includes")), index=index,
+            gitdir=Path(data["git_dir"]) if data.get("git_dir") else None,
         )
 
 

@@ -23,9 +23,11 @@ from sparring.store.state import PRIVATE_FILE
 
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and
-# git's own are rebuilt or small; the user's own work is kept up to a generous size.
+# git's own are rebuilt or small; the user's own work is kept up to a generous size. A
+# submodule is often someone else's code, vendored whole: its sources are kept, not its
+# large files.
 COPY_LIMITS = {"tracked": 64 * MIB, "untracked": 64 * MIB, "walk": 64 * MIB,
-               "ignored": 1 * MIB, "gitdir": 1 * MIB}
+               "ignored": 1 * MIB, "gitdir": 1 * MIB, "submodule": 1 * MIB}
 
 
 def copy_wanted(origin: str, st: os.stat_result, store: Path | None) -> bool:

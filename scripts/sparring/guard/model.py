@@ -15,7 +15,7 @@ from sparring.guard.records import AreaRecord, ChangeRecord, EntryRow
 from sparring.store.state import StateFile
 
 CHANGES_KIND = "guard changes"
-AREA_ORIGINS = ("gitdir", "state")
+AREA_ORIGINS = ("gitdir", "state", "submodule")
 
 
 class Entry(NamedTuple):
@@ -28,7 +28,7 @@ class Entry(NamedTuple):
     holds thousands, made fast.)
     """
 
-    origin: str  # tracked | untracked | ignored | walk | nested | new | gitdir | state
+    origin: str  # tracked | untracked | ignored | walk | nested | new | gitdir | state | submodule
     stat: Stat | None = None
     digest: str | None = None
     target: str | None = None
@@ -108,7 +108,7 @@ class RevertResult:
 class Area(NamedTuple):
     """A folder (or file) outside the listed tree, watched by lstat and hash."""
 
-    origin: str  # gitdir | state
+    origin: str  # gitdir | state | submodule
     exclude: tuple[str, ...] = ()
 
     def to_dict(self) -> AreaRecord:

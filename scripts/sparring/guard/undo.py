@@ -38,6 +38,8 @@ _NOT_KEPT = {
     "walk": "outside git, and sparring kept no copy of it",
     "tracked": "no copy of its pre-turn content was kept (no store given, or copying failed)",
     "gitdir": "git's own file, and sparring kept no copy of it",
+    "submodule": f"inside a submodule, and sparring kept no copy of it (it copies files in "
+                 f"submodules up to {COPY_LIMITS['submodule'] // MIB} MiB)",
 }
 
 
@@ -52,7 +54,7 @@ class _Undo:
         from sparring.guard.trash import Trash  # only a revert needs it
 
         self.b = b
-        self.git = Git(b.root, b.filters) if b.mode == "git" else None
+        self.git = Git(b.root, b.gitdir, b.filters) if b.mode == "git" else None
         self.trash = Trash(b.root)
         self.known = _known_dirs(b)  # folders that held files at snapshot: never removed
         self.damaged = _damaged_copies(b, todo)  # copies no longer as the snapshot made them
@@ -134,7 +136,8 @@ def _require_revertible(undo: _Undo, change: Change) -> None:
     if change.path in undo.protected:
         raise _Refused("written by sparring's runner after the check: never touched")
     if change.origin == "nested":
-        raise _Refused("a nested repository or submodule: sparring does not look inside it")
+        raise _Refused("a nested repository, or the commit a submodule has checked out: "
+                       "sparring changes neither (`git -C <it> status` shows what happened)")
     if change.origin == "state":
         raise _Refused("sparring's own record changed during the turn: inspect it; sparring "
                        "does not rewrite its own records from a snapshot")
