@@ -23,7 +23,7 @@ def finalize(ref: str, cwd: Path) -> dict[str, Any]:
     summary = summarize(session, session.load())
     summary["stopped_running_turn"] = stopped_running
     path = session.dir / SUMMARY_FILE
-    write_json_atomic(path, summary)
+    write_json_atomic(path, summary, witness=True)
     with session.update() as locked:
         locked["finalized_at"] = summary["finalized_at"]
     turnguard.prune_store(Path(data["root"]))  # the session has ended: its copies may go

@@ -130,22 +130,26 @@ def _turn_with_changes(session: Session, data: dict[str, Any],
     return chosen[-1]
 
 
-def _runner_wrote(root: Path, data: dict[str, Any]) -> set[str]:
-    """Files sparring's runner wrote (Codex's round files, stand-ins, reports): a revert
-    never touches them, whatever a check recorded."""
-    written = [t["answer_file"] for t in data["turns"]
-               if t.get("answer_sha256") and not t.get("answer_file_kept")]
-    written += data.get("reports", [])
+def _runner_wrote(root: Path, data: dict[str, Any]) -> dict[str, str | None]:
+    """Files sparring's runner wrote (Codex's round files, stand-ins, reports), each with the
+    digest of what it wrote (None: not recorded, by an older sparring): a revert never
+    touches one that still holds that, whatever a check recorded."""
+    written: dict[str, str | None] = {}
+    for turn in data["turns"]:
+        if turn.get("answer_sha256") and not turn.get("answer_file_kept"):
+            written[turn["answer_file"]] = turn["answer_sha256"]
+    digests: dict[str, str] = data.get("report_sha256", {})
+    written.update({path: digests.get(path) for path in data.get("reports", [])})
+    written.update(digests)
     if data.get("debate"):
-        written += [str(Path(data["debate"]["dir"]) / name)
-                    for name in data["debate"].get("written", {})]
-    found = set()
-    for path in written:
+        folder = Path(data["debate"]["dir"])
+        written.update({str(folder / name): digest
+                        for name, digest in data["debate"].get("written", {}).items()})
+    found = {}
+    for path, digest in written.items():
         with contextlib.suppress(ValueError):
-            found.add(Path(path).resolve().relative_to(root).as_posix())
+            found[Path(path).resolve().relative_to(root).as_posix()] = digest
     return found
-
-
 
 
 def _relative(path: Path, root: Path) -> str | None:

@@ -116,15 +116,18 @@ class Baseline:
             raise damaged(path, f"(its {what}) was changed")
         return data
 
-    def save(self, path: Path) -> None:
-        """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip."""
-        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")))
+    def save(self, path: Path, witness: bool = False) -> None:
+        """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip.
+        With `witness`, a record of the runner's (a turn's baseline: store/witness.py)."""
+        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")),
+                     witness=witness)
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
-        """Read a saved baseline; a missing or damaged file is an error and is left untouched."""
+        """Read a saved baseline; a missing or damaged file is an error and is left untouched.
+        A turn's baseline is read as the runner wrote it (its witness)."""
         try:
-            data = StateFile(path, KIND, FORMAT, {1: _from_format_1}).read()
+            data = StateFile(path, KIND, FORMAT, {1: _from_format_1}, witness=True).read()
         except FileNotFoundError:
             raise SparringError(
                 "file_not_found", f"no baseline at {path}",

@@ -135,12 +135,14 @@ def walk_areas(root: Path, areas: dict[str, Area]) -> dict[str, tuple[str, os.st
 
 
 def save_changes(path: Path, changes: Sequence[Change]) -> None:
-    """What a check found, with the stat data it saw, so a revert can undo exactly that."""
-    StateFile(path, CHANGES_KIND, 1).create({"changes": [c.to_record() for c in changes]})
+    """What a check found, with the stat data it saw, so a revert can undo exactly that (one
+    of the runner's records: its copy is kept out of Codex's reach, store/witness.py)."""
+    StateFile(path, CHANGES_KIND, 1, witness=True).create(
+        {"changes": [c.to_record() for c in changes]})
 
 
 def load_changes(path: Path) -> list[Change]:
-    data = StateFile(path, CHANGES_KIND, 1).read()
+    data = StateFile(path, CHANGES_KIND, 1, witness=True).read()
     try:
         return [Change.from_record(item) for item in data["changes"]]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -18,7 +18,7 @@ import functools
 import itertools
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -50,7 +50,8 @@ class _Refused(Exception):
 class _Undo:
     """What one revert works with."""
 
-    def __init__(self, b: Baseline, protected: Iterable[str], todo: Sequence[Change]) -> None:
+    def __init__(self, b: Baseline, protected: Mapping[str, str | None],
+                 todo: Sequence[Change]) -> None:
         from sparring.guard.trash import Trash  # only a revert needs it
 
         self.b = b
@@ -59,20 +60,21 @@ class _Undo:
         self.known = _known_dirs(b)  # folders that held files at snapshot: never removed
         self.damaged = _damaged_copies(b, todo)  # copies no longer as the snapshot made them
         self.doubtful = _unrestorable(b, todo, self.damaged)  # digest -> path not put back
-        self.protected = frozenset(protected)  # never touched (files the runner wrote)
+        self.protected = dict(protected)  # files the runner wrote -> what it wrote there
         self.parents = Parents(b.root)
 
 
 def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
-           protected: Iterable[str] = ()) -> RevertResult:
+           protected: Mapping[str, str | None] | None = None) -> RevertResult:
     """Undo `changes` (default: a fresh `compare`) where that is safe; see the package docstring.
 
     Pass the changes an earlier check returned to revert exactly those: any
-    file that moved since that check is left alone and listed. `protected` paths are
-    never touched.
+    file that moved since that check is left alone and listed. `protected` maps files the
+    runner wrote to the SHA-256 of what it wrote (None: unknown): one still holding that is
+    never touched; one someone changed since is undone like any other.
     """
     todo = compare(baseline) if changes is None else list(changes)
-    undo = _Undo(baseline, protected, todo)
+    undo = _Undo(baseline, protected or {}, todo)
     result = RevertResult()
     for change in sorted(todo, key=_revert_order):
         undo.parents = Parents(baseline.root)  # folders come and go as changes are undone
@@ -133,7 +135,7 @@ class _Staged(NamedTuple):
 
 
 def _require_revertible(undo: _Undo, change: Change) -> None:
-    if change.path in undo.protected:
+    if change.path in undo.protected and _as_the_runner_wrote(undo, change.path):
         raise _Refused("written by sparring's runner after the check: never touched")
     if change.origin == "nested":
         raise _Refused("a nested repository, or the commit a submodule has checked out: "
@@ -143,6 +145,18 @@ def _require_revertible(undo: _Undo, change: Change) -> None:
                        "does not rewrite its own records from a snapshot")
     if change.path.startswith("../"):
         raise _Refused("outside the project folder: sparring does not change it")
+
+
+def _as_the_runner_wrote(undo: _Undo, path: str) -> bool:
+    """Whether a file the runner wrote still holds what it wrote (or no digest was kept)."""
+    digest = undo.protected[path]
+    if digest is None:
+        return True
+    try:  # never through a link, never waiting on a FIFO: a regular file, hashed
+        return stat.S_ISREG(os.lstat(undo.b.root / path).st_mode) and hash_file(
+            undo.b.root / path) == digest
+    except OSError:
+        return False
 
 
 def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dict[str, str]]:
