@@ -251,3 +251,22 @@ def test_doctor_says_where_the_copies_are_and_when_they_are_within_reach(
     monkeypatch.setenv("XDG_STATE_HOME", str(repo / "state"))  # the project as home, say
     found = {c["name"]: c for c in sparring("doctor").out["checks"]}["records"]
     assert found["ok"] is False and "XDG_STATE_HOME" in found["hint"]
+
+
+def test_after_a_runner_died_mid_turn_what_changed_is_put_back_not_adopted(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    """A runner killed before its check leaves its watch behind: its Codex may have written
+    the records, so the next turn puts them back rather than taking them as the user's."""
+    sparring("start", session, input=b"one")
+    sparring("wait", session)
+    root = repo
+    with witness.locked(root):  # as a runner killed -9 mid-turn leaves it
+        witness.watch(root, f"{session}.9", json.dumps({"pid": 999_999_999, "started": 1.0}))
+    path = repo / ".sparring" / "sessions" / session / "session.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "budget_tokens": 1}))
+    assert sparring("resume", session, input=b"two").exit_code == 0
+    out = sparring("wait", session).out
+    assert out["status"] == "completed", out
+    assert session_json(repo, session).get("budget_tokens") != 1
+    assert len(foreign(path.parent, "session.json")) == 1
+    assert witness.watches(root) == {}

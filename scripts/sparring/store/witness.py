@@ -103,13 +103,14 @@ def vouches(path: Path, data: bytes | None) -> bool:
 
 
 @contextlib.contextmanager
-def locked(root: Path) -> Iterator[None]:
-    """The project's witness lock: a record and its copy are written, checked and put back
-    under it. Out of the sandbox's reach, so Codex cannot hold it."""
+def locked(root: Path, name: str = "lock", wait: bool = True) -> Iterator[None]:
+    """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
+    witness lock (the default): a record and its copy are written, checked and put back
+    under it. Without `wait`, BlockingIOError when someone holds it."""
     meta = _private(folder(root) / _META)
-    fd = os.open(meta / "lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    fd = os.open(meta / name, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         yield
     finally:
         os.close(fd)

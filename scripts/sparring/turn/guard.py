@@ -36,7 +36,6 @@ from sparring.output import shell_word
 from sparring.store import session as sessions
 from sparring.store import witness, workspace
 from sparring.store.session import SEALED_FILE, Session
-from sparring.store.state import locked, try_locked
 from sparring.store.workspace import STATE_DIR
 
 BASELINE = "guard-baseline.json"
@@ -80,7 +79,7 @@ def snapshot(session: Session, n: int) -> Watch | None:
     path = session.turn_file(n, BASELINE)
     try:
         store = store_dir(root)
-        with locked(store):  # prune_store never removes a copy this snapshot takes over
+        with witness.locked(root, STORE):  # prune_store never takes a copy this one uses
             base = guard.take(root, exclude=_claude_writes(root, data), store=store,
                               previous=_previous(session, data, n),
                               areas=own_state(root, session, n))
@@ -140,7 +139,7 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
     except ValueError:
         return {}
     top = guard.Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
-        "inbox", STORE, "guard-trash", "sessions", "*.lock")))
+        "inbox", STORE, "guard-trash", "sessions")))
     turn = f"{mine}/turns/{n}"
     session_area = guard.Area("state", tuple(
         [f"{mine}/{name}" for name in _RUNTIME] + [f"{turn}/{name}" for name in _TURN_RUNTIME]))
@@ -175,7 +174,7 @@ def prune_store(root: Path) -> tuple[int, int] | None:
     if not store.is_dir():
         return None
     try:
-        with try_locked(store):
+        with witness.locked(root, STORE, wait=False):
             keep: set[str] = set()
             for item in sessions.all_sessions(root):
                 keep |= _needed(item)
