@@ -270,3 +270,23 @@ def test_after_a_runner_died_mid_turn_what_changed_is_put_back_not_adopted(
     assert session_json(repo, session).get("budget_tokens") != 1
     assert len(foreign(path.parent, "session.json")) == 1
     assert witness.watches(root) == {}
+
+
+def test_a_stopped_turn_leaves_no_watch_behind(sparring: Any, session: str, fake_codex: Any,
+                                              repo: Path) -> None:
+    """However early `stop` comes (before codex starts, or while it works), the watch over
+    the records ends with the turn, and the user's next edit stands."""
+    fake_codex.mode("hang")
+    for _ in range(2):
+        sparring("start" if not session_json(repo, session)["turns"] else "resume", session,
+                 input=b"q")
+        sparring("stop", session)
+        deadline = time.monotonic() + 10
+        while witness.watches(repo) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert witness.watches(repo) == {}
+    path = repo / ".sparring" / "sessions" / session / "session.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "budget_tokens": 4242}))
+    assert sparring("status", session).exit_code == 0
+    assert session_json(repo, session)["budget_tokens"] == 4242
+    assert foreign(path.parent, "session.json") == []

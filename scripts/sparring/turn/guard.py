@@ -71,8 +71,9 @@ def snapshot(session: Session, n: int) -> Watch | None:
     checked)."""
     data = session.load()
     root = Path(data["root"])
+    name = f"{session.id}.{n}"
     try:
-        name, since = _watch_records(root, f"{session.id}.{n}")
+        since = _watch_records(root, name)
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
@@ -90,7 +91,7 @@ def snapshot(session: Session, n: int) -> Watch | None:
     return Watch(root, name, since, path, base)
 
 
-def _watch_records(root: Path, name: str) -> tuple[str, float]:
+def _watch_records(root: Path, name: str) -> float:
     """From now until the check, a change to sparring's records is this turn's violation.
     What changed since the last turn ended is the user's own (adopted), unless another turn
     of the project is being watched, or was until its runner died unchecked (then it may be
@@ -105,7 +106,14 @@ def _watch_records(root: Path, name: str) -> tuple[str, float]:
         else:
             witness.adopt(root)
         witness.watch(root, name, json.dumps(process.identity_of(os.getpid()).to_dict()))
-        return name, time.time()
+        return time.time()
+
+
+def release(watch: Watch | None) -> None:
+    """End a watch no check will end: codex never started (a stop came first)."""
+    if watch is not None:
+        with witness.locked(watch.root):
+            witness.unwatch(watch.root, watch.name)
 
 
 def _owner(text: str) -> dict[str, float] | None:
@@ -243,8 +251,7 @@ def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
             witness.audit(root)
             found = witness.changed_since(root, watch.since)
     finally:
-        with witness.locked(root):
-            witness.unwatch(root, watch.name)
+        release(watch)
     seal = (data.get("engine") or {}).get("seal")
     sealed = session.dir / SEALED_FILE
     relative = f"sessions/{session.id}/{SEALED_FILE}"

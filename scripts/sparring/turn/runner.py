@@ -74,6 +74,7 @@ def _run_one(session: Session, n: int) -> int | None:
     watch = turnguard.snapshot(session, n)
     proc = _spawn_codex(session, n)
     if proc is None:
+        turnguard.release(watch)
         return None
     turn = find_turn(session.load(), n)
     identity = process.Identity.from_dict(turn["codex"])
