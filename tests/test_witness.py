@@ -290,3 +290,19 @@ def test_a_stopped_turn_leaves_no_watch_behind(sparring: Any, session: str, fake
     assert sparring("status", session).exit_code == 0
     assert session_json(repo, session)["budget_tokens"] == 4242
     assert foreign(path.parent, "session.json") == []
+
+
+def test_claudes_own_writes_during_a_turn_are_not_a_violation(
+        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    """`seal` while Codex works on round one, and `poll`/`wait` meanwhile, write the records
+    the witness guards: they are sparring's own, so the turn stays clean."""
+    debate = Debate(sparring, fake_codex, tmp_path)
+    fake_codex.script([{"mode": "slow", "delay": 2, "reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    assert debate.seal(ANALYSIS).out["sealed"] is True
+    assert sparring("poll", debate.sid).out["status"] == "running"
+    out = debate.wait()
+    assert out["status"] == "completed", out
+    assert out["guard"] == {"clean": True}
+    folder = repo / ".sparring" / "sessions" / debate.sid
+    assert list(folder.rglob("*.foreign-*")) == []
