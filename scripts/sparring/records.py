@@ -201,6 +201,7 @@ class SessionRecord(TypedDict):
     question: NotRequired[str]
     degraded_notes: NotRequired[list[list[Any]]]  # [round or None, why]
     reports: NotRequired[list[str]]  # the reports this session wrote
+    report_sha256: NotRequired[dict[str, str]]  # each report file (and JSON beside) -> digest
     finalized_at: NotRequired[float | None]
     foreign_writes: NotRequired[list[float]]
     format: NotRequired[int]

@@ -61,8 +61,8 @@ SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
                           server_error|offline|malformed|partial_then_hang|no_message|
-                          writes_file|spawn_child|ignore_term|usage_error|detach|detach_hang
-                          (default ok)
+                          writes_file|spawn_child|ignore_term|usage_error|detach|detach_hang|
+                          shell (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
@@ -76,6 +76,8 @@ FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the
 FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
 FAKE_CODEX_DELETE_PATH    writes_file: file to delete
 FAKE_CODEX_WRITE_APPEND   writes_file: 1 appends the content instead of replacing the file
+FAKE_CODEX_SHELL          shell: a command run with /bin/sh -c in the effective cwd, whatever the
+                          sandbox (what Codex's exec_command does where the sandbox lets it)
 FAKE_CODEX_CHILD_PIDFILE  spawn_child: where to write the grandchild's pid
 FAKE_CODEX_SCRIPT         JSON list of per-turn entries (string or object), see module doc
 FAKE_CODEX_STATE_DIR      counter directory for the script (default $CODEX_HOME/fake-state)
@@ -1403,6 +1405,7 @@ class Scenario:
         self.delete_path: str | None = pick("delete_path", "FAKE_CODEX_DELETE_PATH")
         self.write_append = str(pick("write_append", "FAKE_CODEX_WRITE_APPEND", "")) in (
             "1", "True", "true")
+        self.shell: str | None = pick("shell", "FAKE_CODEX_SHELL")
         self.exit_code = None if exit_code is None else int(exit_code)
         self.script_index = script_index
 
@@ -1777,6 +1780,18 @@ class Turn:
         self.answer()
         return self.complete()
 
+    def mode_shell(self) -> int:
+        import subprocess
+
+        self.start()
+        done = subprocess.run(["/bin/sh", "-c", self.scenario.shell or "true"],
+                              cwd=self.settings.cwd, stdin=subprocess.DEVNULL,
+                              capture_output=True, check=False)
+        output = (done.stdout + done.stderr).decode("utf-8", "replace")
+        self.command(f"/bin/sh -c {self.scenario.shell!r}", output, done.returncode)
+        self.answer()
+        return self.complete()
+
 
 MODES: dict[str, Callable[[Turn], int]] = {
     "ok": Turn.mode_ok,
@@ -1793,6 +1808,7 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "partial_then_hang": Turn.mode_partial_then_hang,
     "no_message": Turn.mode_no_message,
     "writes_file": Turn.mode_writes_file,
+    "shell": Turn.mode_shell,
     "spawn_child": Turn.mode_spawn_child,
     "detach": Turn.mode_detach,
     "detach_hang": Turn.mode_detach_hang,

@@ -13,7 +13,7 @@ from typing import Any
 from sparring import __version__, codex, config, process
 from sparring.errors import SparringError
 from sparring.installer import claude_code, layout
-from sparring.store import workspace
+from sparring.store import witness, workspace
 
 TESTED_CODEX = "0.169.0"
 # Written by install.py: a marker in each skill folder it installed, and the runtime's
@@ -26,6 +26,7 @@ def doctor(cwd: Path) -> dict[str, Any]:
     checks = [_python()]
     checks += _codex()
     checks.append(_project(cwd))
+    checks.append(_records(cwd))
     checks.append(_config(cwd))
     places = _skill_places(cwd)
     checks.append(_skills(places))
@@ -104,6 +105,18 @@ def _project(cwd: Path) -> dict[str, Any]:
     writable = os.access(root, os.W_OK)
     return _check("project", writable, f"{root} ({kind}); sessions in {root}/.sparring",
                   f"sparring writes its state to {root}/.sparring: make {root} writable")
+
+
+def _records(cwd: Path) -> dict[str, Any]:
+    """Where sparring keeps its own copy of its records (store/witness.py): it must be out of
+    the reach of a sandbox that lets Codex write the project."""
+    root = workspace.find_root(cwd)
+    place = witness.folder(root)
+    return _check("records", not witness.within(root),
+                  f"sparring's copy of its records: {place} (outside the project)"
+                  if not witness.within(root) else f"{place} is inside the project {root}",
+                  f"a sandbox that lets Codex write the project could write {place} too: set "
+                  "XDG_STATE_HOME (in your shell's profile) to a folder outside the project")
 
 
 def _config(cwd: Path) -> dict[str, Any]:

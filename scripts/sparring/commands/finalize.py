@@ -7,6 +7,7 @@ from typing import Any
 
 from sparring.store import session as sessions
 from sparring.store.state import write_json_atomic
+from sparring.turn import guard as turnguard
 from sparring.turn import lifecycle
 from sparring.turn.summary import SUMMARY_FILE, summarize
 
@@ -22,7 +23,8 @@ def finalize(ref: str, cwd: Path) -> dict[str, Any]:
     summary = summarize(session, session.load())
     summary["stopped_running_turn"] = stopped_running
     path = session.dir / SUMMARY_FILE
-    write_json_atomic(path, summary)
+    write_json_atomic(path, summary, witness=True)
     with session.update() as locked:
         locked["finalized_at"] = summary["finalized_at"]
+    turnguard.prune_store(Path(data["root"]))  # the session has ended: its copies may go
     return {**summary, "summary_file": str(path)}

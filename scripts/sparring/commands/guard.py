@@ -57,12 +57,12 @@ def _earlier(out: Path) -> guard.Baseline | None:
 def check(baseline: Path) -> dict[str, Any]:
     base = guard.Baseline.load(baseline)
     changes = guard.compare(base)
-    return {"clean": not changes, "changed": [_printable(c.to_dict()) for c in changes],
+    return {"clean": not changes, "changed": [c.to_dict() for c in changes],
             "root": str(base.root), "mode": base.mode}
 
 
 def revert(baseline: Path) -> dict[str, Any]:
-    return _shown(guard.revert(guard.Baseline.load(baseline)))
+    return guard.revert(guard.Baseline.load(baseline)).to_dict()
 
 
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
         record["reverted"] = [*record.get("reverted", []), {
             "at": time.time(), "reverted": [r["path"] for r in result.reverted],
             "not_reverted": [r["path"] for r in result.not_reverted], "trash": result.trash}]
-    shown = _shown(result)
+    shown = result.to_dict()
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
             "next": f"`sparring guard accept {session.id}` once the user has decided, then "
                     f"{turnguard.go_on(session)}"}
@@ -130,36 +130,26 @@ def _turn_with_changes(session: Session, data: dict[str, Any],
     return chosen[-1]
 
 
-def _runner_wrote(root: Path, data: dict[str, Any]) -> set[str]:
-    """Files sparring's runner wrote (Codex's round files, stand-ins, reports): a revert
-    never touches them, whatever a check recorded."""
-    written = [t["answer_file"] for t in data["turns"]
-               if t.get("answer_sha256") and not t.get("answer_file_kept")]
-    written += data.get("reports", [])
+def _runner_wrote(root: Path, data: dict[str, Any]) -> dict[str, str | None]:
+    """Files sparring's runner wrote (Codex's round files, stand-ins, reports), each with the
+    digest of what it wrote (None: not recorded, by an older sparring): a revert never
+    touches one that still holds that, whatever a check recorded."""
+    written: dict[str, str | None] = {}
+    for turn in data["turns"]:
+        if turn.get("answer_sha256") and not turn.get("answer_file_kept"):
+            written[turn["answer_file"]] = turn["answer_sha256"]
+    digests: dict[str, str] = data.get("report_sha256", {})
+    written.update({path: digests.get(path) for path in data.get("reports", [])})
+    written.update(digests)
     if data.get("debate"):
-        written += [str(Path(data["debate"]["dir"]) / name)
-                    for name in data["debate"].get("written", {})]
-    found = set()
-    for path in written:
+        folder = Path(data["debate"]["dir"])
+        written.update({str(folder / name): digest
+                        for name, digest in data["debate"].get("written", {}).items()})
+    found = {}
+    for path, digest in written.items():
         with contextlib.suppress(ValueError):
-            found.add(Path(path).resolve().relative_to(root).as_posix())
+            found[Path(path).resolve().relative_to(root).as_posix()] = digest
     return found
-
-
-def _shown(result: guard.RevertResult) -> dict[str, Any]:
-    return {"reverted": [_printable(item) for item in result.reverted],
-            "not_reverted": [_printable(item) for item in result.not_reverted],
-            "clean_after": result.clean_after, "trash": result.trash}
-
-
-def _printable(item: dict[str, str]) -> dict[str, str]:
-    """A non-UTF-8 file name is printed with \\x escapes: JSON output must be valid UTF-8."""
-    return {key: _escaped(value) if key in ("path", "kept") else value
-            for key, value in item.items()}
-
-
-def _escaped(path: str) -> str:
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _relative(path: Path, root: Path) -> str | None:

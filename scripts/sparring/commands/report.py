@@ -26,7 +26,7 @@ def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -
     text = _tidy(templates.render(template, {"R": model}))
     path = reports.destination(data, out)
     beside = reports.write(path, text, model)
-    reports.remember(session, path)
+    reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "json": str(beside),
             "outcome": model["outcome"], "degraded": bool(model["degraded"]),
             "degraded_reasons": model["degraded"]}

@@ -6,17 +6,20 @@ from pathlib import Path
 from typing import Any
 
 from sparring.store import session as sessions
+from sparring.turn import guard as turnguard
 from sparring.turn import lifecycle, view
 from sparring.turn.brief import brief
 
 
 def stop(ref: str, cwd: Path) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    if not session.load()["turns"]:  # nothing ever ran: stopping is trivially done
+    data = session.load()
+    if not data["turns"]:  # nothing ever ran: stopping is trivially done
         return {"session": session.id, "session_dir": str(session.dir), "status": "new",
                 "already_ended": True}
     lifecycle.observe(session)
     stopped = lifecycle.stop_running(session)
+    turnguard.prune_store(Path(data["root"]))
     result = brief(view.to_dict(session, *lifecycle.observe(session)), review=False)
     result["already_ended"] = not stopped
     return result

@@ -47,15 +47,22 @@ where it was, however alike the file read through the link looks.
 - A tracked file that was clean before but is not clean after is compared by
   `git hash-object` (with the repository's filters), so the ids compare with
   the index blob ids exactly.
-- Nested repositories (untracked, status line `?? dir/`) and submodules are
-  opaque: they are compared by their status line and index entry in the
-  parent, never looked into. Such a path is reported with its status spelling
-  (a nested repository as `dir/`), and `revert` never touches it.
+- Nested repositories (untracked, status line `?? dir/`) are opaque: compared
+  by their status line, never looked into, reported with their status spelling
+  (`dir/`), and never touched by `revert`. A submodule's checked-out commit is
+  compared the same way (its index entry and status line: reported as its
+  path, never reverted); its files are not: git never runs inside a submodule
+  (`git status --ignore-submodules=dirty`, see git.py), and the snapshot walks
+  each checked-out submodule's worktree itself, like files outside git (origin
+  `submodule`), so a change there is named and reverted.
 - *git's own folder.* `.git/config`, `.git/hooks/` and `.git/info/` (and a
-  worktree's `config.worktree` and `info/`) are watched like untracked files:
-  a planted hook or a new filter driver is a change. Every git command runs
-  through `guard/git.py`, with fsmonitor, hooks and any filter driver not configured
-  at snapshot time switched off, so a check never runs what a turn planted.
+  worktree's `config.worktree`, `info/` and `.git` file), and everything under
+  `.git/modules/` but each git folder's data (objects, refs, logs, the index),
+  are watched like untracked files: a planted hook or a new filter driver is a
+  change. Every git command runs through `guard/git.py`, in the git folder found
+  at snapshot, with fsmonitor, hooks, transports, replace refs and any filter
+  driver not configured at snapshot time switched off, so a check never runs
+  what a turn planted.
 
 **Outside git** the tree is walked (`.git` directories skipped) and every
 file is recorded with lstat data and a hash, compared the same way.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 from sparring.errors import SparringError
 from sparring.guard.copies import store_bytes
 from sparring.guard.files import sha256
+from sparring.guard.git import git_dir
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
@@ -34,7 +36,7 @@ class Baseline:
                  areas: dict[str, Area] | None = None,
                  area_entries: dict[str, Entry] | None = None,
                  filters: dict[str, str] | None = None, includes: bool = False,
-                 index: dict[str, str] | None = None) -> None:
+                 index: dict[str, str] | None = None, gitdir: Path | None = None) -> None:
         self.root, self.mode, self.exclude, self.store = root, mode, exclude, store
         self.racy_ns = racy_ns
         self._entries = entries
@@ -45,8 +47,15 @@ class Baseline:
         self.filters = filters or {}  # the filter drivers configured at snapshot: trusted
         self.includes = includes  # the config had include directives at snapshot
         self._index = index
+        self._gitdir = gitdir  # the git folder at snapshot, where every later git command looks
         self._listing: bytes | None = None
         self._lookups = 0
+
+    @property
+    def gitdir(self) -> Path:
+        """The git folder found at snapshot (a baseline from before it was recorded: the one
+        `root/.git` names now)."""
+        return self._gitdir or git_dir(self.root)
 
     @property
     def entries(self) -> dict[str, Entry]:
@@ -85,6 +94,18 @@ class Baseline:
             return self.index.get(path)
         return find_record(self.listing(), path)
 
+    def bulk(self) -> set[str]:
+        """The names of this baseline's own bulk in its store (what loading it reads)."""
+        return {d for d in (self.listing_digest, self.entries_digest) if d}
+
+    def stored(self) -> set[str]:
+        """The names of what this baseline keeps in its store: its bulk and its copies."""
+        found = self.bulk()
+        for entry in itertools.chain(self.entries.values(), self.area_entries.values()):
+            if entry.copied and entry.digest:
+                found.add(entry.digest)
+        return found
+
     def _stored(self, digest: str, what: str) -> bytes:
         path = (self.store or Path("/nonexistent")) / digest
         try:
@@ -95,15 +116,18 @@ class Baseline:
             raise damaged(path, f"(its {what}) was changed")
         return data
 
-    def save(self, path: Path) -> None:
-        """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip."""
-        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")))
+    def save(self, path: Path, witness: bool = False) -> None:
+        """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip.
+        With `witness`, a record of the runner's (a turn's baseline: store/witness.py)."""
+        write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")),
+                     witness=witness)
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
-        """Read a saved baseline; a missing or damaged file is an error and is left untouched."""
+        """Read a saved baseline; a missing or damaged file is an error and is left untouched.
+        A turn's baseline is read as the runner wrote it (its witness)."""
         try:
-            data = StateFile(path, KIND, FORMAT, {1: _from_format_1}).read()
+            data = StateFile(path, KIND, FORMAT, {1: _from_format_1}, witness=True).read()
         except FileNotFoundError:
             raise SparringError(
                 "file_not_found", f"no baseline at {path}",
@@ -121,6 +145,7 @@ class Baseline:
             "racy_ns": self.racy_ns, "index_digest": self.index_digest,
             "listing_digest": self.listing_digest, "filters": self.filters,
             "includes": self.includes,
+            "git_dir": str(self._gitdir) if self._gitdir else None,
             "areas": {path: area.to_dict() for path, area in self.areas.items()},
             "area_entries": {path: e.to_row() for path, e in self.area_entries.items()},
         }
@@ -159,6 +184,7 @@ class Baseline:
             area_entries={str(p): Entry.from_row(e)
                           for p, e in (data.get("area_entries") or {}).items()},
             filters=dict(filters), includes=bool(data.get("includes")), index=index,
+            gitdir=Path(data["git_dir"]) if data.get("git_dir") else None,
         )
 
 

@@ -84,7 +84,7 @@ class _Pending(NamedTuple):
 
 def _compare_git(b: Baseline, git: Git) -> list[Change]:
     keep = keeper(b.exclude)
-    index_moved = gitlist.index_digest(b.root) != b.index_digest
+    index_moved = gitlist.index_digest(b.gitdir) != b.index_digest
     status = git_output(git, *STATUS)
     # Until status() the work overlaps git's: status prints only when it is done,
     # so it never waits on a pipe we are not reading yet.

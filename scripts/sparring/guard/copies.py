@@ -2,6 +2,10 @@
 SHA-256, so snapshots (of every turn of every session of a project) may share one folder
 and identical contents are kept once. A baseline's bulk (its entries, the index listing)
 is kept there the same way.
+
+A copy is only ever trusted after it hashed to its name again (`intact`, and revert while
+it copies): the store sits in the project, where a sandbox that lets Codex write reaches.
+`prune` removes what no baseline still needs; the caller says what that is.
 """
 
 from __future__ import annotations
@@ -10,17 +14,20 @@ import contextlib
 import hashlib
 import os
 import stat
+from collections.abc import Set
 from pathlib import Path
 from typing import BinaryIO
 
-from sparring.guard.files import CHUNK
+from sparring.guard.files import CHUNK, hash_file
 from sparring.store.state import PRIVATE_FILE
 
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and
-# git's own are rebuilt or small; the user's own work is kept up to a generous size.
+# git's own are rebuilt or small; the user's own work is kept up to a generous size. A
+# submodule is often someone else's code, vendored whole: its sources are kept, not its
+# large files.
 COPY_LIMITS = {"tracked": 64 * MIB, "untracked": 64 * MIB, "walk": 64 * MIB,
-               "ignored": 1 * MIB, "gitdir": 1 * MIB}
+               "ignored": 1 * MIB, "gitdir": 1 * MIB, "submodule": 1 * MIB}
 
 
 def copy_wanted(origin: str, st: os.stat_result, store: Path | None) -> bool:
@@ -63,3 +70,29 @@ def copy_into(path: Path, store: Path) -> str:
             os.unlink(tmp)
         raise
     return digest
+
+
+def intact(store: Path, digest: str) -> bool:
+    """Whether the copy named `digest` is there and still hashes to its name."""
+    try:
+        return hash_file(store / digest) == digest
+    except OSError:
+        return False
+
+
+def prune(store: Path, keep: Set[str]) -> tuple[int, int]:
+    """Remove every file of the store not named in `keep` (temp files a crash left too; the
+    caller holds the store's lock, so no snapshot is writing): (files removed, bytes freed)."""
+    removed = freed = 0
+    try:
+        listing = list(os.scandir(store))
+    except FileNotFoundError:
+        return 0, 0
+    for item in listing:
+        if item.name in keep or not item.is_file(follow_symlinks=False):
+            continue
+        size = item.stat(follow_symlinks=False).st_size
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(item.path)
+            removed, freed = removed + 1, freed + size
+    return removed, freed

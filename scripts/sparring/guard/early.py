@@ -33,13 +33,13 @@ def start_early(path: Path) -> None:
     if base.mode != "git" or not base.root.is_dir():
         return
     git = git_for(base)
-    for args in (STATUS, LS_FILES) if index_digest(base.root) != base.index_digest else (
+    for args in (STATUS, LS_FILES) if index_digest(base.gitdir) != base.index_digest else (
             STATUS,):
         _EARLY[_early_key(git, args)] = git.start(*args)
 
 
 def _early_key(git: Git, args: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    return str(git.root), tuple(git.overrides), args
+    return f"{git.root}\0{git.gitdir}", tuple(git.overrides), args
 
 
 def git_output(git: Git, *args: str) -> Callable[[], bytes]:
@@ -60,8 +60,8 @@ def git_for(b: Baseline) -> Git:
     git process; with the config files as they were, and no include directives that
     could point anywhere, there is nothing new to find)."""
     if b.includes or _config_moved(b):
-        return Git(b.root, b.filters)
-    return Git(b.root)
+        return Git(b.root, b.gitdir, b.filters)
+    return Git(b.root, b.gitdir)
 
 
 def _config_moved(b: Baseline) -> bool:

@@ -146,6 +146,17 @@ def decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+def spelled(path: str) -> str:
+    """`path` as printable text with one spelling per file: a byte that is not UTF-8 (a
+    surrogate escape, see decode) is written `\\xNN` and a backslash `\\\\`, as Python
+    writes bytes. Without the second rule the byte 0xFF and a file really named with the
+    four characters `\\xff` would print alike, and a check would list one path twice."""
+    if path.isascii() and "\\" not in path:
+        return path  # the usual name: nothing to spell
+    doubled = path.replace("\\", "\\\\")
+    return doubled.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def require_dir(root: Path) -> None:
     if not root.is_dir():
         raise SparringError("file_not_found", f"{root} is not a directory",

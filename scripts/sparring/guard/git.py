@@ -2,18 +2,29 @@
 
 A repository's own config can make a plain `git status` run programs: `core.fsmonitor`
 (a hook, or a daemon), filter drivers (`filter.<name>.clean`, `.smudge`, `.process`, picked
-by .gitattributes), hooks. Codex with a widened sandbox can write `.git/config`, so the guard
-must never run what it finds there. Every command here runs with `core.fsmonitor` off, hooks
-pointed nowhere, optional locks off (the index is never rewritten under a concurrent git
-command of the user), no terminal prompt, and every filter driver that was not configured
-when the snapshot was taken (the user's own, such as git-lfs) switched off.
+by .gitattributes), hooks, a transport (`core.sshCommand`, a remote helper) when a partial
+clone fetches a missing object. Codex with a widened sandbox can write `.git/config`, so the
+guard must never run what it finds there. Every command here runs with `core.fsmonitor`
+off, hooks pointed nowhere, every transport refused (`protocol.allow=never`), replace refs
+ignored, optional locks off (the index is never rewritten under a concurrent git command of
+the user), no terminal prompt, and every filter driver that was not configured when the
+snapshot was taken (the user's own, such as git-lfs) switched off.
+
+The git folder is pinned: every command names the one found at snapshot (`--git-dir`,
+`--work-tree`), so a `.git` file repointed during a turn (a worktree's, or the root's) does
+not send git to a folder someone else wrote.
+
+Submodules: git status never looks into a submodule's worktree (`--ignore-submodules=dirty`
+in gitlist.STATUS), since that runs git in the submodule with the configuration of whatever
+folder its `.git` file names, and a sandbox that lets Codex write reaches that file. It
+still compares the commit a submodule has checked out. The guard walks a submodule's files
+itself, and watches `.git/modules/` (see snapshot.py).
 
 What a check trusts: the configuration as it was at snapshot. It reads the configuration
 again (one `git config` process) when `.git/config` or `config.worktree` moved since, or when
 the configuration has include directives (which may point anywhere); configuration outside
 the repository (the user's `~/.gitconfig`, the system's) is the user's own, outside what a
-sandboxed turn can write. A submodule's own configuration applies when git status looks into
-its worktree; the submodule's git folder is not watched.
+sandboxed turn can write.
 
 Repository paths (the git dir, the common dir of a worktree) are read from the files git
 itself reads, without running git. git is started through `process.start_piped`, the one
@@ -23,34 +34,41 @@ door to child processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from sparring import process
 from sparring.errors import SparringError
 
-SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}")
+SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}", "protocol.allow=never")
 _FILTER_COMMANDS = (".clean", ".smudge", ".process")
 
 
 class Git:
     """git in `root`, with the config the tree cannot extend (see the module docstring)."""
 
-    def __init__(self, root: Path, trusted_filters: Mapping[str, str] | None = None) -> None:
-        """`trusted_filters`: the config recorded at snapshot; anything configured since is
-        switched off (this reads the config once, before any other command)."""
+    def __init__(self, root: Path, gitdir: Path | None = None,
+                 trusted_filters: Mapping[str, str] | None = None) -> None:
+        """`gitdir`: the git folder found at snapshot (default: the one `root/.git` names
+        now). `trusted_filters`: the config recorded at snapshot; anything configured since
+        is switched off (this reads the config once, before any other command)."""
         self.root = root
+        self.gitdir = gitdir or git_dir(root)
         self.overrides: list[str] = list(SAFE_CONFIG)
         if trusted_filters is not None:
             self.overrides += neutralized(self.filters(), trusted_filters)
 
+    def _argv(self, overrides: Sequence[str], *args: str) -> list[str]:
+        argv = ["git", f"--git-dir={self.gitdir}", f"--work-tree={self.root}"]
+        for item in overrides:
+            argv += ["-c", item]
+        return [*argv, *args]
+
     def start(self, *args: str) -> Callable[[], bytes]:
         """Start `git ARGS` now; the call returned waits for it and gives its stdout."""
-        argv = ["git"]
-        for item in self.overrides:
-            argv += ["-c", item]
         try:
-            finished = process.start_piped([*argv, *args], cwd=self.root, env=_environment())
+            finished = process.start_piped(self._argv(self.overrides, *args), cwd=self.root,
+                                           env=_environment())
         except OSError as exc:
             raise failed(self.root, exc) from exc
 
@@ -69,8 +87,8 @@ class Git:
     def filters(self) -> dict[str, str]:
         """The filter drivers configured now (every scope git reads), as key -> value, and
         the include directives (keys `include.*`, `includeif.*`), which can bring in more."""
-        argv = ["git", *(x for item in SAFE_CONFIG for x in ("-c", item)), "config", "-z",
-                "--get-regexp", r"^(filter|include|includeif)\."]
+        argv = self._argv(SAFE_CONFIG, "config", "-z", "--get-regexp",
+                          r"^(filter|include|includeif)\.")
         try:
             code, out, err = process.start_piped(argv, cwd=self.root, env=_environment())()
         except OSError as exc:
@@ -105,8 +123,12 @@ def neutralized(current: Mapping[str, str], trusted: Mapping[str, str]) -> list[
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
-    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EXTERNAL_DIFF"):
+    # A replace ref (refs/replace/<blob>) would make `cat-file` print other bytes than the
+    # blob it names; a lazy fetch would start a transport.
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C",
+               GIT_NO_REPLACE_OBJECTS="1", GIT_NO_LAZY_FETCH="1")
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EXTERNAL_DIFF",
+                 "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY"):
         env.pop(name, None)
     return env
 

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from sparring.guard.files import Keep, decode, sha256
-from sparring.guard.git import git_dir
 
 # Traditional --ignored with -uall lists each ignored file, not the collapsed directory.
-STATUS = ("status", "--porcelain", "-z", "--untracked-files=all", "--ignored", "--no-renames")
+# Submodules: their checked-out commit only, never their worktree (see git.py).
+STATUS = ("status", "--porcelain", "-z", "--untracked-files=all", "--ignored", "--no-renames",
+          "--ignore-submodules=dirty")
 LS_FILES = ("ls-files", "--stage", "-v", "-z")
 
 
@@ -96,14 +97,14 @@ def git_blob_id(data: bytes, like: str) -> str:
     return hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def index_digest(root: Path) -> str:
+def index_digest(gitdir: Path) -> str:
     """Identify the index's content by git's own trailing checksum of it (cheap: 32 bytes).
 
     The trailer is a hash of everything before it; with `index.skipHash` it is
     zeros, and then the whole file is hashed instead.
     """
     try:
-        with open(git_dir(root) / "index", "rb") as index:
+        with open(gitdir / "index", "rb") as index:
             size = index.seek(0, os.SEEK_END)
             index.seek(max(0, size - 32))
             tail = index.read()

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring.errors import SparringError
-from sparring.guard.files import Stat, keeper, walk
+from sparring.guard.files import Stat, keeper, spelled, walk
 from sparring.guard.records import AreaRecord, ChangeRecord, EntryRow
 from sparring.store.state import StateFile
 
 CHANGES_KIND = "guard changes"
-AREA_ORIGINS = ("gitdir", "state")
+AREA_ORIGINS = ("gitdir", "state", "submodule")
 
 
 class Entry(NamedTuple):
@@ -28,7 +28,7 @@ class Entry(NamedTuple):
     holds thousands, made fast.)
     """
 
-    origin: str  # tracked | untracked | ignored | walk | nested | new | gitdir | state
+    origin: str  # tracked | untracked | ignored | walk | nested | new | gitdir | state | submodule
     stat: Stat | None = None
     digest: str | None = None
     target: str | None = None
@@ -74,7 +74,8 @@ class Change(NamedTuple):
     seen: Stat | None
 
     def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "change": self.change}
+        """As shown to Claude and kept in session.json: the path spelled (files.spelled)."""
+        return {"path": spelled(self.path), "change": self.change}
 
     def to_record(self) -> ChangeRecord:
         return {"path": self.path, "change": self.change, "origin": self.origin,
@@ -90,7 +91,8 @@ class Change(NamedTuple):
 
 class RevertResult:
     """What a revert did: each item `{"path", "change"}` plus `action` and `kept` (where the
-    replaced or removed file went) when reverted, `reason` when not."""
+    replaced or removed file went) when reverted, `reason` when not; paths spelled
+    (files.spelled)."""
 
     def __init__(self) -> None:
         self.reverted: list[dict[str, str]] = []
@@ -106,7 +108,7 @@ class RevertResult:
 class Area(NamedTuple):
     """A folder (or file) outside the listed tree, watched by lstat and hash."""
 
-    origin: str  # gitdir | state
+    origin: str  # gitdir | state | submodule
     exclude: tuple[str, ...] = ()
 
     def to_dict(self) -> AreaRecord:
@@ -133,12 +135,14 @@ def walk_areas(root: Path, areas: dict[str, Area]) -> dict[str, tuple[str, os.st
 
 
 def save_changes(path: Path, changes: Sequence[Change]) -> None:
-    """What a check found, with the stat data it saw, so a revert can undo exactly that."""
-    StateFile(path, CHANGES_KIND, 1).create({"changes": [c.to_record() for c in changes]})
+    """What a check found, with the stat data it saw, so a revert can undo exactly that (one
+    of the runner's records: its copy is kept out of Codex's reach, store/witness.py)."""
+    StateFile(path, CHANGES_KIND, 1, witness=True).create(
+        {"changes": [c.to_record() for c in changes]})
 
 
 def load_changes(path: Path) -> list[Change]:
-    data = StateFile(path, CHANGES_KIND, 1).read()
+    data = StateFile(path, CHANGES_KIND, 1, witness=True).read()
     try:
         return [Change.from_record(item) for item in data["changes"]]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -13,7 +13,7 @@ EntryRow = list[Any]
 
 
 class AreaRecord(TypedDict):
-    origin: str  # gitdir | state
+    origin: str  # gitdir | state | submodule
     exclude: list[str]
 
 
@@ -40,6 +40,7 @@ class BaselineRecord(_BaselineFields, total=False):
     entries: dict[str, EntryRow]
     index: dict[str, str]
     entries_digest: str
+    git_dir: str | None  # the git folder at snapshot (git mode)
 
 
 class ChangeRecord(TypedDict):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import stat
 import time
@@ -10,7 +12,16 @@ from pathlib import Path
 
 from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
-from sparring.guard.files import keeper, key, key_of, lstat, require_dir, sha256, walk
+from sparring.guard.files import (
+    Parents,
+    keeper,
+    key,
+    key_of,
+    lstat,
+    require_dir,
+    sha256,
+    walk,
+)
 from sparring.guard.git import Git, common_dir, git_dir, has_includes
 from sparring.guard.gitlist import (
     LS_FILES,
@@ -46,7 +57,8 @@ def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None,
     reuse = _Reuse(previous if previous and previous.root == root else None, store)
     if (root / ".git").exists():
         base = _take_git(root, tuple(exclude), store, racy_ns, reuse)
-        watched = {**_git_areas(root), **(areas or {})}
+        watched = {**_git_areas(root, base.gitdir), **_submodules(root, base.index, exclude),
+                   **(areas or {})}
     else:
         keep = keeper(exclude)
         entries = {path: _record(root, path, "walk", st, reuse)
@@ -86,10 +98,11 @@ class _Reuse:
 def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns: int,
               reuse: _Reuse) -> Baseline:
     keep = keeper(exclude)
-    git = Git(root)
+    gitdir = git_dir(root)
+    git = Git(root, gitdir)
     config = git.filters()
     # Digest before listing: if the index moves in between, the check re-reads it.
-    digest = index_digest(root)
+    digest = index_digest(gitdir)
     status = git.start(*STATUS)
     # Read and parse the index while status runs (status prints only at its end).
     listing = git.run(*LS_FILES)
@@ -104,7 +117,7 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
         copies.store_bytes(store, listing_digest, listing)
     return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest=digest,
                     listing_digest=listing_digest, filters=config,
-                    includes=has_includes(config), index=index)
+                    includes=has_includes(config), index=index, gitdir=gitdir)
 
 
 def _git_entry(root: Path, path: str, code: str, meta: str | None, reuse: _Reuse) -> Entry:
@@ -114,17 +127,69 @@ def _git_entry(root: Path, path: str, code: str, meta: str | None, reuse: _Reuse
     return _record(root, path, origin, lstat(root / path), reuse)
 
 
-def _git_areas(root: Path) -> dict[str, Area]:
-    """git's own files that can make git run programs or change what it reports."""
-    gitdir = git_dir(root)
+def _git_areas(root: Path, gitdir: Path) -> dict[str, Area]:
+    """git's own files that can make git run programs or change what it reports: the
+    config, hooks and info of the repository, the `.git` file that names its folder (a
+    worktree's), and everything under `modules/` but the data of each submodule's git
+    folder (a planted hook or config there is a change)."""
     common = common_dir(gitdir)
     places = [common / "config", common / "hooks", common / "info", gitdir / "config.worktree",
               gitdir / "info"]
     # info/refs is written by `git update-server-info` (a background `gc --auto` after any
     # commit): data for dumb transports, not anything git acts on.
-    return {relative: Area("gitdir", (f"{relative}/refs",)) if place.name == "info"
-            else Area("gitdir") for place in places
-            for relative in [_relative_to(root, place)]}
+    found = {relative: Area("gitdir", (f"{relative}/refs",)) if place.name == "info"
+             else Area("gitdir") for place in places
+             for relative in [_relative_to(root, place)]}
+    if (root / ".git").is_file():
+        found[".git"] = Area("gitdir")
+    modules = common / "modules"
+    if modules.is_dir():
+        found[_relative_to(root, modules)] = Area("gitdir", _git_data(root, modules))
+    return found
+
+
+# What a git folder holds that git writes as it works (objects, the index, refs, logs): data,
+# not anything that makes git run a program; watching it would report the user's own fetch.
+_GIT_DATA = ("objects", "logs", "refs", "index", "index.lock", "packed-refs", "FETCH_HEAD",
+             "ORIG_HEAD", "info/refs", "shallow")
+
+
+def _git_data(root: Path, folder: Path) -> tuple[str, ...]:
+    """Exclusions (root-relative globs) for the data of every git folder under `folder`: a
+    folder holding HEAD is one, and its `modules/` holds the nested ones."""
+    found: list[str] = []
+    for place in _git_folders(folder):
+        relative = glob.escape(_relative_to(root, place))
+        found += [f"{relative}/{name}" for name in _GIT_DATA]
+    return tuple(found)
+
+
+def _git_folders(folder: Path) -> list[Path]:
+    """The git folders under `folder` (a submodule named `a/b` has its folder at `a/b`)."""
+    found = []
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        if (here / "HEAD").is_file():
+            found.append(here)
+            here = here / "modules"
+        with contextlib.suppress(OSError), os.scandir(here) as listing:
+            pending += [Path(item.path) for item in listing if item.is_dir(follow_symlinks=False)]
+    return found
+
+
+def _submodules(root: Path, index: dict[str, str], exclude: Sequence[str]) -> dict[str, Area]:
+    """Each checked-out submodule's worktree, walked and hashed by the guard itself (git is
+    never run in it, see git.py), and its `.git` folder when it has its own."""
+    found: dict[str, Area] = {}
+    parents = Parents(root)
+    for path, meta in index.items():
+        if " 160000 " not in meta or not parents.is_real(path):
+            continue
+        found[path] = Area("submodule", tuple(exclude))
+        if (root / path / ".git").is_dir():
+            found[f"{path}/.git"] = Area("gitdir", _git_data(root, root / path / ".git"))
+    return found
 
 
 def _relative_to(root: Path, place: Path) -> str:

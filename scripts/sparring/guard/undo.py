@@ -3,6 +3,12 @@
 For each change it first checks the path is still exactly as the check saw it; what it
 removes or replaces goes to a trash folder, never deleted; anything in doubt is listed with
 the reason and left as it is (see the package docstring).
+
+A file is put back in two steps: the pre-turn version is first written beside it (a temp
+file) and checked (a copy from the store must still hash to its name: under a sandbox that
+lets Codex write, the store in `.sparring/` is within its reach too); only then is the
+turn's version moved to the trash and the temp file moved in. So a copy that was changed or
+removed leaves the file exactly where it is, and the result says why.
 """
 
 from __future__ import annotations
@@ -12,14 +18,15 @@ import functools
 import itertools
 import os
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
+from sparring.guard import copies
 from sparring.guard.baseline import Baseline
 from sparring.guard.check import compare
 from sparring.guard.copies import COPY_LIMITS, MIB, copy_stream
-from sparring.guard.files import Parents, hash_file, key
+from sparring.guard.files import Parents, hash_file, key, spelled
 from sparring.guard.git import Git
 from sparring.guard.gitlist import blob_id
 from sparring.guard.model import Change, Entry, RevertResult
@@ -31,6 +38,8 @@ _NOT_KEPT = {
     "walk": "outside git, and sparring kept no copy of it",
     "tracked": "no copy of its pre-turn content was kept (no store given, or copying failed)",
     "gitdir": "git's own file, and sparring kept no copy of it",
+    "submodule": f"inside a submodule, and sparring kept no copy of it (it copies files in "
+                 f"submodules up to {COPY_LIMITS['submodule'] // MIB} MiB)",
 }
 
 
@@ -41,28 +50,31 @@ class _Refused(Exception):
 class _Undo:
     """What one revert works with."""
 
-    def __init__(self, b: Baseline, protected: Iterable[str], todo: Sequence[Change]) -> None:
+    def __init__(self, b: Baseline, protected: Mapping[str, str | None],
+                 todo: Sequence[Change]) -> None:
         from sparring.guard.trash import Trash  # only a revert needs it
 
         self.b = b
-        self.git = Git(b.root, b.filters) if b.mode == "git" else None
+        self.git = Git(b.root, b.gitdir, b.filters) if b.mode == "git" else None
         self.trash = Trash(b.root)
         self.known = _known_dirs(b)  # folders that held files at snapshot: never removed
-        self.doubtful = _unrestorable(b, todo)  # digest -> path it cannot put back
-        self.protected = frozenset(protected)  # never touched (files the runner wrote)
+        self.damaged = _damaged_copies(b, todo)  # copies no longer as the snapshot made them
+        self.doubtful = _unrestorable(b, todo, self.damaged)  # digest -> path not put back
+        self.protected = dict(protected)  # files the runner wrote -> what it wrote there
         self.parents = Parents(b.root)
 
 
 def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
-           protected: Iterable[str] = ()) -> RevertResult:
+           protected: Mapping[str, str | None] | None = None) -> RevertResult:
     """Undo `changes` (default: a fresh `compare`) where that is safe; see the package docstring.
 
     Pass the changes an earlier check returned to revert exactly those: any
-    file that moved since that check is left alone and listed. `protected` paths are
-    never touched.
+    file that moved since that check is left alone and listed. `protected` maps files the
+    runner wrote to the SHA-256 of what it wrote (None: unknown): one still holding that is
+    never touched; one someone changed since is undone like any other.
     """
     todo = compare(baseline) if changes is None else list(changes)
-    undo = _Undo(baseline, protected, todo)
+    undo = _Undo(baseline, protected or {}, todo)
     result = RevertResult()
     for change in sorted(todo, key=_revert_order):
         undo.parents = Parents(baseline.root)  # folders come and go as changes are undone
@@ -87,7 +99,8 @@ def _revert_order(change: Change) -> tuple[int, int, str]:
 
 
 def _outcome(change: Change, **extra: str) -> dict[str, str]:
-    return {"path": change.path, "change": change.change, **extra}
+    shown = {k: spelled(v) if k == "kept" else v for k, v in extra.items()}
+    return {"path": spelled(change.path), "change": change.change, **shown}
 
 
 def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
@@ -98,22 +111,52 @@ def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
         raise _Refused("it changed again since it was checked; left as it is")
     if change.change == "added":
         return _remove(undo, change.path, now)
-    restore = _restorer(undo, change)
+    stage = _restorer(undo, change)
     _require_real(b.root, change.path)
-    kept = {"kept": undo.trash.keep(change.path)} if now is not None else {}
-    return restore(b.root / change.path), kept
+    dest = b.root / change.path
+    staged = stage(dest)  # the pre-turn version, written beside the file and checked
+    try:
+        kept = {"kept": undo.trash.keep(change.path)} if now is not None else {}
+    except BaseException:
+        _discard(staged.tmp)
+        raise
+    os.replace(staged.tmp, dest)
+    if staged.mtime_ns is not None:
+        os.utime(dest, ns=(staged.mtime_ns, staged.mtime_ns))
+    return staged.action, kept
+
+
+class _Staged(NamedTuple):
+    """A pre-turn version written beside its file, ready to be moved in."""
+
+    tmp: Path
+    action: str
+    mtime_ns: int | None = None  # set back once moved in (a copy keeps its mtime)
 
 
 def _require_revertible(undo: _Undo, change: Change) -> None:
-    if change.path in undo.protected:
+    if change.path in undo.protected and _as_the_runner_wrote(undo, change.path):
         raise _Refused("written by sparring's runner after the check: never touched")
     if change.origin == "nested":
-        raise _Refused("a nested repository or submodule: sparring does not look inside it")
+        raise _Refused("a nested repository, or the commit a submodule has checked out: "
+                       "sparring changes neither (`git -C <it> status` shows what happened)")
     if change.origin == "state":
         raise _Refused("sparring's own record changed during the turn: inspect it; sparring "
                        "does not rewrite its own records from a snapshot")
     if change.path.startswith("../"):
         raise _Refused("outside the project folder: sparring does not change it")
+
+
+def _as_the_runner_wrote(undo: _Undo, path: str) -> bool:
+    """Whether a file the runner wrote still holds what it wrote (or no digest was kept)."""
+    digest = undo.protected[path]
+    if digest is None:
+        return True
+    try:  # never through a link, never waiting on a FIFO: a regular file, hashed
+        return stat.S_ISREG(os.lstat(undo.b.root / path).st_mode) and hash_file(
+            undo.b.root / path) == digest
+    except OSError:
+        return False
 
 
 def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dict[str, str]]:
@@ -123,7 +166,7 @@ def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dic
         with contextlib.suppress(OSError):
             twin = undo.doubtful.get(hash_file(undo.b.root / path))
             if twin is not None:
-                raise _Refused(f"it holds the content {twin} had before the turn, which "
+                raise _Refused(f"it holds the content {spelled(twin)} had before the turn, which "
                                "sparring cannot put back: left in place")
     kept = undo.trash.keep(path)
     parent = path.rpartition("/")[0]
@@ -136,24 +179,47 @@ def _remove(undo: _Undo, path: str, st: os.stat_result | None) -> tuple[str, dic
     return "removed", {"kept": kept}
 
 
-Restore = Callable[[Path], str]
+Stage = Callable[[Path], _Staged]
 
 
-def _restorer(undo: _Undo, change: Change) -> Restore:
+def _restorer(undo: _Undo, change: Change) -> Stage:
     """How to put the snapshot's version back, or _Refused with the reason there is none."""
     b = undo.b
     entry = b.entries.get(change.path) or b.area_entries.get(change.path)
     if entry is None and change.origin == "tracked" and change.path in b.index:
-        return lambda dest: _restore_blob(undo, change.path, dest)
+        return lambda dest: _stage_blob(undo, change.path, dest)
     if entry is not None and entry.target is not None:
-        return functools.partial(_restore_link, entry.target)
+        return functools.partial(_stage_link, entry.target)
     if entry is not None and entry.copied and b.store and entry.stat and entry.digest:
+        if entry.digest in undo.damaged:
+            raise _Refused(_damaged_reason(b.store / entry.digest))
         found = entry
-        return lambda dest: _restore_copy(b, found, dest)
+        return lambda dest: _stage_copy(b, found, dest)
     raise _Refused(_NOT_KEPT.get(change.origin, "sparring kept no copy of it"))
 
 
-def _unrestorable(b: Baseline, todo: Sequence[Change]) -> dict[str, str]:
+def _damaged_copies(b: Baseline, todo: Sequence[Change]) -> frozenset[str]:
+    """The digests of the copies this revert would restore from that no longer hold what
+    their name says (changed or removed since the snapshot)."""
+    if b.store is None:
+        return frozenset()
+    wanted = {entry.digest for change in todo
+              if (entry := b.entries.get(change.path) or b.area_entries.get(change.path))
+              and entry.copied and entry.digest and change.change != "added"}
+    return frozenset(d for d in wanted if not copies.intact(b.store, d))
+
+
+def _damaged_reason(copy: Path) -> str:
+    if not os.path.lexists(copy):
+        return (f"the snapshot's copy of its pre-turn version ({copy}) is no longer kept "
+                "(copies are let go once a session has ended and its changes were decided, "
+                "or something removed it): the file is left as it is")
+    return (f"the snapshot's copy of its pre-turn version ({copy}) was changed since the "
+            "snapshot: that version is lost, and the file is left as it is")
+
+
+def _unrestorable(b: Baseline, todo: Sequence[Change], damaged: frozenset[str]
+                  ) -> dict[str, str]:
     """Digest -> path of the files the turn changed or removed that revert cannot restore: an
     added file holding one of these contents is left where it is."""
     found = {}
@@ -161,39 +227,43 @@ def _unrestorable(b: Baseline, todo: Sequence[Change]) -> dict[str, str]:
         entry = b.entries.get(change.path) or b.area_entries.get(change.path)
         if change.change == "added" or entry is None or entry.digest is None:
             continue
-        if entry.target is None and not entry.copied:
+        if entry.target is None and (not entry.copied or entry.digest in damaged):
             found[entry.digest] = change.path
     return found
 
 
-def _restore_link(target: str, dest: Path) -> str:
-    _put_link(dest, target)
-    return "restored_link"
+def _stage_link(target: str, dest: Path) -> _Staged:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_name(dest)
+    os.symlink(target, tmp)
+    return _Staged(tmp, "restored_link")
 
 
-def _restore_blob(undo: _Undo, path: str, dest: Path) -> str:
+def _stage_blob(undo: _Undo, path: str, dest: Path) -> _Staged:
     mode, blob = blob_id(undo.b.index[path]) or ("", "")
     if undo.git is None or mode not in ("100644", "100755", "120000"):
         raise _Refused(f"cannot restore an entry of mode {mode}")
     if mode == "120000":
-        _put_link(dest, os.fsdecode(undo.git.run("cat-file", "blob", blob)))
-    else:
-        data = undo.git.run("cat-file", "--filters", f"--path={path}", blob)
-        _put_file(dest, lambda f: f.write(data), 0o777 if mode == "100755" else 0o666)
-    return "restored_from_git"
+        return _stage_link(os.fsdecode(undo.git.run("cat-file", "blob", blob)), dest)
+    data = undo.git.run("cat-file", "--filters", f"--path={path}", blob)
+    tmp = _stage_file(dest, lambda f: f.write(data), 0o777 if mode == "100755" else 0o666)
+    return _Staged(tmp, "restored_from_git")
 
 
-def _restore_copy(b: Baseline, entry: Entry, dest: Path) -> str:
+def _stage_copy(b: Baseline, entry: Entry, dest: Path) -> _Staged:
     assert b.store is not None and entry.stat is not None and entry.digest is not None
     copy, digest, st = b.store / entry.digest, entry.digest, entry.stat
 
     def fill(out: BinaryIO) -> None:
-        if copy_stream(copy, out) != digest:
-            raise _Refused(f"the snapshot's copy {copy} is damaged")
+        try:
+            same = copy_stream(copy, out) == digest
+        except FileNotFoundError:
+            same = False
+        if not same:  # changed since _damaged_copies looked: the same answer
+            raise _Refused(_damaged_reason(copy))
 
-    _put_file(dest, fill, stat.S_IMODE(st[0]), exact=True)
-    os.utime(dest, ns=(st[2], st[2]))
-    return "restored_from_copy"
+    tmp = _stage_file(dest, fill, stat.S_IMODE(st[0]), exact=True)
+    return _Staged(tmp, "restored_from_copy", st[2])
 
 
 def _known_dirs(b: Baseline) -> set[str]:
@@ -206,32 +276,31 @@ def _known_dirs(b: Baseline) -> set[str]:
     return known
 
 
-def _put_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
-              exact: bool = False) -> None:
-    """Write through a temp file in the same directory, then move it in: never half a file.
-
-    `perms` passes through the umask, as a checkout would, unless `exact`.
-    """
+def _stage_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
+                exact: bool = False) -> Path:
+    """A temp file beside `dest` holding what `fill` writes, to be moved in whole: never half a
+    file. `perms` passes through the umask, as a checkout would, unless `exact`."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
+    tmp = _temp_name(dest)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, perms)
     try:
         with os.fdopen(fd, "wb") as out:
             fill(out)
             if exact:
                 os.fchmod(out.fileno(), perms)
-        os.replace(tmp, dest)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        _discard(tmp)
         raise
+    return tmp
 
 
-def _put_link(dest: Path, target: str) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
-    os.symlink(target, tmp)
-    os.replace(tmp, dest)
+def _temp_name(dest: Path) -> Path:
+    return dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
+
+
+def _discard(tmp: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
 
 
 def _require_real(root: Path, path: str) -> None:
@@ -244,6 +313,6 @@ def _require_real(root: Path, path: str) -> None:
         except FileNotFoundError:
             mode = stat.S_IFDIR  # absent: made as a real folder when written
         if not stat.S_ISDIR(mode):
-            raise _Refused(f"{folder} is no longer a folder (a link or a file now stands "
+            raise _Refused(f"{spelled(folder)} is no longer a folder (a link or a file now stands "
                            "there): nothing is written through it")
         folder = folder.rpartition("/")[0]

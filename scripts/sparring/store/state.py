@@ -3,22 +3,25 @@
 A reader never sees half a file (temp file in the same directory, then
 `os.replace`), and two writers never lose each other's change (read, modify
 and write happen under an exclusive `flock` on a sibling lock file). A file
-we cannot read is reported and left exactly as it was.
+we cannot read is reported and left exactly as it was. A file that is one of
+sparring's records (`witness`) is written after its copy out of Codex's reach
+and read as witness.py says (never through a link; during a Codex turn, only
+as sparring wrote it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
-import hashlib
 import json
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
+from sparring.store import witness as _witness  # the module; `witness` flags a record
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -45,24 +48,41 @@ def private_dir(path: Path, under: Path | None = None) -> Path:
     return path
 
 
-def write_private(path: Path, data: bytes | str, exclusive: bool = False) -> None:
+def write_private(path: Path, data: bytes | str, exclusive: bool = False,
+                  witness: bool = False) -> None:
     """Write a file only the user can read (created 0600; an existing file keeps its mode,
-    `exclusive` refuses one that exists)."""
+    `exclusive` refuses one that exists); with `witness`, one of sparring's records (its
+    copy is kept out of Codex's reach first: store/witness.py)."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
-    fd = os.open(path, flags, PRIVATE_FILE)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def write() -> None:
+        fd = os.open(path, flags, PRIVATE_FILE)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+
+    _witnessed(path, payload, write) if witness else write()
 
 
-def write_atomic(path: Path, text: str, sync: bool = True) -> None:
-    """Replace `path` with `text` so that readers see the old or the new file, never half."""
+def write_atomic(path: Path, text: str | bytes, sync: bool = True,
+                 witness: bool = False) -> None:
+    """Replace `path` with `text` so that readers see the old or the new file, never half;
+    with `witness`, one of sparring's records (see write_private)."""
+    payload = text.encode("utf-8") if isinstance(text, str) else text
+    if witness:
+        _witnessed(path, payload, lambda: _replace(path, payload, sync))
+    else:
+        _replace(path, payload, sync)
+
+
+def _replace(path: Path, payload: bytes, sync: bool) -> None:
     # As tempfile.mkstemp does (a new 0600 file of a fresh name), without importing tempfile:
     # every verb writes state, and `poll` must start fast.
     tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
             f.flush()
             if sync:
                 os.fsync(f.fileno())
@@ -73,46 +93,62 @@ def write_atomic(path: Path, text: str, sync: bool = True) -> None:
         raise
 
 
+def _witnessed(path: Path, payload: bytes, write: Callable[[], None]) -> None:
+    """Keep the record's copy out of reach, then write the record, both under the project's
+    witness lock (so a check never sees one without the other)."""
+    found = _witness.split(path)
+    if found is None:
+        write()
+        return
+    writing = False
+    try:
+        with _witness.locked(found[0]), _witness.keeping(path, payload):
+            writing = True
+            write()
+    except OSError as exc:
+        if writing:  # the record's own write failed: the caller's error to report
+            raise
+        raise SparringError(
+            "not_writable", f"cannot keep sparring's own copy of {path} in {_witness.home()}: "
+            f"{exc.strerror}", "sparring keeps a copy of its records there, out of Codex's "
+            "reach; make that folder writable, or set XDG_STATE_HOME to a folder you own "
+            "outside the project", path=str(_witness.home())) from exc
+
+
 def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    if witness:
-        _write_witness(path, text)
-    write_atomic(path, text)
+    if not text.isascii() and not _encodable(text):
+        # A file name that is not UTF-8 (a surrogate escape, as os.fsdecode makes): JSON's
+        # \u escapes keep it exactly, where UTF-8 cannot hold it at all.
+        text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
+    write_atomic(path, text, witness=witness)
 
 
-# The witness of a state file: the SHA-256 of the last two versions sparring wrote, written
-# before the file itself, so that either side of a crash still matches. A file matching
-# neither was written by something else (Codex with a widened sandbox, say).
-WITNESS_SUFFIX = ".sums"
-
-
-def _witness_path(path: Path) -> Path:
-    return path.with_name(path.name + WITNESS_SUFFIX)
-
-
-def _write_witness(path: Path, text: str) -> None:
-    kept = _sums(path)[:1]
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    write_atomic(_witness_path(path), "\n".join([digest, *kept]) + "\n", sync=False)
-
-
-def _sums(path: Path) -> list[str]:
+def _encodable(text: str) -> bool:
     try:
-        return _witness_path(path).read_text(encoding="ascii").split()
-    except (OSError, UnicodeDecodeError):
-        return []
-
-
-def written_by_someone_else(path: Path) -> bool:
-    """Whether `path` (a witnessed state file) is not a version sparring wrote."""
-    sums = _sums(path)
-    if not sums:
-        return False  # written before witnesses existed: nothing to say
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest() not in sums
-    except OSError:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
         return False
+    return True
+
+
+def read_record(path: Path) -> bytes:
+    """A witnessed record's bytes, never read through a link (store/witness.py): while a
+    Codex turn is watched, one someone else wrote (or replaced with a link, a FIFO, a
+    folder) is set aside and the copy put back. FileNotFoundError when there is none;
+    IsADirectoryError when something that is not a regular file stands there."""
+    data = _witness.read(path)
+    if not _witness.vouches(path, data):
+        found = _witness.split(path)
+        assert found is not None  # a record without a place has no copy: always vouched for
+        with _witness.locked(found[0]):
+            data = _witness.genuine(path)
+    if data is None:
+        if os.path.lexists(path):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
+    return data
 
 
 @contextlib.contextmanager
@@ -152,9 +188,9 @@ class StateFile:
         shape: Callable[[dict[str, Any]], str | None] | None = None, witness: bool = False,
     ) -> None:
         """`shape(data)` names what is wrong with a document's shape (None: nothing), so that
-        a file sparring did not write is reported, not tripped over. With `witness`, every
-        write also records the file's digest (see written_by_someone_else), and an update of
-        a file something else wrote says so in the file (`foreign_writes`)."""
+        a file sparring did not write is reported, not tripped over. With `witness`, the file
+        is one of sparring's records: every write keeps its copy out of Codex's reach first,
+        and every read is of the version sparring wrote (read_record)."""
         self.path = path
         self.kind = kind
         self.version = version
@@ -167,7 +203,8 @@ class StateFile:
 
     def read(self) -> dict[str, Any]:
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            raw = (read_record(self.path) if self.witness else self.path.read_bytes()).decode(
+                "utf-8")
         except FileNotFoundError:
             raise
         except OSError as exc:
@@ -197,10 +234,7 @@ class StateFile:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
         with locked(self.path):
             data = self.read()
-            foreign = self.witness and written_by_someone_else(self.path)
             yield data
-            if foreign:  # never launder a foreign write into one of ours
-                data.setdefault("foreign_writes", []).append(time.time())
             data["format"] = self.version
             write_json_atomic(self.path, data, self.witness)
 

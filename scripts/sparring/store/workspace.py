@@ -17,8 +17,7 @@ from typing import Any
 
 from sparring.errors import SparringError
 from sparring.store.state import PRIVATE_DIR, PRIVATE_FILE
-
-STATE_DIR = ".sparring"
+from sparring.store.witness import STATE_DIR as STATE_DIR  # poll's fast path imports it there
 
 
 def find_root(start: Path) -> Path:

@@ -39,7 +39,7 @@ def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
                 raise SparringError("invalid_transition", "Codex's answer was already "
                                     "revealed; sealing now would prove nothing", "continue "
                                     "with `sparring verdict`")
-            write_private(path, content)
+            write_private(path, content, witness=True)  # a record: see store/witness.py
             state["seal"] = {"sha256": digest, "sealed_at": time.time(),
                              "bytes": len(content), "file": str(path)}
         kept = state["seal"]

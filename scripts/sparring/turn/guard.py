@@ -3,56 +3,125 @@ Claude when files changed.
 
 Before codex runs, the runner snapshots the project (the guard package), reusing the previous turn's
 hashes for files that did not move and keeping copies in one store per project
-(`.sparring/guard-store/`, content-addressed). It also watches sparring's own records of this
-session: a turn must not write into `.sparring/` either. After codex ends (and everything it
-left running is gone), the check's findings are saved with the stat data they saw
-(`guard-changes.json`), so `sparring guard revert --session` can undo exactly those.
+(`.sparring/guard-store/`, content-addressed). It keeps that baseline in memory for the
+check: the copy on disk is for `guard revert`, and Codex could write it meanwhile.
+
+sparring's own records are guarded too. A turn must not write into `.sparring/`: what it
+adds or changes there is watched like the tree. The records sparring itself writes during a
+turn (session.json: `seal`, `stop` and `wait` write it while Codex works; the seal; the
+turn's own guard files) cannot be watched that way, nor by a digest kept beside them, which
+Codex could rewrite with them. Each is witnessed instead (store/witness.py): its copy is
+kept out of Codex's reach, and while the turn is watched a record that differs from its
+copy is put back from it by whoever reads it first; the check lists every record put back
+since the turn began as a change, so the turn is a violation. After codex ends (and
+everything it left running is gone), the check's findings are saved with the stat data
+they saw (`guard-changes.json`), so `sparring guard revert --session` can undo exactly
+those.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from sparring import guard
+from sparring import guard, process
 from sparring.errors import SparringError
+from sparring.guard import copies
 from sparring.output import shell_word
-from sparring.store import workspace
+from sparring.store import session as sessions
+from sparring.store import witness, workspace
 from sparring.store.session import SEALED_FILE, Session
-from sparring.store.state import written_by_someone_else
 from sparring.store.workspace import STATE_DIR
 
 BASELINE = "guard-baseline.json"
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
-# What sparring itself writes in a session's folder while Codex works: the session file
-# (checked by its witness instead), locks, the turn's own output, the inbox files `seal`
-# takes, the seal (checked against its recorded digest instead).
+# What sparring itself writes in a session's folder while Codex works: its records (checked
+# against their witness instead), locks, the turn's own output, the inbox files `seal`
+# takes, and a record someone else wrote, set aside (`*.foreign-*`: listed by the witness).
 _RUNTIME = ("session.json", "session.json.*", ".session.json.*", "*.lock", "inputs",
-            SEALED_FILE)
+            SEALED_FILE, "*.foreign-*")
 _TURN_RUNTIME = ("events.jsonl", "stderr.log", "runner.log", "guard-*")
+
+
+class Watch(NamedTuple):
+    """What the runner keeps across a turn: the watch over sparring's records (its name, and
+    when it began) and the baseline it took of the tree (checked from memory, never read
+    back from disk; None when the snapshot failed)."""
+
+    root: Path
+    name: str
+    since: float
+    path: Path
+    baseline: guard.Baseline | None
 
 
 def store_dir(root: Path) -> Path:
     return workspace.state_dir(root, create=True) / STORE
 
 
-def snapshot(session: Session, n: int) -> Path | None:
-    """Snapshot before codex runs; a guard that cannot run must not block the turn (the turn's
-    guard then says it was not checked)."""
+def snapshot(session: Session, n: int) -> Watch | None:
+    """Begin watching sparring's records, then snapshot the tree, before codex runs. A guard
+    that cannot run must not block the turn (the turn's guard then says it was not
+    checked)."""
     data = session.load()
     root = Path(data["root"])
-    path = session.turn_file(n, BASELINE)
+    name = f"{session.id}.{n}"
     try:
-        guard.take(root, exclude=_claude_writes(root, data), store=store_dir(root),
-                   previous=_previous(session, data, n),
-                   areas=own_state(root, session, n)).save(path)
+        since = _watch_records(root, name)
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
-    return path
+    path = session.turn_file(n, BASELINE)
+    try:
+        store = store_dir(root)
+        with witness.locked(root, STORE):  # prune_store never takes a copy this one uses
+            base = guard.take(root, exclude=_claude_writes(root, data), store=store,
+                              previous=_previous(session, data, n),
+                              areas=own_state(root, session, n))
+            base.save(path, witness=True)
+    except Exception:
+        traceback.print_exc()
+        return Watch(root, name, since, path, None)
+    return Watch(root, name, since, path, base)
+
+
+def _watch_records(root: Path, name: str) -> float:
+    """From now until the check, a change to sparring's records is this turn's violation.
+    What changed since the last turn ended is the user's own (adopted), unless another turn
+    of the project is being watched, or was until its runner died unchecked (then it may be
+    that turn's Codex: put back)."""
+    with witness.locked(root):
+        stale = [other for other, owner in witness.watches(root).items()
+                 if not process.is_alive(process.Identity.from_dict(_owner(owner)))]
+        for other in stale:
+            witness.unwatch(root, other)
+        if stale or witness.watched(root):
+            witness.audit(root)
+        else:
+            witness.adopt(root)
+        witness.watch(root, name, json.dumps(process.identity_of(os.getpid()).to_dict()))
+        return time.time()
+
+
+def release(watch: Watch | None) -> None:
+    """End a watch no check will end: codex never started (a stop came first)."""
+    if watch is not None:
+        with witness.locked(watch.root):
+            witness.unwatch(watch.root, watch.name)
+
+
+def _owner(text: str) -> dict[str, float] | None:
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def _claude_writes(root: Path, data: dict[str, Any]) -> list[str]:
@@ -91,56 +160,112 @@ def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline 
         path = session.turn_file(turn["n"], BASELINE)
         if turn["n"] < n and path.is_file():
             try:
-                return guard.Baseline.load(path)
+                found = guard.Baseline.load(path)
+                found.entries  # noqa: B018 - its bulk may have been pruned: read it here
             except SparringError:
                 return None
+            return found
     return None
 
 
-def check(session: Session, n: int, baseline: Path | None) -> guard.TurnGuard:
-    """The turn's `guard` record: what changed, saved with what the check saw."""
-    if baseline is None:
-        return {"checked": False, "clean": None, "changed": [], "violation": None}
+def prune_store(root: Path) -> tuple[int, int] | None:
+    """Remove from the project's guard store every copy no revert can still want: (files,
+    bytes) removed, or None when nothing was pruned (no store, another sparring busy with
+    it, a session or baseline that cannot be read: then everything stays).
+
+    A revert wants the copies of the turns whose changes the user has not yet accepted, and
+    of the latest turn of every session that has not ended (finalize after its last turn):
+    so the store holds the copies of at most the latest snapshot and one undecided turn, not
+    one more version of a file per turn. Every baseline keeps its own bulk (small), so an
+    older turn's revert still reads it, and says which copies are gone."""
+    store = workspace.state_dir(root) / STORE
+    if not store.is_dir():
+        return None
     try:
-        changes = guard.compare(guard.Baseline.load(baseline)) + _own_records(session, n)
-        guard.save_changes(session.turn_file(n, CHANGES), changes)
-    except Exception:
-        traceback.print_exc()
-        return {"checked": False, "clean": None, "changed": [], "violation": None}
-    found = [c.to_dict() for c in changes]
-    return {"checked": True, "clean": not found, "changed": found, "baseline": str(baseline),
-            "violation": violation(session, found)}
+        with witness.locked(root, STORE, wait=False):
+            keep: set[str] = set()
+            for item in sessions.all_sessions(root):
+                keep |= _needed(item)
+            return copies.prune(store, keep)
+    except (BlockingIOError, SparringError):
+        return None
 
 
-def _own_records(session: Session, n: int) -> list[guard.Change]:
-    """The session file and the seal, which sparring writes during a turn: changed by anyone
-    else (their digests say), they are a violation too."""
-    relative = f"{STATE_DIR}/sessions/{session.id}"
-    found = []
-    if written_by_someone_else(session.state.path):
-        found.append(guard.Change(f"{relative}/session.json", "modified", "state", None))
-    try:
-        data = session.load()
-    except SparringError:
-        return found or [guard.Change(f"{relative}/session.json", "modified", "state", None)]
-    seal = (data.get("engine") or {}).get("seal")
-    sealed = session.dir / SEALED_FILE
-    if seal is not None and _digest(sealed) != seal.get("sha256"):
-        found.append(guard.Change(f"{relative}/{SEALED_FILE}", "modified", "state", None))
-    elif seal is None and sealed.exists():
-        found.append(guard.Change(f"{relative}/{SEALED_FILE}", "added", "state", None))
-    started = min((t["created_at"] for t in data["turns"] if t["n"] == n), default=0.0)
-    if any(at >= started for at in data.get("foreign_writes", [])) and not any(
-            c.path.endswith("/session.json") for c in found):
-        found.append(guard.Change(f"{relative}/session.json", "modified", "state", None))
+def _needed(session: Session) -> set[str]:
+    """What the session's baselines keep in the store that a revert may still want."""
+    data = session.load()
+    turns = data["turns"]
+    wanted = {t["n"] for t in turns if (t.get("guard") or {}).get("changed")
+              and not t["guard"].get("accepted")}
+    if turns and (data.get("finalized_at") or 0) < turns[-1]["created_at"]:
+        wanted.add(turns[-1]["n"])  # the session goes on: its latest turn may be undone
+    found: set[str] = set()
+    for turn in turns:
+        path = session.turn_file(turn["n"], BASELINE)
+        if path.is_file():
+            base = guard.Baseline.load(path)
+            found |= base.stored() if turn["n"] in wanted else base.bulk()
     return found
 
 
-def _digest(path: Path) -> str | None:
+def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
+    """The turn's `guard` record: what changed, saved with what the check saw. It ends the
+    watch over sparring's records, whatever happens."""
+    unchecked: guard.TurnGuard = {"checked": False, "clean": None, "changed": [],
+                                  "violation": None}
+    if watch is None:
+        return unchecked
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
+        own = _own_records(session, watch)
+        tree = guard.compare(watch.baseline) if watch.baseline is not None else None
+        changes = _merged(tree or [], own)
+        if tree is not None:
+            guard.save_changes(session.turn_file(n, CHANGES), changes)
+    except Exception:
+        traceback.print_exc()
+        return unchecked
+    found = [c.to_dict() for c in changes]
+    if tree is None:  # the tree was not checked; sparring's own records were
+        return {**unchecked, "changed": found, "violation": violation(session, found)}
+    return {"checked": True, "clean": not found, "changed": found, "baseline": str(watch.path),
+            "violation": violation(session, found)}
+
+
+def _merged(*lists: list[guard.Change]) -> list[guard.Change]:
+    """One change per path (the tree's watch and the witness may both see a record), sorted."""
+    found: dict[str, guard.Change] = {}
+    for change in (c for changes in lists for c in changes):
+        found.setdefault(change.path, change)
+    return [found[path] for path in sorted(found)]
+
+
+def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
+    """sparring's records (of every session of the project) that someone else wrote while
+    the turn was watched: each was put back from its witness, by this check or by whichever
+    verb read it first. And a seal no `seal` wrote (or, for a session sealed before
+    witnesses, one whose digest is not the recorded one). Ends the watch."""
+    root = watch.root
+    try:
+        data = session.load()  # session.json as sparring wrote it, put back if need be
+        with witness.locked(root):
+            witness.audit(root)
+            found = witness.changed_since(root, watch.since)
+    finally:
+        release(watch)
+    seal = (data.get("engine") or {}).get("seal")
+    sealed = session.dir / SEALED_FILE
+    relative = f"sessions/{session.id}/{SEALED_FILE}"
+    if seal is None and sealed.exists():
+        found.setdefault(relative, "added")
+    elif seal is not None and _digest(sealed) != seal.get("sha256"):
+        found.setdefault(relative, "modified")
+    return [guard.Change(f"{STATE_DIR}/{path}", kind, "state", None)
+            for path, kind in sorted(found.items())]
+
+
+def _digest(path: Path) -> str | None:
+    data = witness.read(path)
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violation | None:

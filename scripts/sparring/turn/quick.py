@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from sparring.fastjson import loads
+from sparring.store import witness
 from sparring.store.shapes import session_problem
 from sparring.turn.brief import brief
 from sparring.turn.budget import figures
@@ -35,8 +37,11 @@ class SlowPath(Exception):
 def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     """The brief poll object of the session's latest turn, which has ended."""
     directory = _session_dir(ref, os.getcwd())
-    with open(os.path.join(directory, "session.json"), encoding="utf-8") as f:
-        data = loads(f.read(), allow_nan=False)
+    path = Path(directory, "session.json")
+    raw = witness.read(path)
+    if raw is None or not witness.vouches(path, raw):
+        raise SlowPath("not the session file sparring wrote: the full CLI puts it back")
+    data = loads(raw.decode("utf-8"), allow_nan=False)
     if not isinstance(data, dict) or data.get("format") != _FORMAT or not data.get("turns"):
         raise SlowPath("not a session file this reader knows, or no turn yet")
     if session_problem(data):

@@ -71,9 +71,10 @@ def run_turn(session: Session, n: int) -> None:
 
 def _run_one(session: Session, n: int) -> int | None:
     """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
-    baseline = turnguard.snapshot(session, n)
+    watch = turnguard.snapshot(session, n)
     proc = _spawn_codex(session, n)
     if proc is None:
+        turnguard.release(watch)
         return None
     turn = find_turn(session.load(), n)
     identity = process.Identity.from_dict(turn["codex"])
@@ -86,7 +87,7 @@ def _run_one(session: Session, n: int) -> int | None:
     exit_code = proc.wait()
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
-                     guard=turnguard.check(session, n, baseline),
+                     guard=turnguard.check(session, n, watch),
                      follow_up=lambda data, ended: _queue_reask(session, data, ended, queued))
     return queued[0] if queued else None
 

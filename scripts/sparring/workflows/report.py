@@ -9,6 +9,7 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -192,17 +193,32 @@ def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | 
     if model is None:
         return None
     beside = path.with_suffix(".json")
-    write_atomic(beside, json.dumps(model, ensure_ascii=False, indent=2) + "\n")
+    write_atomic(beside, _model_text(model))
     return beside
 
 
-def remember(session: Session, path: Path) -> None:
+def _model_text(model: dict[str, Any]) -> str:
+    return json.dumps(model, ensure_ascii=False, indent=2) + "\n"
+
+
+def remember(session: Session, path: Path, text: str, model: dict[str, Any] | None = None
+             ) -> None:
     """Record `path` as this session's report: writing it again later replaces it, where
-    another session's file would be kept (`destination`)."""
+    another session's file would be kept (`destination`). The digests of what `write` wrote
+    (`text`, and `model` beside it) are kept too: a revert spares a file the runner wrote
+    only while it still holds what the runner wrote there."""
+    digests = {str(path): _sha256(text)}
+    if model is not None:
+        digests[str(path.with_suffix(".json"))] = _sha256(_model_text(model))
     with session.edit() as locked:
         reports = locked.get("reports", [])
         if str(path) not in reports:
             locked["reports"] = [*reports, str(path)]
+        locked["report_sha256"] = {**locked.get("report_sha256", {}), **digests}
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:

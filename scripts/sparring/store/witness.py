@@ -1,0 +1,304 @@
+"""The witness: the runner's own copy of each record it writes in `.sparring/`, kept where a
+Codex sandbox cannot write, so that no record written during a Codex turn is trusted unless
+the runner wrote it.
+
+Why a copy out of reach. Under `workspace-write` Codex may write anywhere in the project,
+`.sparring/` included, and read everything: a digest kept beside a record proves nothing,
+since it is rewritten with the record, and a key would be read. What such a sandbox cannot
+write is the rest of the user's home (measured with codex 0.169.0: the project, /tmp and
+$TMPDIR are writable, `<project>/.git/` and `.codex/` are not, nor is `~`). So every record
+sparring writes there (session.json, the seal, a turn's guard baseline and changes, the
+summary) is written twice, under one lock that is out of reach too: first its copy into
+`$XDG_STATE_HOME/sparring/witness/` (default `~/.local/state/...`), at the record's own
+absolute path below that folder, then the record itself.
+
+While a Codex turn is watched (the runner's snapshot begins a watch, its check ends it), a
+record whose bytes are not its copy's was written by someone else. It is never read as
+sparring's (nor followed, if it is a link, nor waited on, if it is a FIFO): it is moved
+aside (`<name>.foreign-<time>-<id>`, kept for the user to inspect), the copy is put back,
+and the event is logged beside the copies, where the turn's check finds it: a change to the
+runner's records during a Codex turn is a violation (turn/guard.py). Between turns nothing
+of Codex's runs (the runner ends it all), so a record that differs is the user's own edit:
+it is read as it is (a damaged one is `state_corrupt`, never repaired), and the next
+snapshot adopts it (unless a turn's runner died before its check: then what changed is put
+back, since that turn's Codex may have written it). A record with no copy (made before
+witnesses) is read as it is.
+
+This holds for every sandbox the user may allow but `danger-full-access`, under which Codex
+runs as the user and can write the witness too; and only while the witness folder is out of
+the sandbox's reach: outside the project (`within` says when it is not; `doctor` checks
+it), /tmp, $TMPDIR and any writable root the user added to Codex's own configuration.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+STATE_DIR = ".sparring"  # as workspace.STATE_DIR; this module stays import-light (poll reads)
+_META = ".witness"  # in the copies' own folder: sparring never writes a record of that name
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+
+
+def home() -> Path:
+    """Where every project's copies live (the XDG state folder, as the user's shell sets it)."""
+    state = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
+    return base / "sparring" / "witness"
+
+
+def split(path: Path) -> tuple[Path, str] | None:
+    """(project root, path below its `.sparring/`) of a record, or None for a file that is
+    not under a `.sparring/` folder (never witnessed)."""
+    parts = path.parts
+    if STATE_DIR not in parts[:-1]:
+        return None
+    at = len(parts) - 1 - parts[::-1].index(STATE_DIR)
+    return Path(*parts[:at]), "/".join(parts[at + 1:])
+
+
+def folder(root: Path) -> Path:
+    """The copies of `root`'s records: the project's real path, mirrored under home()."""
+    return home() / os.path.realpath(root).lstrip(os.sep) / STATE_DIR
+
+
+def copy_of(path: Path) -> Path | None:
+    found = split(path)
+    return None if found is None else folder(found[0]) / found[1]
+
+
+def read(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path`, never through a link and never waiting on a
+    FIFO: None when there is no such file (absent, or a link, a FIFO, a folder put there)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # absent, or a link (ELOOP), or a FIFO without a writer (ENXIO)
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def vouches(path: Path, data: bytes | None) -> bool:
+    """Whether `data`, read from the record at `path` (None: no regular file there), is what
+    sparring last wrote there, or the record has no copy. Lock-free: a writer between its
+    two writes reads as False, and the caller then asks again under the lock (genuine)."""
+    copy = copy_of(path)
+    try:
+        return copy is None or copy.read_bytes() == data
+    except OSError:  # no copy (or no witness folder at all): nothing to hold it against
+        return data is not None
+
+
+@contextlib.contextmanager
+def locked(root: Path, name: str = "lock", wait: bool = True) -> Iterator[None]:
+    """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
+    witness lock (the default): a record and its copy are written, checked and put back
+    under it. Without `wait`, BlockingIOError when someone holds it."""
+    meta = _private(folder(root) / _META)
+    fd = os.open(meta / name, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def keeping(path: Path, data: bytes) -> Iterator[None]:
+    """Record `data` as what sparring writes at `path` (call under `locked`), for the block
+    that writes the record itself: if that fails, the copy goes back to what it was."""
+    copy = copy_of(path)
+    if copy is None:
+        yield
+        return
+    try:
+        before: bytes | None = copy.read_bytes()
+    except FileNotFoundError:
+        before = None
+    _write(copy, data)
+    try:
+        yield
+    except BaseException:
+        if before is None:
+            copy.unlink()
+        else:
+            _write(copy, before)
+        raise
+
+
+def genuine(path: Path) -> bytes | None:
+    """The record at `path` as it may be read (call under `locked`). While a turn is watched,
+    one that is not its copy's bytes is set aside and the copy put back (and logged);
+    otherwise, and without a copy, the record as it is. None: no regular file there."""
+    data = read(path)
+    found = split(path)
+    if found is None or not watched(found[0]):
+        return data
+    try:
+        kept = (folder(found[0]) / found[1]).read_bytes()
+    except OSError:
+        return data  # never witnessed
+    if data != kept:
+        _put_back(path, kept, found)
+    return kept
+
+
+# --- watching a turn -------------------------------------------------------------------------
+
+
+def watch(root: Path, name: str, owner: str) -> None:
+    """Begin watching a turn (call under `locked`): `owner` says who ends it (the runner's
+    identity, so that a runner that died leaves a watch a later snapshot can drop)."""
+    _write(folder(root) / _META / "watches" / name, owner.encode("utf-8"))
+
+
+def unwatch(root: Path, name: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (folder(root) / _META / "watches" / name).unlink()
+
+
+def watches(root: Path) -> dict[str, str]:
+    """The turns being watched: name -> owner."""
+    place = folder(root) / _META / "watches"
+    try:
+        names = os.listdir(place)
+    except FileNotFoundError:
+        return {}
+    return {name: (place / name).read_text(encoding="utf-8") for name in names
+            if not name.startswith(".")}
+
+
+def watched(root: Path) -> bool:
+    return bool(watches(root))
+
+
+def adopt(root: Path) -> None:
+    """Take the records as they are for sparring's (call under `locked`, with no turn
+    watched): between turns a record that differs is the user's own edit, and one that is
+    gone was removed by the user."""
+    for relative in _witnessed(root):
+        data = read(root / STATE_DIR / relative)
+        if data is None:
+            (folder(root) / relative).unlink()
+        elif data != (folder(root) / relative).read_bytes():
+            _write(folder(root) / relative, data)
+
+
+def audit(root: Path) -> list[tuple[str, str]]:
+    """Check every witnessed record of the project against its copy (call under `locked`,
+    while a turn is watched), putting back each one that differs and logging it:
+    [(path below `.sparring/`, "modified" | "deleted")].
+
+    A session whose whole folder is gone was removed: its records are listed as deleted but
+    not brought back, and their copies are dropped."""
+    found = []
+    for relative in _witnessed(root):
+        record = root / STATE_DIR / relative
+        kept = (folder(root) / relative).read_bytes()
+        if read(record) == kept:
+            continue
+        kind = "modified" if os.path.lexists(record) else "deleted"
+        found.append((relative, kind))
+        if _removed_with_its_session(root, relative):
+            (folder(root) / relative).unlink()
+            _log(root, relative, kind)
+        else:
+            _put_back(record, kept, (root, relative))
+    return found
+
+
+def changed_since(root: Path, since: float) -> dict[str, str]:
+    """The records put back (or found gone) since `since`: path below `.sparring/` -> kind."""
+    try:
+        lines = (folder(root) / _META / "log").read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}
+    found: dict[str, str] = {}
+    for line in lines:
+        at, _, rest = line.partition(" ")
+        kind, _, relative = rest.partition(" ")
+        with contextlib.suppress(ValueError):
+            if float(at) >= since and relative:
+                found.setdefault(relative, kind)
+    return found
+
+
+def within(root: Path) -> bool:
+    """Whether the copies of `root`'s records lie inside the project itself (a project that
+    is the home folder, say), where a `workspace-write` sandbox may write them too."""
+    copies, place = os.path.realpath(folder(root)), os.path.realpath(root)
+    return copies == place or copies.startswith(place.rstrip(os.sep) + os.sep)
+
+
+def _removed_with_its_session(root: Path, relative: str) -> bool:
+    parts = relative.split("/")
+    session = root / STATE_DIR / "/".join(parts[:2])
+    return parts[0] == "sessions" and len(parts) > 2 and not os.path.lexists(session)
+
+
+def _witnessed(root: Path) -> list[str]:
+    base = folder(root)
+    found = []
+    for here, dirs, files in os.walk(base):
+        if here == str(base):
+            dirs[:] = [d for d in dirs if d != _META]
+        found += [os.path.relpath(os.path.join(here, f), base) for f in files
+                  if not f.endswith(".tmp")]
+    return sorted(found)
+
+
+def _put_back(path: Path, kept: bytes, found: tuple[Path, str]) -> None:
+    """The record at `path` is not sparring's: keep what stands there aside (renamed, never
+    read or followed), write the copy in its place, log it."""
+    kind = "modified" if os.path.lexists(path) else "deleted"
+    if kind == "modified":
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        os.replace(path, path.with_name(f"{path.name}.foreign-{stamp}-{os.urandom(3).hex()}"))
+    _write(path, kept)
+    _log(*found, kind=kind)
+
+
+def _log(root: Path, relative: str, kind: str) -> None:
+    with open(folder(root) / _META / "log", "a", encoding="utf-8") as f:
+        f.write(f"{time.time()} {kind} {relative}\n")
+
+
+def _write(path: Path, data: bytes) -> None:
+    _private(path.parent)
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _private(path: Path) -> Path:
+    """`path` and its missing parents as folders only the user can open (the copies' names
+    spell the project's path)."""
+    missing = []
+    probe = path
+    while not probe.is_dir() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for made in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            made.mkdir(mode=PRIVATE_DIR)
+    return path
