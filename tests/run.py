@@ -2,9 +2,10 @@
 
 Works whatever kind of python3 runs it (standard library only, Python 3.10+): it makes a
 project-local virtual environment, `.venv/`, installs the package and its test tools into it
-(`pip install -e '.[test]'`, again only when pyproject.toml changed), and runs pytest there.
-So a distribution Python that refuses `pip install` outside a virtual environment
-(externally-managed-environment, as on current Debian, Ubuntu and Homebrew) is fine.
+(`pip install -e '.[test]'`, again only when pyproject.toml changed), and runs pytest there,
+one worker per core (pytest-xdist; `-n 0` runs in one process). So a distribution Python that
+refuses `pip install` outside a virtual environment (externally-managed-environment, as on
+current Debian, Ubuntu and Homebrew) is fine.
 
 A Python without `ensurepip` (Debian/Ubuntu without the python3-venv package) cannot put pip
 into a virtual environment. The tests need that, and so does install.py, which makes one for the
@@ -48,7 +49,15 @@ def main(argv: list[str]) -> int:
     except SetupFailed as exc:
         print(f"tests/run.py: {exc}", file=sys.stderr)
         return 1
-    return subprocess.call([str(python), "-m", "pytest", *argv], cwd=ROOT)
+    return subprocess.call([str(python), "-m", "pytest", *parallel(argv), *argv], cwd=ROOT)
+
+
+def parallel(argv: list[str]) -> list[str]:
+    """One pytest worker per core (pytest-xdist), unless the arguments choose otherwise: the
+    suite is mostly waiting on subprocesses (codex, git, Claude Code), which overlap well."""
+    chosen = any(a in ("-n", "--numprocesses", "--pdb") or a.startswith(("-n", "--numprocesses="))
+                 for a in argv) or "no:xdist" in argv
+    return [] if chosen else ["-n", "auto", "--dist", "worksteal"]
 
 
 def prepare(venv: Path) -> Path:

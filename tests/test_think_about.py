@@ -178,6 +178,7 @@ def test_one_sided_agreement_is_refused(debate: Debate) -> None:
                               "convergence": {"state": "continue", "reason": "Codex objects"}})
     assert insisted.out["decision"] == "continue"
     assert [p["id"] for p in insisted.out["open_points"]] == ["X-1"]
+    debate.next_round(insisted.out)
     lone = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
                            "convergence": {"state": "agree", "reason": "r"},
                            "approve_summary": "S-1"})
@@ -252,7 +253,10 @@ def test_a_reask_that_succeeds_completes_the_round(debate: Debate) -> None:
     assert out["review"]["data"]["points"][0]["id"] == "X-1"
 
 
-def test_codex_failing_mid_debate_gives_a_degraded_report(debate: Debate) -> None:
+def test_codex_failing_mid_debate_gives_a_degraded_report(
+        debate: Debate, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Codex fails at once; the start window must outlast a busy machine's start of the fake.
+    monkeypatch.setenv("SPARRING_STARTSECS", "10")
     debate.fake.script([{"reply": answer([cpt("X-1", "agree", "claim")])},
                         {"mode": "rate_limited"}])
     debate.start()

@@ -102,7 +102,10 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
     codex_home = responses.codex_home(base / "codex-home")
     env = {**messages.claude_env(home), "PATH": CLEAN_PATH,
            "XDG_DATA_HOME": str(data), "SPARRING_CODEX": str(codex),
-           "CODEX_HOME": str(codex_home), MOCK_KEY_ENV: "dummy"}
+           "CODEX_HOME": str(codex_home), MOCK_KEY_ENV: "dummy",
+           # A codex that fails at once must be seen failing within the start window even on
+           # a busy machine; one that answers is not waited for (it ends sooner).
+           "SPARRING_STARTSECS": "5"}
     return Habitat(project, env, messages, responses)
 
 
