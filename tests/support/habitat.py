@@ -5,8 +5,10 @@ Used by tests/integration/test_workflows.py and bench/workflow_bench.py. A scena
 (tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's
 answers in order, the scripted model's steps (support/scripted_model.py), the files the
 run must leave behind, where the skills are installed (`scope`: `project`, the default, or
-`user`), files committed in the project first (`setup`), and `"bench": false` for a failure
-path bench/workflow_bench.py leaves out.
+`user`), files committed in the project first (`setup`), variables of the user's own shell
+Claude Code starts in (`user_env`: `SPARRING_SANDBOX`, the one place besides their config file
+where the user widens Codex's sandbox), and `"bench": false` for a failure path
+bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
@@ -54,12 +56,14 @@ class Scenario:
     files: list[dict[str, Any]] = field(default_factory=list)
     scope: str = "project"
     setup: dict[str, str] = field(default_factory=dict)  # files committed in the project
+    user_env: dict[str, str] = field(default_factory=dict)  # the user's shell
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
-                   data.get("files", []), data.get("scope", "project"), data.get("setup", {}))
+                   data.get("files", []), data.get("scope", "project"), data.get("setup", {}),
+                   data.get("user_env", {}))
 
     @property
     def prompt(self) -> str:
@@ -143,9 +147,10 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
     model = ScriptedModel(scenario.steps, {"cwd": str(where)})
     habitat.messages.drive(model)
     argv = [claude, "-p", scenario.prompt, "--output-format", "json"]
+    env = {**habitat.env, **scenario.user_env}
     results = []
     while True:
-        run = run_bounded(argv, env=habitat.env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
+        run = run_bounded(argv, env=env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
         assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
         try:
             result = json.loads(run.stdout)
