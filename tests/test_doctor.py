@@ -116,6 +116,24 @@ def test_invalid_config_is_reported(sparring: Any, repo: Path, fake_codex: Any) 
     assert "unknown setting 'efort'" in checks(out)["config"]["detail"]
 
 
+def test_doctor_says_which_sandbox_codex_would_run_in(sparring: Any, repo: Path, fake_codex: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox a start would use, and a sparring.yaml asking for more than the user
+    allows (every start would fail): not ready, with where the user may allow it."""
+    assert "Codex's sandbox: read-only (from the default" in checks(
+        sparring("doctor").out)["config"]["detail"]
+    (repo / "sparring.yaml").write_text("sandbox: workspace-write\n")
+    out = sparring("doctor").out
+    assert out["ready"] is False and "asks for Codex's sandbox workspace-write" in checks(
+        out)["config"]["detail"]
+    assert "SPARRING_SANDBOX" in checks(out)["config"]["hint"]
+    monkeypatch.setenv("SPARRING_SANDBOX", "danger-full-access")
+    found = checks(sparring("doctor").out)["config"]
+    assert found["ok"] and "Codex's sandbox: workspace-write (from the project's sparring.yaml; " \
+        "the user allows at most danger-full-access, by SPARRING_SANDBOX in the user's " \
+        "environment)" in found["detail"]
+
+
 # -- the installation: where the skills are, and the runtime ------------------------------
 
 

@@ -238,7 +238,9 @@ def doctor(cwd: Path) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
-    the `hints` to follow, in order. Exit status 0 either way.
+    the `hints` to follow, in order. Exit status 0 either way. The `config` check
+    names the sandbox Codex would run in and where it came from; `permissions`,
+    whether Claude Code approves the skills' verbs and no more.
     """
     from sparring.commands.doctor import doctor as run
 

@@ -107,14 +107,24 @@ def _project(cwd: Path) -> dict[str, Any]:
 
 
 def _config(cwd: Path) -> dict[str, Any]:
+    """sparring.yaml, and the sandbox a turn would run in (what the user allows, narrowed by
+    the file): a file asking for more than the user allows fails every start, so says so."""
+    from sparring.codex import sandbox
+
     root = workspace.find_root(cwd)
+    where = root / config.CONFIG_FILE
     try:
         settings = config.load(root)
+        chosen = sandbox.decide(sandbox.allowance(root, cwd.resolve()), None,
+                                settings.get("sandbox"), None, where)
     except SparringError as exc:
         return _check("config", False, exc.message, exc.hint)
-    where = root / config.CONFIG_FILE
     detail = f"{where}: {settings}" if settings else f"no {config.CONFIG_FILE}; defaults apply"
-    return _check("config", True, detail)
+    by = sandbox.SOURCES[chosen.allowed.source] + (
+        f" {chosen.allowed.where}" if chosen.allowed.source == "user_config" else "")
+    return _check("config", True, f"{detail}; Codex's sandbox: {chosen.mode} (from "
+                  f"{sandbox.SOURCES[chosen.source]}; the user allows at most "
+                  f"{chosen.allowed.mode}, by {by})")
 
 
 def _claude_code() -> dict[str, Any]:
