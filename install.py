@@ -15,8 +15,10 @@ not own nor a file you edited, changes nothing when run twice, and uninstalls cl
 runtime is a virtual environment in ${XDG_DATA_HOME:-~/.local/share}/sparring/venv, where the
 skills' launcher looks; `runtime.json` beside it records the sources it was built from, the
 targets that use it (uninstalling the last one removes it) and the permission rules each
-target added to Claude Code's settings (uninstall removes exactly those). Standard library
-only; Python 3.10+.
+target added to Claude Code's settings (uninstall removes exactly those). The rules approve
+each skill's launcher only with the runner verbs that skill runs, and make a call naming
+--sandbox ask; the broad rules of earlier versions are replaced. Standard library only;
+Python 3.10+.
 """
 
 # Only modules that exist in old Pythons are imported before the version check, and the

@@ -110,6 +110,7 @@ def settings() -> str:
         value = getattr(base, key, None)
         shown = ("by effort (below)" if key in by_effort else
                  "Codex's own configuration" if key == "model" and value is None else
+                 "what the user allows (may only narrow it)" if key == "sandbox" else
                  "—" if value is None else
                  f"`{value:g}`" if isinstance(value, float) else f"`{value}`")
         rows.append(f"| `{key}` | {shown} | top level |")

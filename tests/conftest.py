@@ -38,6 +38,8 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    # The user's sandbox allowance lives in ~/.config/sparring/: the test's home, not theirs.
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     for name in list(os.environ):
         if name.startswith(("SPARRING_", "FAKE_CODEX_")) and not name.startswith("SPARRING_TEST_"):
             monkeypatch.delenv(name)

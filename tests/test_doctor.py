@@ -116,6 +116,24 @@ def test_invalid_config_is_reported(sparring: Any, repo: Path, fake_codex: Any) 
     assert "unknown setting 'efort'" in checks(out)["config"]["detail"]
 
 
+def test_doctor_says_which_sandbox_codex_would_run_in(sparring: Any, repo: Path, fake_codex: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox a start would use, and a sparring.yaml asking for more than the user
+    allows (every start would fail): not ready, with where the user may allow it."""
+    assert "Codex's sandbox: read-only (from the default" in checks(
+        sparring("doctor").out)["config"]["detail"]
+    (repo / "sparring.yaml").write_text("sandbox: workspace-write\n")
+    out = sparring("doctor").out
+    assert out["ready"] is False and "asks for Codex's sandbox workspace-write" in checks(
+        out)["config"]["detail"]
+    assert "SPARRING_SANDBOX" in checks(out)["config"]["hint"]
+    monkeypatch.setenv("SPARRING_SANDBOX", "danger-full-access")
+    found = checks(sparring("doctor").out)["config"]
+    assert found["ok"] and "Codex's sandbox: workspace-write (from the project's sparring.yaml; " \
+        "the user allows at most danger-full-access, by SPARRING_SANDBOX in the user's " \
+        "environment)" in found["detail"]
+
+
 # -- the installation: where the skills are, and the runtime ------------------------------
 
 
@@ -272,6 +290,9 @@ def test_the_rules_install_wrote_make_the_permissions_check_pass(
 
     assert found["ok"], found
     settings = repo / ".claude" / "settings.local.json"
+    allow = json.loads(settings.read_text())["permissions"]["allow"]
+    settings.write_text(json.dumps({"permissions": {"allow": allow}}))  # no ask rule
+    assert checks(sparring("doctor").out)["permissions"]["ok"] is False
     settings.write_text('{"permissions": {"allow": []}}\n')
     out = sparring("doctor").out
     found = checks(out)["permissions"]
@@ -283,11 +304,11 @@ def test_the_rules_install_wrote_make_the_permissions_check_pass(
 def test_rules_in_the_users_settings_count_for_a_project_install(
         sparring: Any, repo: Path, fake_codex: Any, installed: Path) -> None:
     local = repo / ".claude" / "settings.local.json"
-    rules = json.loads(local.read_text())["permissions"]["allow"]
+    rules = json.loads(local.read_text())["permissions"]
     local.unlink()
     user = Path.home() / ".claude" / "settings.json"
     user.parent.mkdir(parents=True, exist_ok=True)
-    user.write_text(json.dumps({"permissions": {"allow": rules}}))
+    user.write_text(json.dumps({"permissions": rules}))
 
     assert checks(sparring("doctor").out)["permissions"]["ok"]
 
@@ -300,5 +321,9 @@ def test_plugin_skills_get_the_rules_to_add_by_hand(
 
     assert found["ok"] is False
     assert "~/.claude/settings.json" in found["hint"]
-    assert f"Bash({ROOT / 'skills' / SKILLS[0]}/sparring *)" in found["hint"]
+    launcher = f"{ROOT / 'skills' / SKILLS[0]}/sparring"
+    assert f"permissions.allow Bash({launcher} doctor *)" in found["hint"]
+    assert f"Bash({launcher} render" not in found["hint"]  # no verb the skill does not run
+    assert f"Bash({launcher} *)" not in found["hint"]
+    assert f"permissions.ask Bash({launcher} *--sandbox*)" in found["hint"]
     assert "Edit(.sparring/inbox/**)" in found["hint"]

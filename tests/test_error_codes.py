@@ -232,6 +232,14 @@ def _budget_exhausted(case: Case) -> dict[str, Any]:
     return failed(case.run("resume", sid, input=b"round two"))
 
 
+@provokes("sandbox_not_allowed")
+def _sandbox_not_allowed(case: Case) -> dict[str, Any]:
+    """A committed sparring.yaml asks for more than the user allows (tests/test_sandbox.py
+    has every other way to ask)."""
+    (case.repo / "sparring.yaml").write_text("sandbox: workspace-write\n")
+    return failed(case.run("start", case.session(), input=b"q"))
+
+
 # -- codex: starting it, and how its turn ends --------------------------------------------------
 
 @provokes("codex_not_found")

@@ -483,17 +483,38 @@ def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
 # -- Claude Code's permission rules --------------------------------------------------------------
 
 
+# The verbs each skill runs, spelled out here rather than imported (every skill's, its own).
+EVERY_SKILLS = ["doctor", "wait", "poll", "status", "resume", "stop", "finalize", "guard accept"]
+OWN_VERBS = {"arch-debate": ["debate new", "debate round", "debate status"],
+             "deep-discussion": ["discuss new", "discuss frame", "discuss round",
+                                 "discuss status", "discuss synthesis", "discuss report"],
+             "dual-model": ["init", "start", "seal", "verdict", "report"],
+             "think-about": ["init", "start", "seal", "verdict", "report"]}
+
+
+def launcher_word(target: Path, skill: str) -> str:
+    launcher = f"{target / skill}/sparring"
+    return f'"{launcher}"' if " " in launcher else launcher
+
+
 def rules_for(target: Path) -> list[str]:
-    """What a debate needs in every turn, spelled out here rather than imported: the
-    launcher of each skill by its full path, each skill's folder, and the inbox."""
+    """What a debate needs in every turn: the launcher of each skill by its full path with
+    the verbs that skill runs, each skill's folder, and the inbox."""
     found = []
     for skill in SKILLS:
-        found += [f"Bash({target / skill}/sparring *)", f"Read(/{target / skill}/**)"]
+        found += [f"Bash({launcher_word(target, skill)} {verb} *)"
+                  for verb in EVERY_SKILLS + OWN_VERBS[skill]]
+        found.append(f"Read(/{target / skill}/**)")
     return [*found, "Edit(.sparring/inbox/**)"]
 
 
-def allow_of(settings: Path) -> list[str]:
-    rules: list[str] = json.loads(settings.read_text())["permissions"]["allow"]
+def asks_for(target: Path) -> list[str]:
+    """A launcher call naming --sandbox asks the user, whatever else approves it."""
+    return [f"Bash({launcher_word(target, skill)} *--sandbox*)" for skill in SKILLS]
+
+
+def allow_of(settings: Path, kind: str = "allow") -> list[str]:
+    rules: list[str] = json.loads(settings.read_text())["permissions"][kind]
     return rules
 
 
@@ -504,6 +525,8 @@ def test_a_project_install_allows_the_skills_in_every_turn(project: Path,
     target = installed(project, env)
 
     assert allow_of(settings) == rules_for(target)
+    assert allow_of(settings, "ask") == asks_for(target)
+    assert not [r for r in allow_of(settings) if re.search(r"sparring \*\)$|render|revert", r)]
     done = run_install("--project", project, "--uninstall", env=env)
     assert done.returncode == 0, done.stderr
     assert not settings.exists(), "install.py made the file, and nothing else is in it"
@@ -518,9 +541,11 @@ def test_a_project_path_with_a_space_gets_rules_in_double_quotes(tmp_path: Path,
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().endswith("doctor: ready"), done.stdout  # it finds the rules
     target = project / ".claude" / "skills"
-    bash = [r for r in allow_of(project / ".claude" / "settings.local.json")
-            if r.startswith("Bash(")]
-    assert bash == [f'Bash("{target / skill}/sparring" *)' for skill in SKILLS]
+    settings = project / ".claude" / "settings.local.json"
+    bash = [r for r in allow_of(settings) if r.startswith("Bash(")]
+    assert bash == [r for r in rules_for(target) if r.startswith("Bash(")]
+    assert all(r.startswith(f'Bash("{target}/') for r in bash + allow_of(settings, "ask"))
+    assert allow_of(settings, "ask") == asks_for(target)
 
 
 def test_permission_rules_join_the_users_settings_and_leave_with_uninstall(
@@ -567,7 +592,7 @@ def test_a_linked_settings_file_is_written_through_its_link(runtime: Path, tmp_p
     assert allow_of(dotfiles) == rules_for(home / ".claude" / "skills")
     assert json.loads(dotfiles.read_text())["theme"] == "dark"
     assert run_install("--user", "--uninstall", env=env, cwd=tmp_path).returncode == 0
-    assert json.loads(dotfiles.read_text()) == {"theme": "dark", "permissions": {"allow": []}}
+    assert json.loads(dotfiles.read_text()) == {"theme": "dark", "permissions": {}}
     assert (home / ".claude" / "settings.json").is_symlink()
 
 
@@ -609,12 +634,71 @@ def test_no_permissions_leaves_the_settings_alone_and_takes_back_earlier_rules(
     assert check["ok"] is False and "first turn" in check["detail"]
 
 
+def test_the_broad_rules_of_an_earlier_install_are_taken_back(project: Path,
+                                                             env: dict[str, str]) -> None:
+    """Earlier versions approved each launcher with any arguments and recorded it: installing
+    again replaces those with the per-verb rules, and uninstalling removes them, leaving a
+    broad rule the user wrote by hand (doctor then says it is too broad)."""
+    settings = project / ".claude" / "settings.local.json"
+    target = installed(project, env)
+    broad = [f"Bash({target / skill}/sparring *)" for skill in SKILLS]
+    older = [*broad, *[f"Read(/{target / skill}/**)" for skill in SKILLS],
+             "Edit(.sparring/inbox/**)"]
+    settings.write_text(json.dumps({"permissions": {"allow": older}}))
+    state_file = runtime_of(Path(env["XDG_DATA_HOME"])).state_file
+    state = json.loads(state_file.read_text())
+    state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
+                                                  "created": True}
+    state_file.write_text(json.dumps(state))
+
+    again = run_install("--project", project, env=env)
+
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "remove 4 rule(s) sparring added before" in again.stdout, again.stdout
+    assert sorted(allow_of(settings)) == sorted(rules_for(target))
+    assert allow_of(settings, "ask") == asks_for(target)
+    assert again.stdout.rstrip().endswith("doctor: ready"), again.stdout
+    mine = f"Bash({target / SKILLS[0]}/sparring *)"
+    data = json.loads(settings.read_text())
+    data["permissions"]["allow"].append(mine)  # the user's own, written by hand
+    settings.write_text(json.dumps(data))
+    report = json.loads(run_install("--project", project, "--json", env=env).stdout)
+    [check] = [c for c in report["doctor"]["checks"] if c["name"] == "permissions"]
+    assert check["ok"] is False and mine in check["detail"] and "any arguments" in check["detail"]
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text()) == {"permissions": {"allow": [mine]}}
+
+
+def test_an_older_install_uninstalled_takes_its_broad_rules_along(project: Path,
+                                                                  env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    target = installed(project, env)
+    older = [f"Bash({target / skill}/sparring *)" for skill in SKILLS]
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(make test)", *older]}}))
+    state_file = runtime_of(Path(env["XDG_DATA_HOME"])).state_file
+    state = json.loads(state_file.read_text())
+    state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
+                                                  "created": False}
+    state_file.write_text(json.dumps(state))
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text()) == {"permissions": {"allow": ["Bash(make test)"]}}
+
+
 def test_a_dry_run_names_the_settings_it_would_change(project: Path,
                                                       env: dict[str, str]) -> None:
     done = run_install("--project", project, "--dry-run", env=env)
 
+    allowed = sum(len(EVERY_SKILLS + OWN_VERBS[skill]) + 1 for skill in SKILLS) + 1
     assert re.search(rf"^would update settings +{project}/.claude/settings.local.json +"
-                     rf"\(allow {len(SKILLS) * 2 + 1} rule", done.stdout, re.M), done.stdout
+                     rf"\(allow {allowed} rule\(s\) for the skills' runner verbs, folders and "
+                     rf"inbox, ask before any runner call naming --sandbox \({len(SKILLS)} rule",
+                     done.stdout, re.M), done.stdout
     assert not (project / ".claude").exists()
 
 

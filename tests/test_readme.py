@@ -57,6 +57,11 @@ ELSEWHERE = {
         "tests/test_repo.py::test_ci_runs_exactly_the_readme_test_command (CI runs it "
         "verbatim: it is how the whole suite runs; tests/test_from_nothing.py covers its "
         "fallbacks)",
+    "export SPARRING_SANDBOX=workspace-write":
+        "tests/test_sandbox.py::test_the_readmes_two_ways_to_allow_a_wider_sandbox",
+    "mkdir -p ~/.config/sparring && printf 'sandbox: workspace-write\\n' > "
+    "~/.config/sparring/config.yaml":
+        "tests/test_sandbox.py::test_the_readmes_two_ways_to_allow_a_wider_sandbox",
     ".venv/bin/python docs/generate.py":
         "tests/test_docs.py::test_the_generated_tables_match_the_code",
 }

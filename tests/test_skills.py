@@ -15,14 +15,13 @@ import yaml
 from sparring import templates
 from sparring.cli.main import cli
 from sparring.errors import CODES
+from sparring.installer import layout
 
 ROOT = Path(__file__).resolve().parents[1]
 SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
 LAUNCHER = "${CLAUDE_SKILL_DIR}/sparring"
-# What a skill may do without asking: run its launcher (in double quotes too, for a path with a
-# space), write into the inbox, read its own files.
-ALLOWED_TOOLS = [f"Bash({LAUNCHER} *)", f'Bash("{LAUNCHER}" *)', "Edit(.sparring/inbox/**)",
-                 "Read(/${CLAUDE_SKILL_DIR}/**)"]
+# Verbs a skill names that no rule approves, on purpose: Claude Code asks the user.
+ASKS_THE_USER = {"guard revert"}
 # Verbs that render a template from the YAML they are given.
 IMPLIED = {"discuss frame": "deep-discussion/first"}
 
@@ -54,7 +53,8 @@ def test_frontmatter_is_valid(skill: Path) -> None:
     description = meta["description"]
     assert 80 <= len(description) <= 1024
     assert "Use when" in description, "the description says when to use the skill"
-    assert meta["allowed-tools"] == ALLOWED_TOOLS, "pre-approve the runner and the inbox, no more"
+    assert meta["allowed-tools"] == layout.skill_allowed_tools(skill.name), \
+        "pre-approve the runner's verbs this skill runs and the inbox, no more"
     assert len(body.splitlines()) < 150, "SKILL.md is a short router"
     assert "$ARGUMENTS" in body
 
@@ -239,6 +239,25 @@ def test_every_verb_and_flag_a_document_shows_exists() -> None:
             checked += 1
     assert not wrong, "\n".join(wrong)
     assert checked > 100, "the documents' commands were not found"
+
+
+@pytest.mark.parametrize("skill", skill_dirs(), ids=lambda p: p.name)
+def test_every_verb_a_skill_runs_is_approved_and_nothing_more(skill: Path) -> None:
+    """The verbs a skill's SKILL.md and references show are exactly those its rules approve
+    (install.py's and allowed-tools: layout.verbs), but `guard revert`, which asks the user;
+    no rule approves a verb no skill runs (`render`, `guard check`, ...)."""
+    shown = set()
+    for doc in documents(skill):
+        for words in shown_commands(doc.read_text()):
+            found = resolve(words)
+            if found is not None:
+                shown.add(" ".join(found[0]))
+    approved = set(layout.verbs(skill.name))
+    assert shown - ASKS_THE_USER <= approved, f"shown, not approved: {shown - approved}"
+    assert ASKS_THE_USER & approved == set()
+    runs = {" ".join(words[:2]) if words[0] in ("debate", "discuss", "guard") else words[0]
+            for name in SKILLS for words in [v.split() for v in layout.verbs(name)]}
+    assert {"render", "guard check", "guard snapshot", "guard revert"} & runs == set()
 
 
 def test_a_flag_or_verb_that_does_not_exist_is_caught() -> None:

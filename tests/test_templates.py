@@ -24,6 +24,7 @@ REPORT = {"R": {
     "codex": {"path": None, "version": None},
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",
                 "source": "command line"},
+    "sandbox": None,
     "seal": None, "guard": [], "rejudged": []}}
 
 # The smallest context each template renders with. A new template without an

@@ -3,6 +3,8 @@
 `sparring.yaml` sits at the project root. Unknown keys are an error rather
 than silently ignored, because a misspelt `stall_afer: 60` would otherwise
 leave a user waiting ten minutes for a stall they thought they had bounded.
+The sandbox is the exception to "the command line wins": what the user allows is the
+ceiling, and a flag or this file may only ask for less (codex/sandbox.py).
 """
 
 from __future__ import annotations
@@ -53,6 +55,15 @@ def _text(value: Any) -> str:
     return value
 
 
+def model_name(value: Any) -> str:
+    """A model name codex is given as `-m NAME`: no whitespace, and not a word codex would
+    read as one of its flags (`--dangerously-bypass-approvals-and-sandbox`, say)."""
+    text = _text(value)
+    if text.startswith("-") or any(c.isspace() or not c.isprintable() for c in text):
+        raise ValueError(f"{text!r} is not a model name (no spaces, not starting with -)")
+    return text
+
+
 REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
 
 
@@ -74,8 +85,8 @@ def _report_path(value: Any) -> str:
 # Top-level key -> validator: how codex turns run.
 SETTINGS: dict[str, Callable[[Any], Any]] = {
     "effort": _choice(EFFORTS),
-    "model": _text,
-    "sandbox": _choice(SANDBOXES),
+    "model": model_name,
+    "sandbox": _choice(SANDBOXES),  # a request: it may narrow what the user allows (sandbox.py)
     "timeout": _seconds,
     "stall_after": _seconds,
     "offline_after": _seconds,
@@ -157,6 +168,12 @@ def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSett
         return value if value is not None else file_settings.get(key, default)
 
     effort = pick("effort", "high")
+    if cli.get("model") is not None:
+        try:
+            model_name(cli["model"])
+        except ValueError as exc:
+            raise SparringError("usage_error", f"--model: {exc}", "give a model name codex "
+                                "knows, e.g. --model gpt-5.5") from exc
     return TurnSettings(
         effort=effort,
         model=pick("model", None),

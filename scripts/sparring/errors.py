@@ -48,6 +48,8 @@ CODES: dict[str, str] = {
     "already_judged": "the round already has a different verdict; --rejudge replaces it",
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
+    "sandbox_not_allowed": "a flag, sparring.yaml or the previous round asks for a wider Codex "
+                           "sandbox than the user allows",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
     "debate_exists": "the folder already holds a debate; it is never overwritten",

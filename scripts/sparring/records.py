@@ -144,6 +144,8 @@ class TurnRecord(TypedDict, total=False):
     usage: dict[str, int] | None
     prompt_bytes: int
     prompt_sha256: str
+    # added by launch.py (and the runner's re-ask): the sandbox and where it came from
+    sandbox: dict[str, Any] | None
     # added when Codex's answer is delivered to its file (arch-debate)
     answer_sha256: str
     answer_file_kept: str

@@ -159,3 +159,47 @@ def test_the_readmes_headless_command_runs_a_whole_debate(claude_bin: Path,
     assert model.finished and model.failures == []
     assert result["result"] == scenario.steps[-1]["text"]
     assert_records(habitat, scenario)
+
+
+# Launcher calls the skills never make: each must still reach the user (denied in `-p`).
+OUTSIDE = ["{{launcher}} render --list",
+           "{{launcher}} guard revert --session {{session}}",
+           "{{launcher}} guard check --session {{session}}",
+           "{{launcher}} start {{session}} --sandbox read-only --vars-file {{inbox}}/q.yaml",
+           "{{launcher}} start {{session}} --vars-file {{inbox}}/q.yaml --sandbox=workspace-write",
+           # The user's own variable, set by Claude for one command: never without asking.
+           "SPARRING_SANDBOX=danger-full-access {{launcher}} status {{session}}",
+           "env SPARRING_SANDBOX=danger-full-access {{launcher}} status {{session}}",
+           "export SPARRING_SANDBOX=danger-full-access && {{launcher}} status {{session}}"]
+NOT_THE_RULES = Scenario("outside-the-rules", "dual-model", "Redis or SQLite?", [], [
+    {"bash": "{{launcher}} doctor", "save": {"inbox": "inbox"}},
+    {"bash": "{{launcher}} init --skill dual-model", "save": {"session": "session"}},
+    {"write": "{{inbox}}/q.yaml", "content": "QUESTION: Redis or SQLite?\n"},
+    *[{"bash": command, "fails": True} for command in OUTSIDE],
+    {"bash": "{{launcher}} status {{session}}", "expect": {"ok": True}},
+    {"text": "Shall I go on?", "then": "Yes."},
+    # The next turn: only install.py's rules in Claude Code's settings apply.
+    *[{"bash": command, "fails": True} for command in OUTSIDE],
+    {"bash": "{{launcher}} stop {{session}}", "expect": {"ok": True}},
+    {"text": "done"}])
+
+
+def test_a_launcher_call_outside_the_skills_verbs_asks_the_user(claude_each: Path,
+                                                               habitat: Habitat) -> None:
+    """The installed rules and the skill's allowed-tools approve the runner only with the
+    verbs the skill runs: `render`, `guard revert`, `guard check` and any call naming
+    --sandbox are refused in `-p` (Claude Code would ask), in the skill's turn and after; so
+    is setting SPARRING_SANDBOX for one command, whichever way it is written."""
+    outcome = run_workflow(claude_each, habitat, NOT_THE_RULES)
+
+    assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
+    denied = [d["tool_input"]["command"] for d in outcome.denials]
+    launcher = outcome.model.values["launcher"]
+    wanted = [c.replace("{{launcher}}", launcher)
+              .replace("{{session}}", outcome.model.values["session"])
+              .replace("{{inbox}}", outcome.model.values["inbox"]) for c in OUTSIDE]
+    assert denied == wanted * 2
+    ran = [e for e in outcome.model.log if e.tool == "Bash" and e.input["command"] in wanted]
+    assert ran and all(e.output is None for e in ran), "no runner output: nothing ran"
+    assert habitat.responses.responses_requests() == [], "Codex never started"
+    assert not list((habitat.project / ".sparring" / "sessions").glob("*/turns/*"))

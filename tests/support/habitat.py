@@ -5,8 +5,12 @@ Used by tests/integration/test_workflows.py and bench/workflow_bench.py. A scena
 (tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's
 answers in order, the scripted model's steps (support/scripted_model.py), the files the
 run must leave behind, where the skills are installed (`scope`: `project`, the default, or
-`user`), files committed in the project first (`setup`), and `"bench": false` for a failure
-path bench/workflow_bench.py leaves out.
+`user`), files committed in the project first (`setup`), variables of the user's own shell
+Claude Code starts in (`user_env`: `SPARRING_SANDBOX`, the one place besides their config file
+where the user widens Codex's sandbox), the runner verbs the user approves when Claude Code
+asks in a later turn (`user_allows`: `guard revert`, which no installed rule approves; in `-p`
+nobody is asked, so the harness passes them with `--allowedTools`, as the user's "yes"), and
+`"bench": false` for a failure path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
@@ -54,12 +58,15 @@ class Scenario:
     files: list[dict[str, Any]] = field(default_factory=list)
     scope: str = "project"
     setup: dict[str, str] = field(default_factory=dict)  # files committed in the project
+    user_env: dict[str, str] = field(default_factory=dict)  # the user's shell
+    user_allows: list[str] = field(default_factory=list)  # verbs the user says yes to
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
-                   data.get("files", []), data.get("scope", "project"), data.get("setup", {}))
+                   data.get("files", []), data.get("scope", "project"), data.get("setup", {}),
+                   data.get("user_env", {}), data.get("user_allows", []))
 
     @property
     def prompt(self) -> str:
@@ -146,9 +153,10 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
     model = ScriptedModel(scenario.steps, {"cwd": str(where)})
     habitat.messages.drive(model)
     argv = [claude, "-p", scenario.prompt, "--output-format", "json"]
+    env = {**habitat.env, **scenario.user_env}
     results = []
     while True:
-        run = run_bounded(argv, env=habitat.env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
+        run = run_bounded(argv, env=env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
         assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
         try:
             result = json.loads(run.stdout)
@@ -160,7 +168,17 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
             return Outcome(run, result, model, results)
         # The user answers; Claude Code goes on in the same conversation, a new turn.
         argv = [claude, "-p", "--resume", result["session_id"], reply,
-                "--output-format", "json"]
+                *_approved(model, scenario.user_allows), "--output-format", "json"]
+
+
+def _approved(model: ScriptedModel, verbs: list[str]) -> list[str]:
+    """`--allowedTools` for the runner verbs the user approves (the launcher as the scripted
+    model spells it: in double quotes when its path has a space)."""
+    launcher = model.values.get("launcher")
+    if not verbs or launcher is None:
+        return []
+    word = f'"{launcher}"' if " " in launcher else launcher
+    return ["--allowedTools", ",".join(f"Bash({word} {verb} *)" for verb in verbs)]
 
 
 def codex_processes(project: Path) -> list[str]:

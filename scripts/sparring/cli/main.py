@@ -85,6 +85,11 @@ def start(session: str, prompt_file: Path | None, template: str | None,
     object as `poll`. A codex that dies in that second is an error carrying its
     `stderr_tail` (codes codex_not_found, codex_usage_error, codex_start_failed,
     or the turn's own code such as rate_limited).
+
+    Codex runs in the sandbox the user allows: SPARRING_SANDBOX in their shell, else
+    `sandbox:` in ~/.config/sparring/config.yaml, else read-only. --sandbox and
+    sparring.yaml may only narrow it (asking for more: sandbox_not_allowed). The
+    output's `sandbox` says which one runs and where it came from.
     """
     from sparring.commands import start as verb
 
@@ -107,7 +112,8 @@ def resume(session: str, prompt_file: Path | None, template: str | None,
     """Start the next round on the same Codex thread (by its thread id).
 
     The prompt comes from --template, --prompt-file or stdin. The model stays the thread's;
-    effort and sandbox default to the previous round's. With --recover the
+    effort and sandbox default to the previous round's (the sandbox never wider than
+    the user allows now; see `start`). With --recover the
     interrupted round is asked again instead (allowed once per round). When the
     guard found files changed in the last turn, resume refuses (guard_violation)
     until the user has decided: `sparring guard accept SESSION` (or
@@ -232,7 +238,9 @@ def doctor(cwd: Path) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
-    the `hints` to follow, in order. Exit status 0 either way.
+    the `hints` to follow, in order. Exit status 0 either way. The `config` check
+    names the sandbox Codex would run in and where it came from; `permissions`,
+    whether Claude Code approves the skills' verbs and no more.
     """
     from sparring.commands.doctor import doctor as run
 

@@ -145,14 +145,17 @@ def _session_dir(payload: dict[str, Any]) -> Path | None:
 
 
 def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Options shared by `start` and `resume`; each reads a SPARRING_* variable too."""
+    """Options shared by `start` and `resume`; most read a SPARRING_* variable too (not
+    --sandbox: SPARRING_SANDBOX is the user's own allowance, codex/sandbox.py)."""
     effort_help = ("Codex reasoning effort. Default: the previous round's." if resume else
                    "Codex reasoning effort. Default: sparring.yaml `effort`, else high.")
     options = [
         click.option("--effort", type=click.Choice(EFFORTS), envvar="SPARRING_EFFORT",
                      help=effort_help),
-        click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
-                     help="Codex sandbox. Default: read-only (resume: the previous round's)."),
+        click.option("--sandbox", type=click.Choice(SANDBOXES),
+                     help="Narrow Codex's sandbox. Default: what the user allows "
+                     "(SPARRING_SANDBOX in their shell, else their config file; else "
+                     "read-only; resume: the previous round's). Never wider."),
         *LIMIT_OPTIONS,
         BUDGET_OPTION,
         click.option("--prompt-file", type=click.Path(dir_okay=False, path_type=Path),

@@ -26,8 +26,10 @@ debate_turn_options = apply_options([
                  help="Codex reasoning effort for this round."),
     click.option("--model", envvar="SPARRING_MODEL",
                  help="Codex model (round one only; later rounds keep the thread's)."),
-    click.option("--sandbox", type=click.Choice(SANDBOXES), envvar="SPARRING_SANDBOX",
-                 help="Codex sandbox. Default: read-only."),
+    click.option("--sandbox", type=click.Choice(SANDBOXES),
+                 help="Narrow Codex's sandbox. Default: what the user allows "
+                 "(SPARRING_SANDBOX in their shell, else their config file; else read-only). "
+                 "Never wider."),
     *LIMIT_OPTIONS,
     BUDGET_OPTION,
 ])

@@ -120,14 +120,24 @@ def _records(cwd: Path) -> dict[str, Any]:
 
 
 def _config(cwd: Path) -> dict[str, Any]:
+    """sparring.yaml, and the sandbox a turn would run in (what the user allows, narrowed by
+    the file): a file asking for more than the user allows fails every start, so says so."""
+    from sparring.codex import sandbox
+
     root = workspace.find_root(cwd)
+    where = root / config.CONFIG_FILE
     try:
         settings = config.load(root)
+        chosen = sandbox.decide(sandbox.allowance(root, cwd.resolve()), None,
+                                settings.get("sandbox"), None, where)
     except SparringError as exc:
         return _check("config", False, exc.message, exc.hint)
-    where = root / config.CONFIG_FILE
     detail = f"{where}: {settings}" if settings else f"no {config.CONFIG_FILE}; defaults apply"
-    return _check("config", True, detail)
+    by = sandbox.SOURCES[chosen.allowed.source] + (
+        f" {chosen.allowed.where}" if chosen.allowed.source == "user_config" else "")
+    return _check("config", True, f"{detail}; Codex's sandbox: {chosen.mode} (from "
+                  f"{sandbox.SOURCES[chosen.source]}; the user allows at most "
+                  f"{chosen.allowed.mode}, by {by})")
 
 
 def _claude_code() -> dict[str, Any]:
@@ -227,8 +237,9 @@ def _skills(places: dict[str, Path]) -> dict[str, Any]:
 
 
 def _permissions(places: dict[str, Path]) -> dict[str, Any]:
-    """Are the skills allowed in every turn? allowed-tools covers only the turn a skill was
-    invoked in; install.py writes the same rules into Claude Code's settings."""
+    """Are the skills allowed in every turn, and no more? allowed-tools covers only the turn
+    a skill was invoked in; install.py writes the same rules into Claude Code's settings: the
+    launcher with its skill's verbs, and an ask rule for --sandbox."""
     launcher = _launcher()
     in_use = launcher.parent if launcher and (launcher.parent / "SKILL.md").is_file() else None
     installed = [where / name for where in places.values() for name in _installed(where)]
@@ -236,18 +247,29 @@ def _permissions(places: dict[str, Path]) -> dict[str, Any]:
     if not folders:
         return _check("permissions", True, "no installed skills to check")
     project = places["project"].parents[1]
-    files = layout.settings_files(project, Path.home())
-    have = {rule for f in files for rule in layout.allowed(_read_json(f))}
-    missing = [r for r in layout.rules(folders) if r not in have]
-    if not missing:
-        return _check("permissions", True, "Claude Code may run the runner and write the "
-                      "inbox in every turn (rules in its settings)")
-    detail = (f"{len(missing)} rule(s) missing from Claude Code's settings: after a skill's "
-              "first turn (an answer to its question, a deeper dive) Claude Code asks before "
-              "each runner call")
+    files = [_read_json(f) for f in layout.settings_files(project, Path.home())]
+    have = {kind: {r for f in files for r in layout.allowed(f, kind)} for kind in ("allow", "ask")}
+    broad = [r for r in layout.broad_rules(folders) if r in have["allow"]]
+    if broad:
+        return _check("permissions", False, f"{len(broad)} rule(s) in Claude Code's settings "
+                      "approve the launcher with any arguments (every verb, `render`, `guard "
+                      f"revert`, `--sandbox`): {', '.join(broad)}", "remove them: run install.py "
+                      "again (it takes back the rules it wrote), or delete them from "
+                      "permissions.allow by hand")
+    missing = {"allow": [r for r in layout.rules(folders) if r not in have["allow"]],
+               "ask": [r for r in layout.ask_rules(folders) if r not in have["ask"]]}
+    if not any(missing.values()):
+        return _check("permissions", True, "Claude Code may run the skills' runner verbs and "
+                      "write the inbox in every turn, and asks before anything else (rules in "
+                      "its settings)")
+    detail = (f"{len(missing['allow']) + len(missing['ask'])} rule(s) missing from Claude "
+              "Code's settings: after a skill's first turn (an answer to its question, a "
+              "deeper dive) Claude Code asks before each runner call, or does not ask before "
+              "one naming --sandbox")
     if in_use is not None and in_use not in installed:  # the plugin, or a clone's skills
-        return _check("permissions", False, detail, "allow them in ~/.claude/settings.json "
-                      f"(permissions.allow): {', '.join(missing)}")
+        return _check("permissions", False, detail, "add them to ~/.claude/settings.json: to "
+                      f"permissions.allow {', '.join(missing['allow']) or 'nothing'}; to "
+                      f"permissions.ask {', '.join(missing['ask']) or 'nothing'}")
     where = "--user" if in_use is not None and in_use.parent == places["user"] else \
         f"--project {project}"
     return _check("permissions", False, detail, "add them: "

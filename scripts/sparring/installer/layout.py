@@ -7,7 +7,15 @@ and install.py loads it straight from the clone.
 Claude Code pre-approves a skill's `allowed-tools` only during the turn the skill was
 invoked in. A debate often goes on in later turns (the user answers think-about's clarifying
 questions, asks for a deeper dive, decides after a guard violation), so the installer also
-writes the same three permissions into Claude Code's settings, where every turn sees them.
+writes the same rules into Claude Code's settings, where every turn sees them.
+
+Least privilege: the rules approve the launcher only with the verbs its skill runs (its
+SKILL.md, its references and the commands the runner prints for it to run), one rule per
+verb; anything else still asks the user: `render`, `guard revert` (undoing files is the
+user's decision), `guard check`/`snapshot`, and any launcher call that names `--sandbox`
+(an `ask` rule, which wins over every allow rule). Claude Code matches `Bash(prefix *)` on
+the command as written, so `Bash(<launcher> wait *)` approves `<launcher> wait S` and never
+`<launcher> render …`. This is defence in depth: the runner confines its own arguments.
 """
 
 from __future__ import annotations
@@ -49,11 +57,36 @@ def settings_files(project: Path | None, home: Path) -> list[Path]:
     return found
 
 
+# The runner's verbs each skill runs: every skill's, then its own.
+COMMON_VERBS = ("doctor", "wait", "poll", "status", "resume", "stop", "finalize",
+                "guard accept")
+SKILL_VERBS = {
+    "think-about": ("init", "start", "seal", "verdict", "report"),
+    "dual-model": ("init", "start", "seal", "verdict", "report"),
+    "arch-debate": ("debate new", "debate round", "debate status"),
+    "deep-discussion": ("discuss new", "discuss frame", "discuss round", "discuss status",
+                        "discuss synthesis", "discuss report"),
+}
+ASKED = "*--sandbox*"  # a launcher call naming it asks, whatever its verb
+
+
+def verbs(skill: str) -> tuple[str, ...]:
+    """The verbs the skill of that name runs (a folder of another name: every skill's)."""
+    return (*COMMON_VERBS, *SKILL_VERBS.get(skill, ()))
+
+
+def verb_rules(launcher: str, skill: str) -> list[str]:
+    """One Bash rule per verb, for the launcher as it is written in a command."""
+    return [f"Bash({launcher} {verb} *)" for verb in verbs(skill)]
+
+
 def skill_rules(skill_folder: Path) -> list[str]:
-    """Run this skill's launcher by its full path (in double quotes when it has a space, as
-    the runner spells it: output.shell_word); read its folder (its references), which may
-    lie outside the directory Claude Code runs in. `//` makes the path absolute."""
-    return [f"Bash({shell_word(str(skill_folder / LAUNCHER))} *)", f"Read(/{skill_folder}/**)"]
+    """Run this skill's launcher by its full path with its verbs (in double quotes when the
+    path has a space, as the runner spells it: output.shell_word); read its folder (its
+    references), which may lie outside the directory Claude Code runs in. `//` makes the
+    path absolute."""
+    launcher = shell_word(str(skill_folder / LAUNCHER))
+    return [*verb_rules(launcher, skill_folder.name), f"Read(/{skill_folder}/**)"]
 
 
 def rules(skill_folders: Iterable[Path]) -> list[str]:
@@ -62,8 +95,30 @@ def rules(skill_folders: Iterable[Path]) -> list[str]:
     return [*found, INBOX_RULE]
 
 
-def allowed(settings: Any) -> list[str]:
-    """The `permissions.allow` rules of a settings object, [] when it has none."""
+def ask_rules(skill_folders: Iterable[Path]) -> list[str]:
+    """The ask rules: a launcher call that names --sandbox asks the user, whatever allows it."""
+    return [f"Bash({shell_word(str(folder / LAUNCHER))} {ASKED})" for folder in skill_folders]
+
+
+def broad_rules(skill_folders: Iterable[Path]) -> list[str]:
+    """The rules earlier versions wrote, approving the launcher with any arguments: install
+    and uninstall take them back, doctor names them."""
+    return [f"Bash({word} *)" for folder in skill_folders
+            for word in dict.fromkeys([shell_word(str(folder / LAUNCHER)),
+                                       str(folder / LAUNCHER)])]
+
+
+def skill_allowed_tools(skill: str) -> list[str]:
+    """A SKILL.md's `allowed-tools`: its verbs, for its launcher written plain and in double
+    quotes (Claude Code substitutes ${CLAUDE_SKILL_DIR}; a path with a space is quoted)."""
+    plain = "${CLAUDE_SKILL_DIR}/" + LAUNCHER
+    return [rule for verb in verbs(skill) for rule in (
+        f"Bash({plain} {verb} *)", f'Bash("{plain}" {verb} *)')] + [
+        INBOX_RULE, "Read(/${CLAUDE_SKILL_DIR}/**)"]
+
+
+def allowed(settings: Any, kind: str = "allow") -> list[str]:
+    """The `permissions.allow` (or `ask`) rules of a settings object, [] when it has none."""
     permissions = settings.get("permissions") if isinstance(settings, dict) else None
-    allow = permissions.get("allow") if isinstance(permissions, dict) else None
-    return [r for r in allow if isinstance(r, str)] if isinstance(allow, list) else []
+    found = permissions.get(kind) if isinstance(permissions, dict) else None
+    return [r for r in found if isinstance(r, str)] if isinstance(found, list) else []

@@ -175,8 +175,10 @@ def parse_options(argv: list[str]) -> Options:
                         "install, and files of its own folders that you edited")
     parser.add_argument("--no-permissions", action="store_true",
                         help="do not add permission rules for the skills to Claude Code's "
-                        "settings (and remove those an earlier install added): Claude Code "
-                        "then asks before each runner call after a skill's first turn")
+                        "settings (they allow each skill's runner verbs, and ask before a "
+                        "call naming --sandbox), and remove those an earlier install added: "
+                        "Claude Code then asks before each runner call after a skill's first "
+                        "turn")
     parser.add_argument("--json", action="store_true", help="print a JSON summary")
     args = parser.parse_args(argv)
     project = args.project.resolve() if args.project else None

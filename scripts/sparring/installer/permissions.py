@@ -13,6 +13,10 @@ from sparring.installer.files import present, read_json, remove_path, write_atom
 # -- Claude Code's permission rules ------------------------------------------------------
 
 
+KINDS = ("allow", "ask")  # permissions.allow, permissions.ask
+RECORDED = {"allow": "added", "ask": "asked"}  # where a target's record keeps each kind
+
+
 def read_settings(path: Path) -> dict[str, Any] | None:
     """A Claude Code settings object ({} when the file does not exist), or None when it is
     not one we can safely add a rule to: such a file is never rewritten."""
@@ -20,7 +24,8 @@ def read_settings(path: Path) -> dict[str, Any] | None:
         return {}
     data = read_json(path)
     permissions = data.get("permissions", {}) if data is not None else None
-    if not isinstance(permissions, dict) or not isinstance(permissions.get("allow", []), list):
+    if not isinstance(permissions, dict) or not all(
+            isinstance(permissions.get(kind, []), list) for kind in KINDS):
         return None
     return data
 
@@ -34,67 +39,115 @@ def write_settings(path: Path, data: dict[str, Any]) -> None:
     write_atomic(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode)
 
 
-def with_rules(data: dict[str, Any], add: list[str], drop: list[str]) -> dict[str, Any]:
+Changes = dict[str, tuple[list[str], list[str]]]  # kind -> (rules to add, rules to drop)
+
+
+def with_rules(data: dict[str, Any], changes: Changes) -> dict[str, Any]:
     new: dict[str, Any] = json.loads(json.dumps(data))
     permissions = new.setdefault("permissions", {})
-    allow = [r for r in permissions.get("allow", []) if r not in drop]
-    permissions["allow"] = allow + [r for r in add if r not in allow]
+    for kind, (add, drop) in changes.items():
+        if not add and kind not in permissions:
+            continue  # no empty `ask` list in a file that had none
+        kept = [r for r in permissions.get(kind, []) if r not in drop]
+        permissions[kind] = kept + [r for r in add if r not in kept]
     return new
+
+
+def recorded_rules(recorded: dict[str, Any], kind: str) -> list[str]:
+    found = recorded.get(RECORDED[kind], [])
+    return [r for r in found if isinstance(r, str)] if isinstance(found, list) else []
 
 
 def grant_permissions(ctx: Context, target: Path, source: Source,
                       recorded: dict[str, Any]) -> dict[str, Any] | None:
-    """Allow the skills' launchers, their folders and the inbox in every turn, not only
-    the turn a skill was invoked in. Returns the record of the rules this target added
-    (uninstall removes exactly those), or None."""
+    """Allow the skills' launchers with the verbs they run, their folders and the inbox in
+    every turn, not only the turn a skill was invoked in, and make a launcher call naming
+    --sandbox ask. Returns the record of the rules this target added (uninstall removes
+    exactly those, the broad ones of earlier versions included), or None."""
     path = layout.settings_file(ctx.options.project, Path.home())
-    ours = list(recorded.get("added", [])) if recorded.get("file") == str(path) else []
+    same_file = recorded.get("file") == str(path)
+    ours = {kind: recorded_rules(recorded, kind) if same_file else [] for kind in KINDS}
     if not ctx.options.permissions:
-        if ours:
+        if any(ours.values()):
             revoke_permissions(ctx, recorded)
         else:
             ctx.note("left alone", path, "--no-permissions: Claude Code asks before runner "
                      "calls after a skill's first turn")
         return None
-    wanted = layout.rules(target / s.name for s in source.skills)
+    folders = [target / s.name for s in source.skills]
+    wanted = {"allow": layout.rules(folders), "ask": layout.ask_rules(folders)}
     data = read_settings(path)
     if data is None:
-        missing = [r for r in wanted if r not in ours]
-        if missing:
-            ctx.warn(f"{path} is not a JSON object with a permissions.allow list, so it was "
-                     "left alone; Claude Code will ask before each runner call after a "
-                     f"skill's first turn. Add to permissions.allow: {', '.join(missing)}")
-        return dict(recorded) if ours else None
-    have = layout.allowed(data)
-    add = [r for r in wanted if r not in have]
-    drop = [r for r in ours if r not in wanted and r in have]
-    record = {"file": str(path), "added": [r for r in ours if r not in drop] + add,
-              "created": recorded.get("created", not present(path)) if ours
-              else not present(path)}
-    if add or drop:
-        detail = ", ".join(filter(None, [
-            f"allow {len(add)} rule(s) for the skills' runner, folders and inbox" if add else "",
-            f"remove {len(drop)} rule(s) sparring added before" if drop else ""]))
-        ctx.do("update settings", path, detail,
-               lambda: write_settings(path, with_rules(data, add, drop)))
-    else:
+        _cannot_write(ctx, path, wanted, ours)
+        return dict(recorded) if any(ours.values()) else None
+    changes: Changes = {}
+    permissions = data.get("permissions", {})
+    record: dict[str, Any] = {"file": str(path), "lists": sorted(
+        {*(recorded.get("lists", []) if same_file else []),
+         *(kind for kind in KINDS if kind not in permissions)})}
+    for kind in KINDS:
+        have = layout.allowed(data, kind)
+        add = [r for r in wanted[kind] if r not in have]
+        drop = [r for r in ours[kind] if r not in wanted[kind] and r in have]
+        changes[kind] = (add, drop)
+        record[RECORDED[kind]] = [r for r in ours[kind] if r not in drop] + add
+    record["created"] = (recorded.get("created", not present(path)) if any(ours.values())
+                         else not present(path))
+    _apply(ctx, path, data, changes)
+    return record if record["added"] or record["asked"] else None
+
+
+def _apply(ctx: Context, path: Path, data: dict[str, Any], changes: Changes) -> None:
+    added = sum(len(add) for add, _ in changes.values())
+    dropped = sum(len(drop) for _, drop in changes.values())
+    if not added and not dropped:
         ctx.note("unchanged", path, "permission rules in place")
-    return record if record["added"] else None
+        return
+    detail = ", ".join(filter(None, [
+        f"allow {len(changes['allow'][0])} rule(s) for the skills' runner verbs, folders and "
+        "inbox" if changes["allow"][0] else "",
+        f"ask before any runner call naming --sandbox ({len(changes['ask'][0])} rule(s))"
+        if changes["ask"][0] else "",
+        f"remove {dropped} rule(s) sparring added before" if dropped else ""]))
+    ctx.do("update settings", path, detail, lambda: write_settings(path, with_rules(data, changes)))
+
+
+def _cannot_write(ctx: Context, path: Path, wanted: dict[str, list[str]],
+                  ours: dict[str, list[str]]) -> None:
+    missing = {kind: [r for r in wanted[kind] if r not in ours[kind]] for kind in KINDS}
+    if any(missing.values()):
+        ctx.warn(f"{path} is not a JSON object with permissions.allow and permissions.ask "
+                 "lists, so it was left alone; Claude Code will ask before each runner call "
+                 "after a skill's first turn. Add to permissions.allow: "
+                 f"{', '.join(missing['allow'])}; to permissions.ask: {', '.join(missing['ask'])}")
 
 
 def revoke_permissions(ctx: Context, recorded: dict[str, Any]) -> None:
-    """Remove the rules install.py added for a target, and the settings file when it
-    made it and nothing else is left in it."""
-    if not recorded.get("added") or not isinstance(recorded.get("file"), str):
+    """Remove the rules install.py added for a target (the broad ones of earlier versions
+    too: they were recorded the same way), and the settings file when it made it and
+    nothing else is left in it."""
+    if not isinstance(recorded.get("file"), str):
         return
     path = Path(recorded["file"])
     data = read_settings(path)
-    drop = [r for r in recorded["added"] if r in layout.allowed(data)]
-    if data is None or not drop:
+    if data is None:
         return
-    new = with_rules(data, [], drop)
-    empty = bool(recorded.get("created")) and new == {"permissions": {"allow": []}}
+    changes: Changes = {kind: ([], [r for r in recorded_rules(recorded, kind)
+                                    if r in layout.allowed(data, kind)]) for kind in KINDS}
+    dropped = sum(len(drop) for _, drop in changes.values())
+    if not dropped:
+        return
+    new = with_rules(data, changes)
+    for kind in recorded.get("lists", []):  # a list install.py began, left empty: gone too
+        if kind in KINDS and new.get("permissions", {}).get(kind) == []:
+            del new["permissions"][kind]
+    empty = bool(recorded.get("created")) and _is_empty(new)
     ctx.do("remove" if empty else "update settings", path,
-           f"remove {len(drop)} permission rule(s) sparring added",
+           f"remove {dropped} permission rule(s) sparring added",
            (lambda: remove_path(path)) if empty else (lambda: write_settings(path, new)))
 
+
+def _is_empty(settings: dict[str, Any]) -> bool:
+    permissions = settings.get("permissions")
+    return set(settings) == {"permissions"} and isinstance(permissions, dict) and not any(
+        permissions.values()) and set(permissions) <= set(KINDS)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sparring import answers, codex, config, limits, process, states, templates
+from sparring.codex import sandbox
 from sparring.errors import SparringError
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
@@ -80,7 +81,9 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
                             f"continue it with `sparring resume {session.id}`")
     codex.check_prompt(prompt.text)
     budget.require(session, options.get("budget_tokens"))
-    settings = config.resolve_turn(options, config.load(Path(data["root"])))
+    file_settings = config.load(Path(data["root"]))
+    chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
+    settings = config.resolve_turn({**options, "sandbox": chosen.mode}, file_settings)
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
@@ -95,6 +98,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
                               prompt=prompt.text, argv=codex.exec_argv(executable, request),
                               thread_id=None, schema=schema, template=prompt.template,
                               answer_file=answer_file)
+        turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"])
 
 
@@ -118,7 +122,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         answer_file = answer_file or previous.get("answer_file")
     assert prompt is not None
     codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
-    settings = _resume_settings(data, previous, options)
+    settings, chosen = _resume_settings(data, previous, options)
     start_window()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
@@ -138,6 +142,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
             recovers=previous["n"] if recover else None, schema=schema,
             template=prompt.template, answer_file=answer_file,
         )
+        turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"])
 
 
@@ -245,16 +250,35 @@ def _not_recoverable(turn: dict[str, Any]) -> str:
             f"({error.get('message', '')}), which asking again would not cure")
 
 
-def _resume_settings(data: dict[str, Any], previous: dict[str, Any],
-                     options: dict[str, Any]) -> config.TurnSettings:
+def _resume_settings(data: dict[str, Any], previous: dict[str, Any], options: dict[str, Any]
+                     ) -> tuple[config.TurnSettings, sandbox.Sandbox]:
     # A thread keeps its model: switching models mid-thread makes codex inject a
-    # large model-switch message. Effort and sandbox carry over unless given.
+    # large model-switch message. Effort carries over unless given; the sandbox too (codex
+    # does not restore it on resume), under what the user allows now.
     kept = previous["settings"]
     file_settings = config.load(Path(data["root"]))
     effort = options.get("effort") or kept["effort"]
-    merged = {**options, "effort": effort, "model": kept["model"],
-              "sandbox": options.get("sandbox") or kept["sandbox"]}
-    return config.resolve_turn(merged, file_settings)
+    chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"),
+                      _carried(previous))
+    merged = {**options, "effort": effort, "model": kept["model"], "sandbox": chosen.mode}
+    return config.resolve_turn(merged, file_settings), chosen
+
+
+def _sandbox(data: dict[str, Any], flag: str | None, project_file: str | None,
+             previous: sandbox.Request | None = None) -> sandbox.Sandbox:
+    """The sandbox the next turn runs in: what the user allows now, narrowed by a request."""
+    root = Path(data["root"])
+    allowed = sandbox.allowance(root, Path(data["cwd"]))
+    return sandbox.decide(allowed, flag, project_file, previous, root / config.CONFIG_FILE)
+
+
+def _carried(previous: dict[str, Any]) -> sandbox.Request | None:
+    """The previous round's sandbox, when something narrowed it; a round that ran in what the
+    user allowed follows what they allow now (they may have changed it in between)."""
+    source = (previous.get("sandbox") or {}).get("source")
+    if source in ("default", "environment", "user_config"):
+        return None
+    return sandbox.Request(previous["settings"]["sandbox"], "previous_round")
 
 
 def _codex_for(session: Session, data: dict[str, Any]) -> str:
@@ -277,7 +301,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
     # Brief, and without Codex's answer even if it came within the start window: `wait`
     # shows it (once), with everything else a round needs.
     return {**brief(view.to_dict(session, data, turn, seen), review=False),
-            "next": f"`sparring wait {session.id}`"}
+            "sandbox": turn.get("sandbox"), "next": f"`sparring wait {session.id}`"}
 
 
 def _wait_for_start(session: Session, n: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from sparring import answers, codex, process, states, templates
-from sparring.codex import network
+from sparring.codex import network, sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.store.session import Session, find_turn
 from sparring.turn import budget
@@ -120,6 +120,7 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
         argv=codex.exec_argv(ended["argv"][0], request), thread_id=data["thread_id"],
         schema=ended["schema"])
     turn["runner"] = ended["runner"]  # this same runner carries on with it
+    turn["sandbox"] = ended.get("sandbox")  # the same round, the same sandbox (and why)
     queued.append(turn["n"])
 
 
@@ -133,6 +134,11 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
         if turn["stop_requested"]:
             states.move(turn, states.STOPPED, ended_at=time.time(), end_reason="stopped",
                         error=turns.stopped_error())
+            return None
+        # The user's word is read again here, where codex starts, for every kind of turn.
+        refused = sandbox.gate(turn["argv"], Path(data["root"]), Path(data["cwd"]))
+        if refused is not None:
+            states.move(turn, states.FAILED, ended_at=time.time(), error=refused)
             return None
         try:
             proc = process.spawn_background(

@@ -33,6 +33,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "thread_id": data.get("thread_id"),
         "codex": data.get("codex", {}),
         "applied": _applied(data, latest),
+        "sandbox": sandbox_of(latest),
         "finalized_at": time.time(),
     }
 
@@ -48,6 +49,15 @@ def _turn_row(turn: dict[str, Any]) -> dict[str, Any]:
         "error": (turn.get("error") or {}).get("code"),
         **{key: turn["settings"][key] for key in ("effort", "model", "sandbox")},
     }
+
+
+def sandbox_of(turn: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The sandbox a turn ran in and where it came from (launch.py records it; a turn of an
+    older sparring has only the mode)."""
+    if turn is None:
+        return None
+    return turn.get("sandbox") or {"mode": turn["settings"]["sandbox"], "source": "unrecorded",
+                                   "allowed": None, "allowed_by": None, "where": None}
 
 
 def _applied(data: dict[str, Any], latest: dict[str, Any] | None) -> dict[str, Any]:

@@ -64,6 +64,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
         "duration_s": summary["duration_s"],
         "codex": {"path": None, "version": None, **summary["codex"]},
         "applied": summary["applied"],
+        "sandbox": summary["sandbox"],
         "seal": _seal(state),
         "guard": _guard_findings(data),
         "rejudged": _rejudged(state),
@@ -144,7 +145,7 @@ def _rounds(data: AnySession, summary: dict[str, Any]) -> list[dict[str, Any]]:
         decided = decisions.get(str(row["round"]))
         rows.append({
             **{key: row[key] for key in ("round", "turn", "purpose", "status", "error",
-                                         "effort")},
+                                         "effort", "sandbox")},
             "duration_s": round(row["duration_s"], 1) if row["duration_s"] is not None else None,
             "input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0),

@@ -1,0 +1,320 @@
+"""Codex's sandbox: widening it is the user's decision alone.
+
+The user allows a sandbox in one of two places neither Claude's commands nor a repository's
+files reach: `SPARRING_SANDBOX` in the shell Claude Code was started from, or `sandbox:` in
+their own config file, `${XDG_CONFIG_HOME:-~/.config}/sparring/config.yaml` (the variable
+wins). What they allow is also what Codex runs in; without either it is read-only.
+
+`--sandbox`, the project's `sparring.yaml` and, on resume, the previous round may only
+narrow it. One asking for more is `sandbox_not_allowed`, which names where the user may
+allow it: never a silent clamp that would hide the request.
+
+A value found where the project reaches counts as the project's request (it may narrow,
+never widen), because a variable alone does not prove the user set it: Claude Code hands
+the `env` of a project's `.claude/settings.json` and `settings.local.json` to every command
+it runs (measured with 2.1.197 and 2.1.332). So `SPARRING_SANDBOX` set there, a config file
+inside the project or linked into it, and a config file found through `HOME` or
+`XDG_CONFIG_HOME` set there are not the user's decision. Claude cannot set a variable for
+one command itself: Claude Code refuses `VAR=x launcher …`, `env VAR=x …` and
+`export VAR=x && …` without asking.
+
+The runner checks every codex command line once more just before it starts codex (`gate`):
+whatever built it, a turn never runs with more than the user allows at that moment, nor with
+a flag that could widen it (the bypass flag, `--add-dir`, `--profile`, a `-c` override,
+`--trust`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sparring.config import SANDBOXES
+from sparring.errors import SparringError
+
+ENV = "SPARRING_SANDBOX"
+DEFAULT = "read-only"
+# Variables that locate the user's config file: set by the project, they would choose it.
+LOCATORS = ("HOME", "XDG_CONFIG_HOME")
+CLAUDE_SETTINGS = ("settings.json", "settings.local.json")  # in <dir>/.claude/
+
+# Where each sandbox came from, as `source` and `allowed_by` spell it.
+SOURCES = {
+    "default": "the default",
+    "environment": f"{ENV} in the user's environment",
+    "user_config": "the user's config file",
+    "flag": "--sandbox",
+    "project_config": "the project's sparring.yaml",
+    "project_settings": f"{ENV} in the project's Claude Code settings",
+    "linked_config": "a config file that lies in the project",
+    "previous_round": "the previous round",
+}
+
+
+def rank(mode: str) -> int:
+    return SANDBOXES.index(mode)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A sandbox someone asked for, who asked, and in which file (None: a flag, a round)."""
+
+    mode: str
+    source: str
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """The widest sandbox the user allows, and where they said so (None: the default)."""
+
+    mode: str
+    source: str
+    where: str | None
+    project: tuple[Request, ...] = ()  # values found where the project reaches
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The sandbox a turn runs in, and why."""
+
+    mode: str
+    source: str
+    allowed: Allowance
+    where: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"mode": self.mode, "source": self.source,
+                                 "allowed": self.allowed.mode,
+                                 "allowed_by": self.allowed.source, "where": self.allowed.where}
+        if self.notes:
+            found["notes"] = list(self.notes)
+        return found
+
+
+# -- what the user allows --------------------------------------------------------------------
+
+
+def user_config(env: Mapping[str, str] | None = None) -> Path:
+    """${XDG_CONFIG_HOME:-$HOME/.config}/sparring/config.yaml (a relative XDG_CONFIG_HOME
+    is ignored, as the XDG spec says)."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(env.get("HOME") or str(Path.home()), ".config")
+    return Path(base) / "sparring" / "config.yaml"
+
+
+def allowance(root: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Allowance:
+    """What the user allows, read now: their variable, else their config file, else read-only."""
+    env = os.environ if env is None else env
+    by_project = project_env(root, cwd)
+    project: list[Request] = []
+    notes: list[str] = []
+    chosen: Allowance | None = None
+    value = env.get(ENV)
+    if value:
+        mode = _mode(value, f"{ENV}={value!r}", f"set {ENV} to one of them, or unset it")
+        if ENV in by_project:
+            project.append(Request(mode, "project_settings", str(by_project[ENV])))
+            notes.append(f"{ENV} is set by {by_project[ENV]}, which the project controls: "
+                         "it may narrow the sandbox, not widen it")
+        else:
+            chosen = Allowance(mode, "environment", ENV)
+    path = user_config(env)
+    locator = next((name for name in LOCATORS if name in by_project), None)
+    if locator is not None:
+        notes.append(f"{path} was not read: {locator} is set by {by_project[locator]}, "
+                     "which the project controls")
+    else:
+        mode_in_file = read_user_config(path)
+        if mode_in_file is not None and _reaches_project(path, root, cwd):
+            project.append(Request(mode_in_file, "linked_config", str(path)))
+            notes.append(f"{path} lies in the project or links into it: it may narrow the "
+                         "sandbox, not widen it")
+        elif mode_in_file is not None and chosen is None:
+            chosen = Allowance(mode_in_file, "user_config", str(path))
+    found = chosen or Allowance(DEFAULT, "default", None)
+    return Allowance(found.mode, found.source, found.where, tuple(project), tuple(notes))
+
+
+def read_user_config(path: Path) -> str | None:
+    """The `sandbox` of the user's config file, None when there is none. Only a file only the
+    user can change counts: one that other users may write is refused."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _invalid(path, f"cannot be read: {exc.strerror}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise _invalid(path, "is not a regular file")
+    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise _invalid(path, "may be changed by other users; sparring takes your sandbox only "
+                       "from a file only you can change", f"`chmod go-w {path}` (and own it)")
+    import yaml  # lazy: only verbs that start turns read it
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
+        raise _invalid(path, f"is not valid YAML text: {exc}") from exc
+    if data is None:
+        return None
+    if not isinstance(data, dict) or set(data) - {"sandbox"}:
+        raise _invalid(path, "must be a mapping whose one key is `sandbox`")
+    if "sandbox" not in data:
+        return None
+    return _mode(data["sandbox"], f"{path} `sandbox: {data['sandbox']}`",
+                 f"fix {path.name}, or remove it")
+
+
+def project_env(root: Path, cwd: Path) -> dict[str, Path]:
+    """The variables sparring reads for the user's decision that a project's Claude Code
+    settings set (`env`), each with the settings file that sets it: those of the working
+    directory and of every folder above it up to the project's root."""
+    found: dict[str, Path] = {}
+    for folder in _folders(root.resolve(), cwd.resolve()):
+        for name in CLAUDE_SETTINGS:
+            path = folder / ".claude" / name
+            for key in _env_keys(path):
+                if key in (ENV, *LOCATORS):
+                    found.setdefault(key, path)
+    return found
+
+
+def _folders(root: Path, cwd: Path) -> list[Path]:
+    if cwd != root and root in cwd.parents:
+        return [cwd, *[p for p in cwd.parents if p == root or root in p.parents]]
+    return [root] if cwd == root else [cwd, root]
+
+
+def _env_keys(path: Path) -> list[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []  # absent, or a file Claude Code cannot apply either
+    env = data.get("env") if isinstance(data, dict) else None
+    return [str(key) for key in env] if isinstance(env, dict) else []
+
+
+def _reaches_project(path: Path, root: Path, cwd: Path) -> bool:
+    """Whether the config file is in the project (the project is the config folder, or holds
+    it) or links into it: a file a repository or Codex could write."""
+    places = {root.absolute(), root.resolve(), cwd.absolute(), cwd.resolve()}
+    seen = {path.absolute(), path.resolve()}
+    return any(p == place or place in p.parents for p in seen for place in places)
+
+
+# -- what a turn runs in ------------------------------------------------------------------
+
+
+def decide(allowed: Allowance, flag: str | None = None, project_file: str | None = None,
+           previous: Request | None = None, project: Path | None = None) -> Sandbox:
+    """The sandbox a turn runs in: the first request, else what the user allows. A request for
+    more than that is refused. `project` is the project's sparring.yaml (for messages)."""
+    ordered = [Request(flag, "flag") if flag else None, previous,
+               *[r for r in allowed.project if r.source == "project_settings"],
+               Request(project_file, "project_config", str(project) if project else None)
+               if project_file else None,
+               *[r for r in allowed.project if r.source == "linked_config"]]
+    request = next((r for r in ordered if r is not None), None)
+    if request is None:
+        return Sandbox(allowed.mode, allowed.source, allowed, allowed.where, allowed.notes)
+    if rank(request.mode) > rank(allowed.mode):
+        raise not_allowed(request, allowed)
+    return Sandbox(request.mode, request.source, allowed, request.where, allowed.notes)
+
+
+def not_allowed(request: Request, allowed: Allowance) -> SparringError:
+    asker = SOURCES[request.source] + (f" ({request.where})" if request.where else "")
+    by = SOURCES[allowed.source] + (f" ({allowed.where})" if allowed.where else "")
+    undo = {
+        "flag": f"run the command without --sandbox (or with --sandbox {allowed.mode})",
+        "previous_round": f"go on narrower: add `--sandbox {allowed.mode}` to the command",
+        "project_config": f"remove `sandbox:` from {request.where or 'sparring.yaml'}",
+        "project_settings": f"remove {ENV} from the `env` of {request.where}",
+        "linked_config": f"move {request.where} out of the project",
+    }[request.source]
+    return SparringError(
+        "sandbox_not_allowed",
+        f"{asker} asks for Codex's sandbox {request.mode}, but the user allows at most "
+        f"{allowed.mode} ({by}); nothing was started",
+        f"only the user can widen it, where neither Claude nor the repository reaches: "
+        f"`export {ENV}={request.mode}` in the shell they start Claude Code from, or "
+        f"`sandbox: {request.mode}` in {user_config()}. Or {undo}",
+        requested=request.mode, source=request.source, allowed=allowed.mode,
+        allowed_by=allowed.source)
+
+
+def _mode(value: Any, what: str, fix: str) -> str:
+    if value not in SANDBOXES:
+        raise SparringError("config_invalid", f"{what} is not a sandbox: one of "
+                            f"{', '.join(SANDBOXES)}", fix)
+    return str(value)
+
+
+def _invalid(path: Path, why: str, hint: str = "") -> SparringError:
+    return SparringError("config_invalid", f"{path} {why}", hint or f"fix {path.name}, or "
+                         "remove it")
+
+
+# -- the last check, where codex starts ----------------------------------------------------
+
+# What the runner passes (codex.exec_argv), and nothing else: flags with a value, bare flags.
+_VALUED = ("-s", "-c", "-m", "--output-schema", "-C")
+_BARE = ("--json", "--skip-git-repo-check")
+EFFORT_OVERRIDE = "model_reasoning_effort="  # the one `-c` the runner passes
+
+
+def refusal(argv: Sequence[str], allowed: Allowance) -> str | None:
+    """Why this codex command line may not run, or None. Anything outside the shape the
+    runner builds is refused, so no model name, path or override can widen the sandbox."""
+    parsed = _parse(argv)
+    if isinstance(parsed, str):
+        return f"the codex command line is not one sparring builds: {parsed}"
+    modes = parsed.get("-s", [])
+    if len(modes) != 1 or modes[0] not in SANDBOXES:
+        return f"the codex command line names {len(modes)} sandbox(es): {modes}"
+    bad = [c for c in parsed.get("-c", []) if not c.startswith(EFFORT_OVERRIDE)]
+    if bad:
+        return f"the codex command line overrides codex's config: {bad}"
+    if rank(modes[0]) > rank(allowed.mode):
+        by = SOURCES[allowed.source] + (f" ({allowed.where})" if allowed.where else "")
+        return (f"the turn asks for Codex's sandbox {modes[0]}, but the user allows at most "
+                f"{allowed.mode} ({by})")
+    return None
+
+
+def _parse(argv: Sequence[str]) -> dict[str, list[str]] | str:
+    if len(argv) < 3 or argv[1] != "exec" or argv[-1] != "-":
+        return "not `codex exec … -`"
+    found: dict[str, list[str]] = {}
+    rest = list(argv[2:-1])
+    while rest:
+        word = rest.pop(0)
+        if word in _BARE:
+            continue
+        if word not in (*_VALUED, "resume") or not rest or rest[0].startswith("-"):
+            return f"unexpected {word!r}"
+        found.setdefault(word, []).append(rest.pop(0))
+    return found if len(found.get("resume", [])) <= 1 else "resume twice"
+
+
+def gate(argv: Sequence[str], root: Path, cwd: Path) -> dict[str, Any] | None:
+    """The error a turn ends with instead of starting codex, or None when it may start."""
+    try:
+        why = refusal(argv, allowance(root, cwd))
+    except SparringError as error:
+        return error.to_dict()
+    if why is None:
+        return None
+    return {"code": "sandbox_not_allowed", "message": why + "; codex was not started",
+            "hint": f"only the user can widen the sandbox: `export {ENV}=MODE` in the shell "
+            f"they start Claude Code from, or `sandbox: MODE` in {user_config()}"}
