@@ -87,12 +87,14 @@ def test_a_good_copy_is_still_restored_beside_a_damaged_one(repo: Path,
 
 def test_codex_overwriting_a_file_and_its_copy_in_a_turn(sparring: Any, session: str,
                                                          fake_codex: Any, notes: Path,
-                                                         repo: Path) -> None:
+                                                         repo: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The issue's case, through the runner: revert removed the file from the tree, restored
     nothing and named no place; now it leaves the file and says what happened."""
     fake_codex.mode("shell", shell=(
         "d=$(sha256sum notes.txt | cut -d' ' -f1); "
         "echo forged > .sparring/guard-store/$d; echo codex > notes.txt"))
+    monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")  # the user allows it
     assert sparring("start", session, "--sandbox", "workspace-write",
                     input=b"q").exit_code == 0
     out = sparring("wait", session).out

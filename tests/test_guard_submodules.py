@@ -217,7 +217,8 @@ def test_a_replace_ref_never_changes_what_revert_restores(project: Path,
 
 
 def test_a_turn_that_repoints_a_submodule_runs_nothing_and_is_undone(
-        sparring: Any, fake_codex: Any, project: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, project: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the runner, Codex writing as a sandbox that lets it write in the project
     allows: it copies the submodule's git folder into the project, arms it and repoints
     `lib/.git` at it; the guard names all of it, runs none of it, and revert undoes it."""
@@ -232,6 +233,7 @@ def test_a_turn_that_repoints_a_submodule_runs_nothing_and_is_undone(
         f"echo '* filter=evil' > {evil}/info/attributes",
         f"echo 'gitdir: ../{evil}' > lib/.git",
         "touch -d 2020-01-01 lib/l.txt"]))
+    monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")  # the user allows it
     assert sparring("start", session, "--sandbox", "workspace-write",
                     input=b"q").exit_code == 0
     out = sparring("wait", session).out

@@ -115,7 +115,7 @@ except OSError as exc:
 
 def test_real_codex_repointing_a_submodule_and_damaging_a_copy(
         real_codex: Path, responses_mock: ResponsesMock, sparring: Any, repo: Path,
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In one turn Codex repoints a submodule's `.git` at a git folder it armed, edits a file
     inside the submodule, and overwrites both the user's untracked notes and the guard
     store's copy of them. The guard names every file, runs nothing Codex configured, and
@@ -143,6 +143,7 @@ def test_real_codex_repointing_a_submodule_and_damaging_a_copy(
         "d=$(sha256sum notes.txt | cut -d' ' -f1)",
         "echo forged > .sparring/guard-store/$d",
         "echo codex > notes.txt"])), text("done"))
+    monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")  # the user allows it
     assert sparring("start", sid, "--sandbox", "workspace-write", input=b"q").exit_code == 0
     out = sparring("wait", sid, "--timeout", "120").out
     assert out["status"] == "completed", out
