@@ -157,6 +157,8 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
     turn = data["turns"][-1]
     if turn["status"] not in _ENDED:
         raise _SlowPath("the turn runs (or its runner died): the full CLI watches it")
+    if os.path.exists(_run_record(directory)):
+        raise _SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and (data.get("debate") or data.get("discussion")):
         raise _SlowPath("the workflow's status comes with the answer: the full CLI adds it")
     final = _final_message(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"))
@@ -184,6 +186,17 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
     if verb == "wait":
         shown["wait_timed_out"] = False
     return shown
+
+
+def _run_record(directory: str) -> str:
+    """store/runs.py's path_for, without loading it."""
+    import hashlib
+
+    base = os.environ.get("XDG_STATE_HOME", "")
+    home = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".local",
+                                                          "state")
+    key = hashlib.sha256(directory.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(home, "sparring", "runs", f"{key[:32]}.json")
 
 
 def _session_dir(ref: str, cwd: str) -> str:

@@ -12,6 +12,7 @@ from sparring.turn import lifecycle, view
 
 def stop(ref: str, cwd: Path) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
+    lifecycle.agreed(session)  # session.json shows the turn its runner runs, or state_corrupt
     if not session.load()["turns"]:  # nothing ever ran: stopping is trivially done
         return {"session": session.id, "session_dir": str(session.dir), "status": "new",
                 "already_ended": True}

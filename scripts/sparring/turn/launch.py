@@ -83,6 +83,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     budget.require(session, options.get("budget_tokens"))
     settings = config.resolve_turn(options, config.load(Path(data["root"])))
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
+    process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
@@ -121,6 +122,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
     settings = _resume_settings(data, previous, options)
     start_window()
+    process.mechanism()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
