@@ -429,6 +429,16 @@ def _already_judged(case: Case) -> dict[str, Any]:
     return failed(debate.verdict(CONTINUE))
 
 
+@provokes("rejudge_too_late")
+def _rejudge_too_late(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    assert debate.verdict(CONTINUE).out["next"]["action"] == "wait"  # round 2 has started
+    error = failed(case.run("verdict", debate.sid, "--rejudge", "1", "--file",
+                            case.file("rejudge.json", json.dumps(CONSENSUS))))
+    assert debate.wait()["round"] == 2
+    return error
+
+
 @provokes("synthesis_invalid")
 def _synthesis_invalid(case: Case) -> dict[str, Any]:
     debate = _answered(case)

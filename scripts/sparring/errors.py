@@ -46,6 +46,7 @@ CODES: dict[str, str] = {
     "seal_required": "Claude must seal its own analysis before Codex's is revealed",
     "already_sealed": "a different analysis was already sealed for this session",
     "already_judged": "the round already has a different verdict; --rejudge replaces it",
+    "rejudge_too_late": "a later round has started: that round's verdict can no longer change",
     "not_revealed": "Codex's answer has not been read yet",
     "guard_violation": "files in the working tree changed during Codex's turn",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
