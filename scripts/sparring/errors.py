@@ -51,6 +51,7 @@ CODES: dict[str, str] = {
     "guard_violation": "files in the working tree changed during Codex's turn",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
+    "platform_unsupported": "native Windows is not supported yet; sparring runs in WSL",
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",
     "invalid_arguments": "the skill's arguments are not one of the valid forms",

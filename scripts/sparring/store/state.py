@@ -9,7 +9,6 @@ we cannot read is reported and left exactly as it was.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -118,6 +117,8 @@ def written_by_someone_else(path: Path) -> bool:
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
+    import fcntl  # here, not at the top: importing this module must not need POSIX
+
     lock_path = path.with_name(path.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
@@ -135,6 +136,8 @@ def _not_json(name: str) -> Any:
 @contextlib.contextmanager
 def try_locked(path: Path) -> Iterator[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
+    import fcntl
+
     lock_path = path.with_name(path.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
