@@ -57,8 +57,9 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 # The process, fault and guard tests run under every process backend this system has
 # (process/backend.py): on Linux the kernel's, and the portable one macOS runs, forced here by
 # SPARRING_PROCESS_BACKEND. The rest of the suite runs under the system's own.
-BACKEND_TESTS = frozenset({"test_process", "test_turn_processes", "test_faults", "test_guard",
-                           "test_guard_hardening", "test_guard_turns"})
+BACKEND_TESTS = frozenset({"test_process", "test_turn_processes", "test_processes_real_codex",
+                           "test_faults", "test_guard", "test_guard_hardening",
+                           "test_guard_turns"})
 BACKENDS = ("linux", "portable") if sys.platform.startswith("linux") else ("portable",)
 
 

@@ -107,6 +107,10 @@ def test_no_process_is_signalled_on_session_jsons_word(sparring: Any, session: s
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     assert sparring("wait", session).out["status"] == "completed"
+    record = runs.path_for(directory(repo, session))
+    deadline = time.monotonic() + 10
+    while record.exists() and time.monotonic() < deadline:  # the runner has finished
+        time.sleep(0.05)
     bystander = subprocess.Popen(["sleep", "60"])
     try:
         who = {"pid": bystander.pid, "started": psutil.Process(bystander.pid).create_time()}

@@ -38,6 +38,7 @@ _STEP_S = 0.05
 _KILL_ROUNDS = 20  # each freezes and kills everything found; one is the rule
 _FREEZE_SCANS = 2000  # each stops what the scans before it missed; a few are the rule
 _ANCESTRY_DEPTH = 64
+_EMPTY_SCANS = 3  # in a row, before a scope counts as empty
 _START_TIME_TOLERANCE = 0.05
 
 
@@ -79,15 +80,19 @@ class _Scan:
 
         pids = psutil.pids()
         self.known = {pid: self.known[pid] for pid in pids if pid in self.known}
-        for pid in pids:
+        for pid in sorted(pids, reverse=True):  # the newest first: the likeliest to go soon
             self._judge(pid, 0)
         return [p for p in self.known.values() if p is not None and _running(p)]
 
     def settled(self) -> list[psutil.Process]:
-        """`turns`, and when that finds none, once more: the first scan judges every pid and
-        may take longer than a process that keeps forking and exiting lives; the next one
-        judges only the new pids, well within it."""
-        return self.turns() or self.turns()
+        """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row find none:
+        the first scan judges every pid and may take longer than a process that keeps
+        forking and exiting lives; the next ones judge only the new pids, well within it."""
+        for _ in range(_EMPTY_SCANS):
+            found = self.turns()
+            if found:
+                return found
+        return []
 
     def _judge(self, pid: int, depth: int) -> psutil.Process | None:
         """`pid`'s process if it is the turn's (its parent judged first), else None."""
@@ -97,10 +102,20 @@ class _Scan:
             return self.known[pid]
         found = None
         if pid != self.me and pid not in self.scope.spare and depth < _ANCESTRY_DEPTH:
-            with contextlib.suppress(psutil.Error, OSError):  # gone, or not ours to read
+            try:
                 proc = psutil.Process(pid)
+            except psutil.Error:
+                return None  # gone: not remembered, as its pid may come back as another
+            try:
                 if self._traced(proc) or self._below(proc.ppid(), pid, depth):
                     found = proc
+            except psutil.ZombieProcess:
+                pass  # it has ended; its pid stays taken until it is reaped
+            except psutil.NoSuchProcess:
+                if not proc.is_running():
+                    return None  # gone meanwhile (else: a kernel thread, without environment)
+            except (psutil.Error, OSError):  # not ours to read
+                pass
         self.known[pid] = found
         return found
 

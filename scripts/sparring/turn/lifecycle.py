@@ -115,6 +115,13 @@ def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
     if not run.ended and states.is_terminal(mine["status"]):
         return (f"it says turn {run.turn} {mine['status']}, but sparring's runner {runs_it} "
                 "it and never saw it end")
+    if not states.is_terminal(mine["status"]):
+        named = process.Identity.from_dict(mine.get("runner"))
+        if run.ended:
+            return (f"it says turn {run.turn} is {mine['status']}, but sparring's runner "
+                    "recorded its end")
+        if named is not None and run.runner is not None and not named.same(run.runner):
+            return f"it names another runner for turn {run.turn} than the one running it"
     return _unknown_runner(latest) if unknown else None
 
 
