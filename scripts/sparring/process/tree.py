@@ -125,13 +125,22 @@ class _Scan:
         return 0 < parent != pid and self._judge(parent, depth + 1) is not None
 
     def _traced(self, proc: psutil.Process) -> bool:
-        scope, pid = self.scope, proc.pid
-        root = self.roots.get(pid)
-        if root is not None and _same(proc, root):
-            return True
-        if scope.groups and (os.getpgid(pid) in scope.groups or os.getsid(pid) in scope.groups):
-            return True
-        return bool(scope.mark) and scope.mark in proc.environ().get(MARK_ENV, "").split(":")
+        """Whether `proc` is known, in a held group or session, or marked: each looked at on
+        its own, so one that cannot be read leaves the others."""
+        root = self.roots.get(proc.pid)
+        return (root is not None and _same(proc, root)) or self._grouped(proc.pid) or (
+            bool(self.scope.mark) and self.scope.mark in _marks(proc))
+
+    def _grouped(self, pid: int) -> bool:
+        groups = self.scope.groups
+        try:
+            return bool(groups) and (os.getpgid(pid) in groups or os.getsid(pid) in groups)
+        except OSError:  # gone, or a system that keeps other sessions to themselves
+            return False
+
+
+def _marks(proc: psutil.Process) -> list[str]:
+    return proc.environ().get(MARK_ENV, "").split(":")
 
 
 def _same(proc: psutil.Process, identity: Identity) -> bool:

@@ -46,7 +46,7 @@ def require_idle(session: Session, data: dict[str, Any]
     data, _ = agreed(session)
     turn = latest_turn(data)
     if turn is not None and not states.is_terminal(turn["status"]):
-        data, turn, _ = observe(session)
+        data, turn, _ = observe(session)  # agreed() again: a runner may have died meanwhile
         if not states.is_terminal(turn["status"]):
             raise SparringError("session_busy", f"round {turn['round']} is still running",
                                 f"wait for it with `sparring wait {session.id}` or end it with "
@@ -100,34 +100,45 @@ def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
     a turn's end marks the record `ended` under the same lock, so a turn that ended in
     session.json while its record did not, or a later turn, was not sparring's doing."""
     latest = latest_turn(data)
-    unknown = (latest is not None and not states.is_terminal(latest["status"])
-               and latest.get("runner") and (run is None or not run.names(latest)))
     if run is None:
-        return _unknown_runner(latest) if unknown else None
+        return _unknown_runner(latest, run)
     mine = next((t for t in data["turns"] if run.names(t)), None)
-    runs_it = "is running" if run.runner_alive() else "ran"
     if mine is None:
-        return f"it does not list turn {run.turn}, which sparring's runner {runs_it}"
-    if not run.ended and mine is not latest:
-        assert latest is not None
-        return (f"it lists turn {latest['n']} after turn {run.turn}, which sparring's runner "
-                f"{runs_it} and never saw end")
-    if not run.ended and states.is_terminal(mine["status"]):
-        return (f"it says turn {run.turn} {mine['status']}, but sparring's runner {runs_it} "
-                "it and never saw it end")
-    if not states.is_terminal(mine["status"]):
-        named = process.Identity.from_dict(mine.get("runner"))
-        if run.ended:
-            return (f"it says turn {run.turn} is {mine['status']}, but sparring's runner "
-                    "recorded its end")
-        if named is not None and run.runner is not None and not named.same(run.runner):
-            return f"it names another runner for turn {run.turn} than the one running it"
-    return _unknown_runner(latest) if unknown else None
+        return f"it does not list turn {run.turn}, which sparring's runner {_runs(run)}"
+    return _against_record(mine, latest, run) or _unknown_runner(latest, run)
 
 
-def _unknown_runner(turn: dict[str, Any] | None) -> str:
-    assert turn is not None
-    return f"it says turn {turn['n']} is {turn['status']} under a runner sparring has no record of"
+def _against_record(mine: dict[str, Any], latest: dict[str, Any] | None,
+                    run: runs.Run) -> str | None:
+    """What session.json says of `mine`, the turn the record is about, that it does not."""
+    ended = states.is_terminal(mine["status"])
+    if not run.ended and (mine is not latest or ended):
+        told = (f"says turn {run.turn} {mine['status']}" if mine is latest else
+                f"lists turn {(latest or mine)['n']} after turn {run.turn}")
+        return f"it {told}, but sparring's runner {_runs(run)} it and never saw it end"
+    if ended:
+        return None
+    if run.ended:
+        return (f"it says turn {run.turn} is {mine['status']}, but sparring's runner recorded "
+                "its end")
+    named = process.Identity.from_dict(mine.get("runner"))
+    if named is not None and run.runner is not None and not named.same(run.runner):
+        return f"it names another runner for turn {run.turn} than the one running it"
+    return None
+
+
+def _unknown_runner(latest: dict[str, Any] | None, run: runs.Run | None) -> str | None:
+    """A running turn under a runner no record of sparring's is about."""
+    if latest is None or states.is_terminal(latest["status"]) or not latest.get("runner"):
+        return None
+    if run is not None and run.names(latest):
+        return None
+    return (f"it says turn {latest['n']} is {latest['status']} under a runner sparring has no "
+            "record of")
+
+
+def _runs(run: runs.Run) -> str:
+    return "is running" if run.runner_alive() else "ran"
 
 
 def _runner_gone(turn: dict[str, Any], run: runs.Run | None) -> bool:

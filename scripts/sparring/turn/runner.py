@@ -1,9 +1,11 @@
 """The background runner: one small process per turn that owns codex.
 
 `start`/`resume` launch it and return; it launches codex, enforces the
-wall-clock timeout and the stall limit even when nobody polls, and records
-how the turn ended. It is Codex's parent, so it alone sees the real exit
-code. If it is killed, `poll` still tells the truth from what is on disk.
+wall-clock timeout and the stall limit even when nobody polls, ends every
+process of the turn when the turn ends (turn/keeper.py), and records how the
+turn ended. It is Codex's parent, so it alone sees the real exit code. If it
+is killed, its watchdog ends the turn's processes and `poll` still tells the
+truth from what is on disk.
 """
 
 from __future__ import annotations
