@@ -243,4 +243,9 @@ def test_a_backend_this_system_lacks_is_refused_before_anything_starts(
 
 def test_door_finds_the_runners_record_where_store_keeps_it(tmp_path: Path) -> None:
     directory = tmp_path / "a session"
-    assert door._run_record(str(directory)) == str(runs.path_for(directory))
+    where = runs.path_for(directory)
+    assert door._run_record(str(where.parent), str(directory)) == str(where)
+    assert not door._run_recorded(str(directory))
+    where.parent.mkdir(parents=True)
+    where.write_text("{}")
+    assert door._run_recorded(str(directory))

@@ -157,7 +157,7 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
     turn = data["turns"][-1]
     if turn["status"] not in _ENDED:
         raise _SlowPath("the turn runs (or its runner died): the full CLI watches it")
-    if os.path.exists(_run_record(directory)):
+    if _run_recorded(directory):
         raise _SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and (data.get("debate") or data.get("discussion")):
         raise _SlowPath("the workflow's status comes with the answer: the full CLI adds it")
@@ -188,15 +188,28 @@ def _ended_turn(verb: str, ref: str) -> dict[str, Any]:
     return shown
 
 
-def _run_record(directory: str) -> str:
-    """store/runs.py's path_for, without loading it."""
-    import hashlib
-
+def _run_recorded(directory: str) -> bool:
+    """Whether a runner's record (store/runs.py) is kept for the session: records exist
+    only while a runner runs, so mostly there is none at all, and no hash to compute."""
     base = os.environ.get("XDG_STATE_HOME", "")
     home = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".local",
                                                           "state")
+    folder = os.path.join(home, "sparring", "runs")
+    try:
+        with os.scandir(folder) as entries:
+            if not any(e.name.endswith(".json") for e in entries):
+                return False
+    except OSError:
+        return False
+    return os.path.exists(_run_record(folder, directory))
+
+
+def _run_record(folder: str, directory: str) -> str:
+    """store/runs.py's path_for, without loading it."""
+    import hashlib
+
     key = hashlib.sha256(directory.encode("utf-8", "surrogateescape")).hexdigest()
-    return os.path.join(home, "sparring", "runs", f"{key[:32]}.json")
+    return os.path.join(folder, f"{key[:32]}.json")
 
 
 def _session_dir(ref: str, cwd: str) -> str:
