@@ -232,7 +232,8 @@ def doctor(cwd: Path) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
-    the `hints` to follow, in order. Exit status 0 either way.
+    the `hints` to follow, in order; the `processes` check names the process
+    backend in force. Exit status 0 either way.
     """
     from sparring.commands.doctor import doctor as run
 
