@@ -88,6 +88,19 @@ def test_a_dropped_turns_runner_never_ends_the_next_turn(
     assert (directory(repo, session) / "session.json").read_bytes() == edited
 
 
+def test_round_one_dropped_while_it_runs_cannot_be_started_over(
+        sparring: Any, session: str, repo: Path, fake_codex: Any) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    turn = Session(directory(repo, session)).load()["turns"][-1]
+    edited = edit(repo, session, lambda data: data["turns"].clear())
+    refused = sparring("start", session, input=b"q again")
+    assert refused.error_code == "state_corrupt", refused.raw
+    assert wait_gone(turn["runner"]["pid"], turn["codex"]["pid"])
+    assert len(fake_codex.turn_calls()) == 1
+    assert (directory(repo, session) / "session.json").read_bytes() == edited
+
+
 def test_a_running_turn_marked_ended_in_session_json_is_state_corrupt(
         sparring: Any, session: str, repo: Path, second_round: dict[str, Any]) -> None:
     def completed(data: dict[str, Any]) -> None:
@@ -143,7 +156,7 @@ def test_the_record_is_kept_outside_the_project_while_a_turn_runs_and_then_remov
     fake_codex.mode("ok")
     sparring("resume", session, input=b"again")
     assert sparring("wait", session).out["status"] == "completed"
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15
     while record.exists() and time.monotonic() < deadline:  # the runner removes it as it exits
         time.sleep(0.05)
     assert not record.exists()

@@ -177,7 +177,7 @@ def _write(session_dir: Path, run: Run) -> None:
 def _to_dict(run: Run) -> dict[str, Any]:
     data: dict[str, Any] = {"format": FORMAT, "kind": KIND, **run._asdict()}
     for key in ("runner", "codex", "watchdog"):
-        data[key] = run._asdict()[key] and run._asdict()[key].to_dict()
+        data[key] = data[key] and data[key].to_dict()
     data["members"] = [m.to_dict() for m in run.members]
     return data
 

@@ -75,7 +75,7 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
           schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    data = session.load()
+    data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
