@@ -18,6 +18,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
@@ -100,6 +101,15 @@ def spawn_background(
             )
     finally:
         stdin_file.close()
+
+
+def program(module: str, *args: str) -> list[str]:
+    """The argv that runs `module`'s main(args) with this python and this package (the
+    turn's runner, its watchdog)."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                 f"from {module} import main; sys.exit(main(sys.argv[2:]))")
+    return [sys.executable, "-c", bootstrap, package_parent, *args]
 
 
 def _tie(die_with_parent: bool) -> Callable[[], None] | None:

@@ -48,7 +48,7 @@ def launch(session: Session, n: int) -> process.Identity:
                                  "start") from None
     log = session.turn_file(n, turns.RUNNER_LOG)
     child = process.spawn_background(
-        watchdog.program("sparring.turn.runner", str(session.dir), str(n)),
+        process.program("sparring.turn.runner", str(session.dir), str(n)),
         cwd=session.dir, stdin=None, stdout=log, stderr=log,
     )
     identity = process.identity_of(child.pid)

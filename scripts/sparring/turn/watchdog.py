@@ -10,7 +10,6 @@ watchdog when it ends normally, and starts it again if it dies meanwhile.
 from __future__ import annotations
 
 import signal
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,8 +26,8 @@ LOG = "watchdog.log"
 def start(session: Session, runner: process.Identity, log: Path) -> Popen[bytes]:
     """Start the watchdog of `runner` (this process) for `session`."""
     return process.spawn_background(
-        program("sparring.turn.watchdog", str(session.dir), str(runner.pid),
-                repr(runner.started)),
+        process.program("sparring.turn.watchdog", str(session.dir), str(runner.pid),
+                        repr(runner.started)),
         cwd=session.dir, stdin=None, stdout=log, stderr=log)
 
 
@@ -36,14 +35,6 @@ def stop(watchdog: Popen[bytes]) -> None:
     """The runner ended its turn itself: its watchdog has nothing left to do."""
     watchdog.send_signal(signal.SIGTERM)
     watchdog.wait()
-
-
-def program(module: str, *args: str) -> list[str]:
-    """The argv that runs `module`'s main(args) with this python and this package."""
-    package_parent = str(Path(__file__).resolve().parents[2])
-    bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
-                 f"from {module} import main; sys.exit(main(sys.argv[2:]))")
-    return [sys.executable, "-c", bootstrap, package_parent, *args]
 
 
 def main(argv: list[str]) -> int:
