@@ -129,6 +129,9 @@ class _Keeper:
     def note(self, **fields: Any) -> None:
         pass
 
+    def ended(self, turn: dict[str, Any]) -> None:
+        pass
+
 
 def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:

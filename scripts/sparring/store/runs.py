@@ -9,9 +9,9 @@ the processes of the turn it saw as it went. `stop`, `poll` and the watchdog act
 record, never on identities read from session.json, and session.json must agree with it
 (lifecycle.py). One record per session: a runner carries a session's turns one at a time.
 
-The record is written under one lock for all of them (`runs.lock`), atomically; the runner
-removes it once the end it recorded is in session.json; a record that session.json does
-not agree with is kept, as the evidence.
+The record is written under one lock for all of them (`runs.lock`), atomically. It exists
+exactly while its turn has not ended: whoever records the end removes it under the same
+session lock. A record that session.json does not agree with is kept, as the evidence.
 """
 
 from __future__ import annotations
@@ -46,7 +46,6 @@ class Run(NamedTuple):
     codex: Identity | None
     watchdog: Identity | None
     members: tuple[Identity, ...]  # the turn's processes the runner saw
-    ended: bool  # the runner recorded the turn's end in session.json
 
     def names(self, turn: dict[str, Any]) -> bool:
         """Whether `turn` (of session.json) is the turn this record is about."""
@@ -102,13 +101,13 @@ def read(session_dir: Path) -> Run | None:
 
 
 def begin(session_dir: Path, turn: dict[str, Any]) -> Run:
-    """A new record for a runner about to start on `turn`, with a new mark. It replaces
-    the session's earlier record, whose runner has ended (the turn could not start else)."""
+    """A new record for a runner about to start on `turn`, with a new mark. An earlier
+    record is replaced only if its runner is gone (lifecycle repaired its turn first)."""
     run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]),
-              secrets.token_hex(16), None, None, None, (), False)
+              secrets.token_hex(16), None, None, None, ())
     with _lock():
         before = read(session_dir)
-        if before is not None and not before.ended and before.runner_alive():
+        if before is not None and before.runner_alive():
             raise Busy(before)
         _write(session_dir, run)
     return run
@@ -130,25 +129,9 @@ def change(session_dir: Path, runner: Identity | None = None) -> Iterator[dict[s
             _write(session_dir, _from_dict(data, session_dir))
 
 
-def mark_ended(session_dir: Path, run: Run) -> None:
-    """The end of `run`'s turn is recorded (called under the session lock, with it)."""
-    with _lock():
-        now = read(session_dir)
-        if now is not None and (now.turn, now.turn_created_at) == (run.turn,
-                                                                   run.turn_created_at):
-            _write(session_dir, now._replace(ended=True))
-
-
-def release(session_dir: Path, runner: Identity) -> None:
-    """Remove the record of `runner` once it has recorded its turn's end."""
-    with _lock():
-        run = read(session_dir)
-        if run is not None and runner.same(run.runner) and run.ended:
-            path_for(session_dir).unlink()
-
-
 def remove(session_dir: Path, turn: int, created_at: float) -> None:
-    """Remove the record if it is still the one about that turn."""
+    """Remove the record if it is still the one about that turn: its end is recorded (the
+    runner does this under the session lock, with the end)."""
     with _lock():
         run = read(session_dir)
         if run is not None and (run.turn, run.turn_created_at) == (turn, created_at):
@@ -190,8 +173,7 @@ def _from_dict(data: dict[str, Any], session_dir: Path) -> Run:
     return Run(str(data["session_dir"]), int(data["turn"]), float(data["turn_created_at"]),
                str(data["mark"]), Identity.from_dict(data["runner"]),
                Identity.from_dict(data["codex"]), Identity.from_dict(data["watchdog"]),
-               tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]),
-               bool(data["ended"]))
+               tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]))
 
 
 def disagreement(session_dir: Path, problem: str) -> SparringError:

@@ -9,7 +9,7 @@ so do `stop` and `poll` (lifecycle.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sparring import process
 from sparring.store import runs
@@ -63,9 +63,12 @@ class Keeper:
         """End every process of the turn, codex included: nothing of it runs on."""
         return process.end(self.scope(codex))
 
+    def ended(self, turn: dict[str, Any]) -> None:
+        """The end of `turn` is being recorded (under the session lock): its record goes."""
+        runs.remove(self.session.dir, turn["n"], turn["created_at"])
+
     def close(self) -> None:
-        """The runner is done: nothing of its turns runs on, its record goes once the end is
-        in session.json (kept otherwise, for lifecycle to act on), and so does its watchdog."""
+        """The runner is done: nothing of its turns runs on, nor does its watchdog. (A
+        record still there says a turn's end was never recorded: lifecycle acts on it.)"""
         self.end(None)  # whatever a failure left behind (normally nothing)
-        runs.release(self.session.dir, self.me)
         watchdog.stop(self.watchdog)

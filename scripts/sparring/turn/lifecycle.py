@@ -63,8 +63,6 @@ def observe(session: Session) -> tuple[dict[str, Any], dict[str, Any], events.Tu
         _finish_orphan(session, turn, run)
         data = session.load()
         turn = find_turn(data, turn["n"])
-    elif run is not None and states.is_terminal(turn["status"]) and not run.runner_alive():
-        _clear(session, run)  # a runner that died after recording its end: end its leftovers
     finished = states.is_terminal(turn["status"])
     return data, turn, events.read(session.turn_file(turn["n"], turns.EVENTS), finished)
 
@@ -96,9 +94,10 @@ def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringEr
 
 
 def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
-    """What session.json says that the runner's record does not, or None. Whoever records
-    a turn's end marks the record `ended` under the same lock, so a turn that ended in
-    session.json while its record did not, or a later turn, was not sparring's doing."""
+    """What session.json says that the runner's record does not, or None. The record
+    exists while its turn has not ended (whoever records the end removes it under the same
+    lock), so its turn missing, ended while the runner runs, or followed by another turn,
+    was not sparring's doing."""
     latest = latest_turn(data)
     if run is None:
         return _unknown_runner(latest, run)
@@ -111,16 +110,12 @@ def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
 def _against_record(mine: dict[str, Any], latest: dict[str, Any] | None,
                     run: runs.Run) -> str | None:
     """What session.json says of `mine`, the turn the record is about, that it does not."""
-    ended = states.is_terminal(mine["status"])
-    if not run.ended and (mine is not latest or ended):
-        told = (f"says turn {run.turn} {mine['status']}" if mine is latest else
-                f"lists turn {(latest or mine)['n']} after turn {run.turn}")
-        return f"it {told}, but sparring's runner {_runs(run)} it and never saw it end"
-    if ended:
-        return None
-    if run.ended:
-        return (f"it says turn {run.turn} is {mine['status']}, but sparring's runner recorded "
-                "its end")
+    if mine is not latest:
+        return (f"it lists turn {(latest or mine)['n']} after turn {run.turn}, whose end "
+                "sparring's runner never recorded")
+    if states.is_terminal(mine["status"]):
+        return (f"it says turn {run.turn} {mine['status']}, but sparring's runner never "
+                "recorded that")
     named = process.Identity.from_dict(mine.get("runner"))
     if named is not None and run.runner is not None and not named.same(run.runner):
         return f"it names another runner for turn {run.turn} than the one running it"
@@ -128,10 +123,14 @@ def _against_record(mine: dict[str, Any], latest: dict[str, Any] | None,
 
 
 def _unknown_runner(latest: dict[str, Any] | None, run: runs.Run | None) -> str | None:
-    """A running turn under a runner no record of sparring's is about."""
+    """A running turn under a live runner no record of sparring's is about. (Under a dead
+    one it is a runner killed as it recorded its end: observe repairs it, signalling
+    nothing.)"""
     if latest is None or states.is_terminal(latest["status"]) or not latest.get("runner"):
         return None
     if run is not None and run.names(latest):
+        return None
+    if not process.is_alive(process.Identity.from_dict(latest["runner"])):
         return None
     return (f"it says turn {latest['n']} is {latest['status']} under a runner sparring has no "
             "record of")
@@ -142,10 +141,12 @@ def _runs(run: runs.Run) -> str:
 
 
 def _runner_gone(turn: dict[str, Any], run: runs.Run | None) -> bool:
-    if run is None or not run.names(turn) or run.runner is None:
-        # Its runner is not launched yet (and session.json names none: agreed() checked).
-        return time.time() - float(turn["created_at"]) > _RUNNER_GRACE_S
-    return not run.runner_alive()
+    if run is not None and run.names(turn) and run.runner is not None:
+        return not run.runner_alive()
+    if turn.get("runner"):  # no record of it: a runner killed as it recorded the end
+        return not process.is_alive(process.Identity.from_dict(turn["runner"]))
+    # Its runner is not launched yet: it gets a while to say so.
+    return time.time() - float(turn["created_at"]) > _RUNNER_GRACE_S
 
 
 def _finish_orphan(session: Session, turn: dict[str, Any], run: runs.Run | None) -> None:
@@ -163,16 +164,11 @@ def _finish_orphan(session: Session, turn: dict[str, Any], run: runs.Run | None)
 
 
 def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
-    """For record_end: mark the runner's record ended with the end, under the same lock."""
+    """For record_end: the runner's record goes with the end, under the same lock."""
     def follow_up(data: dict[str, Any], turn: dict[str, Any]) -> None:
         if run is not None and run.names(turn):
-            runs.mark_ended(session.dir, run)
+            runs.remove(session.dir, run.turn, run.turn_created_at)
     return follow_up
-
-
-def _clear(session: Session, run: runs.Run) -> None:
-    process.end(run.scope())
-    runs.remove(session.dir, run.turn, run.turn_created_at)
 
 
 def stop_running(session: Session) -> bool:

@@ -139,7 +139,7 @@ def _follow(session: Session, data: dict[str, Any], ended: dict[str, Any],
         follow = find_turn(data, queued[0])
         keeper.note(turn=follow["n"], turn_created_at=follow["created_at"], codex=None)
     else:
-        keeper.note(ended=True)
+        keeper.ended(ended)
 
 
 def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
@@ -183,7 +183,7 @@ def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | Non
         if turn["stop_requested"] or _terminated:
             states.move(turn, states.STOPPED, ended_at=time.time(), end_reason="stopped",
                         error=turns.stopped_error())
-            keeper.note(ended=True)
+            keeper.ended(turn)
             return None
         try:
             proc = process.spawn_background(
@@ -197,7 +197,7 @@ def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | Non
         except OSError as exc:
             states.move(turn, states.FAILED, ended_at=time.time(),
                         error=turns.spawn_error(turn["argv"][0], exc))
-            keeper.note(ended=True)
+            keeper.ended(turn)
             return None
         codex = process.identity_of(proc.pid)
         states.move(turn, states.RUNNING, started_at=time.time(), codex=codex.to_dict())

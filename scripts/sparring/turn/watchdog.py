@@ -43,8 +43,8 @@ def main(argv: list[str]) -> int:
     from sparring.store import runs  # only now: the watchdog waits light, and starts fast
 
     run = runs.read(session_dir)
-    if run is None or not runner.same(run.runner) or run.ended:
-        return 0  # the runner ended its turn, or a newer runner's record is there now
+    if run is None or not runner.same(run.runner):
+        return 0  # the runner recorded its turn's end, or a newer runner's record is there
     ended = process.end(run.scope(runner_too=False))
     print(f"the runner (pid {runner.pid}) died; ended the turn's processes {ended}",
           flush=True)
