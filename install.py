@@ -41,6 +41,12 @@ ROOT = Path(__file__).resolve().parent
 # only), beside the layout `sparring doctor` shares with them.
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from sparring import host  # noqa: E402  (standard library only, loads nothing else)
+
+if host.native_windows():
+    sys.stderr.write(f"error: {host.NATIVE_WINDOWS}\n")
+    sys.exit(1)
+
 from sparring.installer.main import main  # noqa: E402
 
 if __name__ == "__main__":

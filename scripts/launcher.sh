@@ -2,6 +2,16 @@
 # sparring launcher: the one command every skill calls. It finds the runtime that
 # `python3 install.py` made (a private virtual environment), so the skills work even
 # when the system Python has none of sparring's dependencies.
+# Native Windows (Git Bash, MSYS2, Cygwin) is refused in one line before anything else; WSL
+# is Linux. Windows sets OS for every process, so Linux and macOS never run uname here. The
+# message and hint are sparring/host.py's (tests/test_windows.py holds them together).
+if [ "${OS:-}" = Windows_NT ] || [ -n "${MSYSTEM:-}" ]; then
+  case "$(uname -s 2>/dev/null)" in
+    MINGW* | MSYS* | CYGWIN* | Windows_NT)
+      echo '{"schema_version": 1, "ok": false, "verb": "launcher", "error": {"code": "platform_unsupported", "message": "sparring does not run on native Windows yet: run it inside WSL (Windows Subsystem for Linux), where it works as on Linux", "hint": "set up WSL (`wsl --install`), then install Claude Code, Codex and sparring inside it as on Linux; docs/windows.md says what native support would take"}}'
+      exit 1 ;;
+  esac
+fi
 data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
 # Tells `sparring doctor` which skill folder is in use (the plugin's, a clone's, an install).
 SPARRING_LAUNCHER="$0"

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ import pytest
 
 from sparring.cli import door as quick
 from sparring.cli.main import main
+from sparring.process import backend
 from support.gitrepo import IDENTITY, git
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -40,6 +42,8 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     # The user's sandbox allowance lives in ~/.config/sparring/: the test's home, not theirs.
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    # Runners' records and the witness copies of sparring's records: the test's home too.
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in list(os.environ):
         if name.startswith(("SPARRING_", "FAKE_CODEX_")) and not name.startswith("SPARRING_TEST_"):
             monkeypatch.delenv(name)
@@ -51,6 +55,32 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("SPARRING_STARTSECS", "0.5")
+
+
+# The process, fault and guard tests run under every process backend this system has
+# (process/backend.py): on Linux the kernel's, and the portable one macOS runs, forced here by
+# SPARRING_PROCESS_BACKEND. The rest of the suite runs under the system's own.
+BACKEND_TESTS = frozenset({"test_process", "test_turn_processes", "test_processes_real_codex",
+                           "test_faults", "test_guard", "test_guard_hardening",
+                           "test_guard_turns"})
+BACKENDS = ("linux", "portable") if sys.platform.startswith("linux") else ("portable",)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.module.__name__.rsplit(".", 1)[-1] in BACKEND_TESTS:
+        metafunc.parametrize("process_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def process_backend(request: pytest.FixtureRequest, dont_touch_real_home: None,
+                    monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The process backend of this test (and of every process it starts)."""
+    forced = getattr(request, "param", None)
+    if forced is not None:
+        monkeypatch.setenv(backend.ENV, forced)
+    backend.forget()
+    yield backend.current().name
+    backend.forget()
 
 
 @pytest.fixture(autouse=True)

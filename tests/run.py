@@ -43,6 +43,12 @@ def main(argv: list[str]) -> int:
         print(f"sparring's tests need Python 3.10 or newer; this is {sys.version.split()[0]}",
               file=sys.stderr)
         return 1
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from sparring import host  # standard library only
+
+    if host.native_windows():
+        print(f"tests/run.py: {host.NATIVE_WINDOWS}", file=sys.stderr)
+        return 1
     venv = Path(os.environ.get("SPARRING_TEST_VENV") or ROOT / ".venv")
     try:
         python = prepare(venv)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from sparring.errors import CODES
@@ -319,15 +320,15 @@ def _runner_died(case: Case) -> dict[str, Any]:
     wait_for(lambda: case.turn(sid).get("codex") is not None)
     turn = case.turn(sid)
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
-    wait_for(lambda: not os.path.exists(f"/proc/{turn['codex']['pid']}") or
-             _zombie(turn["codex"]["pid"]))
+    wait_for(lambda: _zombie(turn["codex"]["pid"]))
     return ended(case.run("poll", sid))
 
 
 def _zombie(pid: int) -> bool:
+    """Gone, or a zombie."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
-    except (OSError, IndexError):
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
         return True
 
 
@@ -437,6 +438,16 @@ def _already_judged(case: Case) -> dict[str, Any]:
     return failed(debate.verdict(CONTINUE))
 
 
+@provokes("rejudge_too_late")
+def _rejudge_too_late(case: Case) -> dict[str, Any]:
+    debate = _answered(case)
+    assert debate.verdict(CONTINUE).out["next"]["action"] == "wait"  # round 2 has started
+    error = failed(case.run("verdict", debate.sid, "--rejudge", "1", "--file",
+                            case.file("rejudge.json", json.dumps(CONSENSUS))))
+    assert debate.wait()["round"] == 2
+    return error
+
+
 @provokes("synthesis_invalid")
 def _synthesis_invalid(case: Case) -> dict[str, Any]:
     debate = _answered(case)
@@ -489,6 +500,19 @@ def _runtime_missing(case: Case) -> dict[str, Any]:
             f"XDG_DATA_HOME={case.tmp / 'no-data'}"]
     done = subprocess.run([*bare, str(ROOT / "skills" / "think-about" / "sparring"), "poll", "x"],
                           cwd=case.repo, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 1
+    out = json.loads(done.stdout)
+    assert out["ok"] is False and set(out) == {"schema_version", "ok", "verb", "error"}
+    error: dict[str, Any] = out["error"]
+    return error
+
+
+@provokes("platform_unsupported")
+def _platform_unsupported(case: Case) -> dict[str, Any]:
+    """Any verb on native Windows (simulated as tests/test_windows.py does)."""
+    from test_windows import ENTRY_POINTS, as_on_windows
+
+    done = as_on_windows(ENTRY_POINTS["python -m sparring"], case.tmp)
     assert done.returncode == 1
     out = json.loads(done.stdout)
     assert out["ok"] is False and set(out) == {"schema_version", "ok", "verb", "error"}

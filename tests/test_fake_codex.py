@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 SUPPORT = Path(__file__).resolve().parent / "support"
@@ -770,6 +771,13 @@ def test_spawn_child_escapes_the_process_group(fake: Fake, tmp_path: Path) -> No
             _reap(child)
 
 
+def _zombie(pid: int) -> bool:
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _reap(pid: int) -> None:
     """The grandchild was re-parented away from us; wait until it is gone."""
     deadline = time.monotonic() + 5
@@ -778,7 +786,7 @@ def _reap(pid: int) -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
-        if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+        if _zombie(pid):
             return
         time.sleep(0.02)
 

@@ -286,15 +286,16 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
     assert out["recoverable"] is True
 
 
-def test_limits_hold_even_when_the_runner_is_gone(
+def test_codex_that_ignores_term_does_not_outlive_a_runner_killed_with_kill_9(
         repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
-    fake_codex.mode("ignore_term")  # survives the signal it gets when its runner dies
-    sparring("start", session, "--timeout", "1", input=b"q")
+    fake_codex.mode("ignore_term")  # survives the SIGTERM it gets when its runner dies
+    sparring("start", session, "--timeout", "600", input=b"q")
     turn = session_data(repo, session)["turns"][0]
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    # Nobody polls: the runner's watchdog alone ends codex, TERM then KILL.
+    _wait_for(lambda: not _alive(turn["codex"]["pid"]), timeout=10)
     out = sparring("wait", session, "--timeout", "15").out
-    assert out["status"] == "timeout"
-    assert not _alive(turn["codex"]["pid"])
+    assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
 
 
 def test_twenty_sessions_at_once(repo: Path, fake_codex: Any) -> None:
@@ -338,7 +339,8 @@ def test_what_codex_leaves_in_its_process_group_is_ended(
     pidfile = tmp_path / "leftover.pid"
     leaky = tmp_path / "leaky-codex"
     leaky.write_text(
-        "#!/bin/sh\ncat >/dev/null\n"
+        '#!/bin/sh\n[ "$1" = --version ] && { echo "codex-cli 0.169.0"; exit 0; }\n'
+        "cat >/dev/null\n"
         f"sleep 300 & echo $! > {pidfile}\n"
         'echo \'{"type":"thread.started","thread_id":"t-1"}\'\n'
         'echo \'{"type":"item.completed","item":{"id":"item_0","type":"agent_message",'
@@ -391,13 +393,15 @@ def test_a_process_that_detached_from_codex_is_ended_at_turn_end(
 
 
 def test_a_process_that_detached_from_codex_is_ended_by_stop(
-        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path, repo: Path) -> None:
     pidfile = tmp_path / "detached.pid"
     fake_codex.mode("detach_hang", detach_pidfile=str(pidfile))
     assert sparring("start", session, input=b"q").out["status"] == "running"
     _wait_for(pidfile.exists)
     detached = int(pidfile.read_text())
-    proc = psutil.Process(detached)
-    assert proc.ppid() != 1 and os.getsid(detached) != os.getsid(0)  # it really left
+    codex = session_data(repo, session)["turns"][0]["codex"]["pid"]
+    # It really left: neither codex's child, nor in codex's session or group.
+    assert psutil.Process(detached).ppid() != codex
+    assert codex not in (os.getsid(detached), os.getpgid(detached))
     assert sparring("stop", session).out["status"] == "stopped"
     assert not _alive(detached), "a detached process survived stop"

@@ -244,6 +244,18 @@ def _starting_turn(session_id: str, repo: Path) -> tuple[sessions.Session, int]:
     return session, turn["n"]
 
 
+class _Keeper:
+    """What _spawn_codex needs of the runner's Keeper (turn/keeper.py)."""
+
+    mark = "a-mark"
+
+    def note(self, **fields: Any) -> None:
+        pass
+
+    def ended(self, turn: dict[str, Any]) -> None:
+        pass
+
+
 def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """_spawn_codex changes the status with states.move: a move the machine does not allow
@@ -253,8 +265,8 @@ def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: P
     with monkeypatch.context() as patched:
         patched.setitem(states._NEXT, states.STARTING, frozenset({states.RUNNING}))
         with pytest.raises(states.IllegalTransition, match="starting cannot become stopped"):
-            runner._spawn_codex(found, n)
+            runner._spawn_codex(found, n, _Keeper())
     assert (found.dir / "session.json").read_bytes() == before
-    assert runner._spawn_codex(found, n) is None
+    assert runner._spawn_codex(found, n, _Keeper()) is None
     ended = sessions.find_turn(found.load(), n)
     assert ended["status"] == states.STOPPED and ended["error"]["code"] == "turn_stopped"

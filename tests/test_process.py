@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from sparring import process
@@ -24,7 +25,7 @@ sys.exit(3)
 
 
 def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    return int(psutil.Process().num_fds())
 
 
 @pytest.mark.parametrize("memory", [True, False], ids=["memfd", "temporary-file"])

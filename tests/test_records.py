@@ -41,7 +41,7 @@ def test_every_key_a_whole_debate_writes_is_declared(sparring: Any, fake_codex: 
     agree = {"points": [pt("X-1", "agree", cls="genuine_agreement")], "position": "SQLite",
              "convergence": {"state": "agree", "reason": "we agree"}, "approve_summary": "S-1"}
     assert debate.verdict(agree).out["decision"] == "consensus"
-    assert debate.sparring("verdict", debate.sid, "--rejudge", "--file", debate.file(
+    assert debate.sparring("verdict", debate.sid, "--rejudge", "1", "--file", debate.file(
         "again.json", {**agree, "message": "on reflection, the same"})).exit_code == 0
     debate.report(SYNTHESIS)
     path = repo / ".sparring" / "sessions" / debate.sid / "session.json"

@@ -25,6 +25,19 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "set -euo pipefail" in ci
 
 
+def test_the_ci_workflow_runs_it_on_linux_and_macos() -> None:
+    """The public repository's CI runs `.ci/run`, which ends in the README's test command, on
+    each supported system."""
+    import yaml
+
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    [job] = workflow["jobs"].values()
+    systems = {entry["os"].split("-")[0] for entry in job["strategy"]["matrix"]["include"]}
+    assert systems == {"ubuntu", "macos"}
+    assert job["runs-on"] == "${{ matrix.os }}"
+    assert [step["run"] for step in job["steps"] if "run" in step] == [".ci/run"]
+
+
 def test_layout_of_the_design_card() -> None:
     for name in ("skills", "scripts", "templates", "references", "tests", "pyproject.toml",
                  "README.md", ".ci/run"):

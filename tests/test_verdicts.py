@@ -1,7 +1,8 @@
-"""A decision never changes silently (issue 11, case 6): verdicts are recorded under the session
-lock, the same verdict twice changes nothing, a different one needs --rejudge before the next
-round starts and is kept with the first in the record and the report, and a verdict racing
-another gets session_busy."""
+"""A decision never changes silently (issue 11, case 6; issue 21, case 10): verdicts are
+recorded under the session lock, the same verdict twice changes nothing, a different one needs
+--rejudge ROUND naming its round before the next round starts (rejudge_too_late after) and is
+kept with the first in the record and the report, and a verdict racing another gets
+session_busy."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_a_different_verdict_for_a_decided_round_is_refused(debate: Debate, repo
     assert first.out["decision"] == "consensus"
     refused = debate.verdict(CONTINUE)
     assert refused.error_code == "already_judged", refused.raw
-    assert "--rejudge" in refused.out["error"]["hint"]
+    assert "--rejudge 1" in refused.out["error"]["hint"]
     state = engine_state(repo, debate.sid)
     assert state["decisions"]["1"]["decision"] == "consensus"
     assert state["verdicts"]["1"]["convergence"]["reason"] == "we agree"
@@ -64,7 +65,7 @@ def test_rejudging_is_explicit_kept_with_both_versions_and_reported(debate: Deba
                                                                     repo: Path) -> None:
     assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
     debate.n += 1
-    changed = debate.sparring("verdict", debate.sid, "--rejudge",
+    changed = debate.sparring("verdict", debate.sid, "--rejudge", "1",
                               "--file", debate.file("v-rejudge.json", CONTINUE))
     assert changed.exit_code == 0, changed.raw
     assert changed.out["decision"] == "continue"
@@ -86,16 +87,36 @@ def test_no_rejudging_once_the_next_round_started(debate: Debate, repo: Path) ->
     started = debate.verdict(CONTINUE)
     assert started.out["next"]["action"] == "wait"
     debate.n += 1
-    late = debate.sparring("verdict", debate.sid, "--rejudge",
+    late = debate.sparring("verdict", debate.sid, "--rejudge", "1",
                            "--file", debate.file("late.json", CONSENSUS))
-    assert late.error_code == "session_busy", late.raw
+    assert late.error_code == "rejudge_too_late", late.raw
+    assert "round 1" in late.out["error"]["message"] and "round 2" in late.out["error"]["message"]
     assert engine_state(repo, debate.sid)["decisions"]["1"]["decision"] == "continue"
     debate.wait()
-    # Once round 2 is answered, a verdict is round 2's: round 1's decision stays as it was.
+    # Round 2 answered: a re-judgement of round 1 is still refused, never taken for round 2's
+    # verdict (it was, before --rejudge named its round).
+    again = debate.sparring("verdict", debate.sid, "--rejudge", "1",
+                            "--file", debate.file("late-again.json", CONSENSUS))
+    assert again.error_code == "rejudge_too_late", again.raw
+    state = engine_state(repo, debate.sid)
+    assert "2" not in state["decisions"] and state["decisions"]["1"]["decision"] == "continue"
+    # Round 2 has no verdict yet: there is nothing of it to re-judge either.
+    early = debate.sparring("verdict", debate.sid, "--rejudge", "2",
+                            "--file", debate.file("early.json", CONSENSUS))
+    assert early.error_code == "invalid_transition" and "no verdict" in early.raw
     judged = debate.verdict(CONSENSUS)
     assert judged.out["round"] == 2
     state = engine_state(repo, debate.sid)
     assert state["decisions"]["1"]["decision"] == "continue" and not state.get("rejudged")
+
+
+def test_rejudge_names_a_round_that_exists(debate: Debate) -> None:
+    assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
+    ahead = debate.sparring("verdict", debate.sid, "--rejudge", "3",
+                            "--file", debate.file("ahead.json", CONTINUE))
+    assert ahead.error_code == "invalid_transition" and "--rejudge 1" in ahead.raw
+    assert debate.sparring("verdict", debate.sid, "--rejudge", "0", "--file",
+                           debate.file("zero.json", CONTINUE)).error_code == "usage_error"
 
 
 def test_racing_verdicts_one_wins_the_other_is_told(debate: Debate, repo: Path,

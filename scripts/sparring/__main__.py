@@ -1,7 +1,28 @@
+"""`python -m sparring` and the `sparring` command.
+
+poll and wait of an ended turn, and guard check, answer without loading the CLI
+(cli/door.py); the rest goes on to it. Native Windows is refused first, in one JSON line.
+"""
+
 import sys
 
-# poll and wait of an ended turn, and guard check, answer without loading the CLI
-# (cli/door.py); the rest goes on to it.
-from sparring.cli.door import main
+from sparring import host
 
-sys.exit(main())
+
+def main() -> int:
+    if host.native_windows():
+        from sparring.errors import SparringError
+        from sparring.output import emit, failure
+
+        verb = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else (
+            "sparring")
+        emit(failure(verb, SparringError("platform_unsupported", host.NATIVE_WINDOWS,
+                                         host.WSL_HINT)))
+        return 1
+    from sparring.cli.door import main as door
+
+    return door()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -62,7 +62,7 @@ ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
                           server_error|offline|malformed|partial_then_hang|no_message|
                           writes_file|spawn_child|ignore_term|usage_error|detach|detach_hang|
-                          shell (default ok)
+                          shell|respawn|respawn_hang (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
@@ -91,6 +91,9 @@ FAKE_CODEX_MAX_INPUT_CHARS  the prompt limit in characters (default 1048576, as 
                           longer prompts end after thread.started with `Input exceeds the
                           maximum length`, exit 1, no rollout)
 FAKE_CODEX_DETACH_PIDFILE detach: where the detached grandchild writes its pid
+FAKE_CODEX_DETACH_CLEAN_ENV  detach: 1 runs the detached grandchild with an empty environment
+FAKE_CODEX_RESPAWN_PIDFILE respawn: where the daemon that ignores SIGTERM and respawns
+                          children appends its pid, then each child's
 """
 
 # --------------------------------------------------------------------------------------------
@@ -1670,23 +1673,57 @@ class Turn:
 
     def detach_child(self) -> None:
         pidfile = env("FAKE_CODEX_DETACH_PIDFILE")
-        middle = os.fork()
-        if middle == 0:  # the middle process: new session, fork again, exit at once
-            os.setsid()
-            if os.fork() != 0:
-                os._exit(0)
-            devnull = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(devnull, fd)
+        if self.daemonize():
             if pidfile is not None:
                 with open(f"{pidfile}.tmp", "w", encoding="utf-8") as fh:
                     fh.write(f"{os.getpid()}\n")
                 os.replace(f"{pidfile}.tmp", pidfile)
+            if env("FAKE_CODEX_DETACH_CLEAN_ENV") == "1":  # nothing inherited in its environment
+                os.execve("/bin/sleep", ["sleep", "300"], {})
             os.execvp("sleep", ["sleep", "300"])
-        os.waitpid(middle, 0)
-        deadline = time.monotonic() + 5
-        while pidfile is not None and not os.path.exists(pidfile) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        await_file(pidfile)
+
+    def daemonize(self) -> bool:
+        """Fork a process that leaves codex's group, session and parentage as a daemon does
+        (setsid, a second fork, the middle exits at once, cwd /, stdio on /dev/null). True in
+        that process, False in codex once the middle process has exited."""
+        middle = os.fork()
+        if middle != 0:
+            os.waitpid(middle, 0)
+            return False
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)
+        os.chdir("/")
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        return True
+
+    def mode_respawn(self) -> int:
+        """Leave a daemon behind that ignores SIGTERM and keeps starting children that
+        ignore it too (a supervisor gone wrong), then answer."""
+        self.respawner()
+        return self.mode_ok()
+
+    def mode_respawn_hang(self) -> int:
+        self.respawner()
+        return self.mode_hang()
+
+    def respawner(self) -> None:
+        pidfile = env("FAKE_CODEX_RESPAWN_PIDFILE")
+        if not self.daemonize():
+            await_file(pidfile)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        note_pid(pidfile, os.getpid())
+        while True:
+            child = os.fork()
+            if child == 0:  # ignores TERM as its parent does; lives until killed
+                sleep_forever()
+            note_pid(pidfile, child)
+            time.sleep(0.05)
 
     def mode_crash(self) -> int:
         self.start()
@@ -1812,9 +1849,27 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "spawn_child": Turn.mode_spawn_child,
     "detach": Turn.mode_detach,
     "detach_hang": Turn.mode_detach_hang,
+    "respawn": Turn.mode_respawn,
+    "respawn_hang": Turn.mode_respawn_hang,
     "ignore_term": Turn.mode_ignore_term,
     "usage_error": Turn.mode_usage_error,
 }
+
+
+def note_pid(pidfile: str | None, pid: int) -> None:
+    """Append `pid` to `pidfile`, one per line (each line written whole)."""
+    if pidfile is not None:
+        fd = os.open(pidfile, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{pid}\n".encode())
+        finally:
+            os.close(fd)
+
+
+def await_file(path: str | None, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while path is not None and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def sleep_in_steps(seconds: float, step: float = 0.05) -> None:

@@ -99,14 +99,14 @@ def kill_group(proc: subprocess.Popen[str]) -> tuple[str, str]:
 
 
 def live_group_members(pgid: int) -> list[int]:
-    """PIDs still alive (not zombies) in process group `pgid` (Linux /proc)."""
+    """PIDs still alive (not zombies) in process group `pgid`."""
+    import psutil
+
     members: list[int] = []
-    for stat_file in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            # Fields after the ")" closing the command name: state ppid pgrp ...
-            fields = stat_file.read_text().rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                members.append(int(stat_file.parent.name))
+    for proc in psutil.process_iter(["status"]):
+        with contextlib.suppress(OSError, psutil.Error):
+            if proc.info["status"] != psutil.STATUS_ZOMBIE and os.getpgid(proc.pid) == pgid:
+                members.append(proc.pid)
     return members
 
 

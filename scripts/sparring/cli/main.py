@@ -240,7 +240,8 @@ def doctor(cwd: Path) -> int:
     Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
     the `hints` to follow, in order. Exit status 0 either way. The `config` check
     names the sandbox Codex would run in and where it came from; `permissions`,
-    whether Claude Code approves the skills' verbs and no more.
+    whether Claude Code approves the skills' verbs and no more; `processes`, the
+    process backend in force.
     """
     from sparring.commands.doctor import doctor as run
 
@@ -271,10 +272,11 @@ def seal(session: str, file: Path | None) -> int:
 @click.option("--full", is_flag=True, help="Print every open and agreed point whole (both "
               "sides' stance, evidence and round), not one row per open point and the agreed "
               "points' ids.")
-@click.option("--rejudge", is_flag=True, help="Replace the verdict already handed in for "
-              "this round (before the next round starts); both versions stay on record and "
-              "the report shows them.")
-def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
+@click.option("--rejudge", type=click.IntRange(min=1), metavar="ROUND",
+              help="Replace the verdict already handed in for ROUND, the latest answered "
+              "round (refused once a later round has started); both versions stay on record "
+              "and the report shows them.")
+def verdict(session: str, file: Path | None, full: bool, rejudge: int | None) -> int:
     """Hand in Claude's verdict on the latest round; the runner decides what follows.
 
     \b
@@ -294,8 +296,10 @@ def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
     `next.action` is then `wait` (if it could not start: `resume`, with `error`;
     `report` when the token budget is spent).
     The same verdict again changes nothing (`already_judged`: true); a different
-    one for a judged round is refused (already_judged) unless --rejudge; a
-    verdict handed in while another is being recorded gets session_busy.
+    one for a judged round is refused (already_judged) unless --rejudge ROUND names
+    that round, which is refused (rejudge_too_late) once a later round has started;
+    `rejudged` says which round was re-judged. A verdict handed in while another
+    is being recorded gets session_busy.
     """
     from sparring.commands.verdict import verdict as run
 

@@ -23,7 +23,7 @@ RUNTIME_STATE = layout.RUNTIME_STATE
 
 
 def doctor(cwd: Path) -> dict[str, Any]:
-    checks = [_python()]
+    checks = [_python(), _processes()]
     checks += _codex()
     checks.append(_project(cwd))
     checks.append(_records(cwd))
@@ -62,6 +62,14 @@ def _python() -> dict[str, Any]:
     ok = sys.version_info >= (3, 10)
     return _check("python", ok, f"{sys.executable} {sys.version.split()[0]}",
                   "sparring needs Python 3.10 or newer")
+
+
+def _processes() -> dict[str, Any]:
+    try:
+        name, how = process.mechanism()
+    except SparringError as exc:
+        return _check("processes", False, exc.message, exc.hint)
+    return _check("processes", True, f"{name} backend: {how}")
 
 
 def _codex() -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from sparring.turn.brief import brief
 
 def stop(ref: str, cwd: Path) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
+    lifecycle.agreed(session)  # session.json shows the turn its runner runs, or state_corrupt
     data = session.load()
     if not data["turns"]:  # nothing ever ran: stopping is trivially done
         return {"session": session.id, "session_dir": str(session.dir), "status": "new",

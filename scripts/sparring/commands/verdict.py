@@ -27,7 +27,7 @@ from sparring.workflows.structured import engine
 
 
 def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
-            rejudge: bool = False) -> dict[str, Any]:
+            rejudge: int | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     max_rounds = registry.settings(registry.load_settings(Path(data["root"])),
@@ -41,6 +41,8 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
     # replaces or is replaced (the decision it would change is recorded under the lock).
     with _one_verdict_at_a_time(session):
         with session.update() as locked:
+            if rejudge is not None:
+                _require_latest(session, locked, rejudge)
             round_no = _answered_round(session, locked)
             answers.require_valid("verdict", given,
                                   engine.verdict_problems(locked, round_no, given))
@@ -73,19 +75,23 @@ def _one_verdict_at_a_time(session: Session) -> Iterator[None]:
 
 
 def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
-            rejudge: bool) -> tuple[DecisionRecord, Judged | bool | None]:
+            rejudge: int | None) -> tuple[DecisionRecord, Judged | bool | None]:
     """Record the verdict and its decision (held under the session lock). Returns the
     decision and what changed: None for nothing (the same verdict again), True for a first
     verdict, or the verdict and decision it replaced. A different verdict for a judged
-    round replaces it only with `rejudge`, before the next round starts, and both versions
-    stay on record."""
+    round replaces it only with `rejudge` naming that round, before the next round starts,
+    and both versions stay on record."""
     state = data["engine"]
     key = str(round_no)
     before = state["verdicts"].get(key)
+    if before is None and rejudge is not None:
+        raise SparringError("invalid_transition", f"round {round_no} has no verdict yet: "
+                            "there is nothing to re-judge", "hand your verdict in without "
+                            "--rejudge")
     if before is not None and _same(before, given):
         return state["decisions"][key], None
     if before is not None:
-        _require_rejudge(round_no, state["decisions"][key], rejudge)
+        _require_rejudge(round_no, state["decisions"][key], rejudge is not None)
     state["verdicts"][key] = given
     known = ledger.ledger_for(data)
     result = engine.decision_dict(ledger.decide(known, max_rounds), known)
@@ -106,12 +112,29 @@ def _same(a: Verdict, b: Verdict) -> bool:
 
 def _require_rejudge(round_no: int, decided: DecisionRecord, rejudge: bool) -> None:
     # A verdict is always about the latest answered round: once the next round starts,
-    # this one can no longer be re-judged (see _answered_round).
+    # this one can no longer be re-judged (see _require_latest).
     if not rejudge:
         raise SparringError("already_judged", f"round {round_no} is already judged (decision: "
                             f"{decided['decision']}); this verdict differs from the one on "
                             "record", "if you mean to change your judgement, hand it in again "
-                            "with --rejudge: both versions are kept and the report shows them")
+                            f"with --rejudge {round_no}: both versions are kept and the report "
+                            "shows them")
+
+
+def _require_latest(session: Session, data: AnySession, rejudge: int) -> None:
+    """`--rejudge ROUND` re-judges ROUND, the latest round, and only while no later round
+    has started: a verdict meant for an earlier round is never taken for a later one's."""
+    latest = max((int(t["round"]) for t in data["turns"]), default=0)
+    if rejudge < latest:
+        raise SparringError("rejudge_too_late", f"round {rejudge} can no longer be re-judged: "
+                            f"round {latest} has started", f"its decision stands; judge round "
+                            f"{latest} once it is answered (`sparring wait {session.id}`, then "
+                            "`sparring verdict` without --rejudge)", round=rejudge,
+                            latest_round=latest)
+    if rejudge > latest:
+        raise SparringError("invalid_transition", f"round {rejudge} has not started (the "
+                            f"latest round is {latest})", f"--rejudge names a judged round: "
+                            f"--rejudge {latest}")
 
 
 def brief(result: DecisionRecord) -> dict[str, Any]:

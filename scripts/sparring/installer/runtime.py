@@ -4,7 +4,6 @@ record of the targets that use it."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import subprocess
@@ -83,6 +82,8 @@ def locked(runtime: Runtime, dry_run: bool, create: bool) -> Iterator[None]:
     if dry_run or not (create or runtime.data.is_dir()):
         yield
         return
+    import fcntl  # here, not at the top: importing this module must not need POSIX
+
     runtime.data.mkdir(parents=True, exist_ok=True)
     with runtime.lock.open("a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)

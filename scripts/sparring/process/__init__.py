@@ -6,6 +6,10 @@ be signalled) and write to files, never to pipes nobody reads; stdin is a
 file or /dev/null, so a child that reads stdin always reaches end-of-file.
 Before signalling a recorded pid we check it is still the same process
 (pid plus start time), because pids are reused.
+
+What differs between systems (tying a child to its parent, adopting orphans, noticing a
+parent's death) is behind process/backend.py, chosen once; finding and ending all of a
+turn's processes is process/tree.py.
 """
 
 from __future__ import annotations
@@ -19,35 +23,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
+from sparring.process import backend, tree
+from sparring.process.identity import _START_TIME_TOLERANCE
+from sparring.process.identity import Identity as Identity  # callers name it process.Identity
+
 if TYPE_CHECKING:
     import psutil
-
-# Start times from psutil are floats derived from clock ticks; equal processes
-# agree to far better than this.
-_START_TIME_TOLERANCE = 0.05
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-_PR_SET_CHILD_SUBREAPER = 36
-
 
 # Named tuples, not dataclasses: the guard's git commands come through here, and `python -m
 # sparring guard check` starts git status before anything else loads (dataclasses would
 # bring inspect, ast and more ahead of it).
-class Identity(NamedTuple):
-    """A process as recorded on disk: pid plus start time."""
-
-    pid: int
-    started: float
-
-    def to_dict(self) -> dict[str, float]:
-        return {"pid": self.pid, "started": self.started}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, float] | None) -> Identity | None:
-        if not data:
-            return None
-        return cls(int(data["pid"]), float(data["started"]))
-
-
 class Completed(NamedTuple):
     returncode: int
     stdout: str
@@ -72,8 +57,9 @@ def spawn_background(
 ) -> subprocess.Popen[bytes]:
     """Start `argv` in a new session; output to files, stdin from a file or /dev/null.
 
-    `die_with_parent`: the child gets SIGTERM if this process dies (Linux), so a child
-    never runs on unsupervised. Only for single-threaded parents (it uses preexec_fn).
+    `die_with_parent`: the child gets SIGTERM the moment this process dies, where the
+    system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
+    for single-threaded parents (it uses preexec_fn).
     """
     stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
     try:
@@ -87,10 +73,23 @@ def spawn_background(
                 env=dict(env) if env is not None else None,
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=_death_signal(os.getpid()) if die_with_parent else None,
+                preexec_fn=_tie(die_with_parent),
             )
     finally:
         stdin_file.close()
+
+
+def program(module: str, *args: str) -> list[str]:
+    """The argv that runs `module`'s main(args) with this python and this package (the
+    turn's runner, its watchdog)."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                 f"from {module} import main; sys.exit(main(sys.argv[2:]))")
+    return [sys.executable, "-c", bootstrap, package_parent, *args]
+
+
+def _tie(die_with_parent: bool) -> Callable[[], None] | None:
+    return backend.current().tie_to_parent(os.getpid()) if die_with_parent else None
 
 
 def _append_private(path: Path) -> BinaryIO:
@@ -98,115 +97,39 @@ def _append_private(path: Path) -> BinaryIO:
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
 
 
-def _death_signal(parent: int) -> Callable[[], None] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def arm() -> None:  # runs in the child between fork and exec
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the parent died before we armed it
-            os._exit(1)
-
-    return arm
+def mechanism() -> tuple[str, str]:
+    """The process backend in force (process/backend.py), and how it works in a sentence;
+    config_invalid when SPARRING_PROCESS_BACKEND names one this system does not have."""
+    chosen = backend.current()
+    return chosen.name, chosen.how
 
 
-def become_subreaper() -> bool:
-    """Adopt every orphaned descendant (Linux): a process that detaches from codex (setsid and
-    a double fork) becomes our child instead of init's, so it can be found and ended."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+def adopt_orphans() -> bool:
+    """Make this process adopt every orphan among its descendants (a process that detaches
+    from codex by setsid and a double fork stays below it), where the system can."""
+    return backend.current().adopt_orphans()
 
 
-def end_descendants(keep: int | None = None, grace: float = 2.0) -> list[int]:
-    """End every process below this one but `keep` (a child whose exit status is still
-    wanted): TERM, a wait, then KILL; reap those that are (or became) our children.
-
-    Returns the pids that were running. Called by the turn's runner, a subreaper, so this
-    also reaches what detached from codex."""
-    import psutil
-
-    found = [p for p in _descendants() if p.pid != keep]
-    targets = found
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for proc in targets:
-            with contextlib.suppress(psutil.Error):
-                proc.send_signal(sig)
-        targets = _await_end(targets, grace)
-        if not targets:
-            break
-    return [p.pid for p in found]
-
-
-def _descendants() -> list[psutil.Process]:
-    import psutil
-
-    found = []
-    for proc in psutil.Process().children(recursive=True):
-        with contextlib.suppress(psutil.Error):
-            if proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-    return found
-
-
-def _await_end(procs: list[psutil.Process], grace: float) -> list[psutil.Process]:
-    """Wait up to `grace` seconds for `procs` to end, reaping those that are our children;
-    returns the ones still running."""
-    import time
-
-    import psutil
-
-    deadline = time.monotonic() + grace
-    while True:
-        left = []
-        for proc in procs:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(proc.pid, os.WNOHANG)  # ours (adopted or not): reap it
-            with contextlib.suppress(psutil.Error):
-                if proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
-                    left.append(proc)
-        if not left or time.monotonic() >= deadline:
-            return left
-        procs = left
-        time.sleep(0.05)
+def await_parent_exit(parent: int) -> None:
+    """Return once `parent`, this process's parent, has exited (the watchdog's wait)."""
+    backend.current().await_parent_exit(parent)
 
 
 def has_exited(proc: subprocess.Popen[bytes]) -> bool:
     """Whether our child exited, without reaping it: its pid stays ours (a zombie) until
-    `wait`, so its process group can still be swept safely."""
-    try:
-        found = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return True
-    return found is not None
-
-
-def sweep_group(leader: int, grace: float = 2.0) -> None:
-    """End what an exited (not yet reaped) leader left running in its process group."""
+    `wait`, so its process group and session cannot be taken over meanwhile."""
     import psutil
 
-    def members() -> list[psutil.Process]:
-        found = []
-        for proc in psutil.process_iter(["pid", "status"]):
-            with contextlib.suppress(psutil.Error):
-                if (proc.pid != leader and proc.info["status"] != psutil.STATUS_ZOMBIE
-                        and os.getpgid(proc.pid) == leader):
-                    found.append(proc)
-        return found
+    try:
+        return psutil.Process(proc.pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:  # reaped already (or a zombie psutil would not describe)
+        return True
 
-    left = members()
-    if not left:
-        return
-    _signal_group(leader, signal.SIGTERM)
-    _, alive = psutil.wait_procs(left, timeout=grace)
-    if alive:
-        _signal_group(leader, signal.SIGKILL)
+
+def end(scope: tree.Scope, grace: float = tree.GRACE_S) -> list[int]:
+    """End every process of a turn (process/tree.py says how they are found): TERM, a
+    grace, then freeze and KILL, until none is left. Returns the pids that were running."""
+    return tree.end(scope, grace)
 
 
 def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
@@ -294,39 +217,33 @@ def find_live(identity: Identity | None) -> psutil.Process | None:
         return None
 
 
-def is_alive(identity: Identity | None) -> bool:
-    return find_live(identity) is not None
-
-
-def stop_tree(identity: Identity | None, grace: float = 3.0) -> bool:
-    """Stop the recorded process, its group and every descendant: TERM, wait, then KILL.
-
-    Returns False when there was nothing of ours left to stop.
-    """
+def identities(procs: Sequence[psutil.Process]) -> frozenset[Identity]:
+    """The identities of `procs`, leaving out any that ended meanwhile."""
     import psutil
 
-    root = find_live(identity)
-    if root is None:
+    found = set()
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            found.add(Identity(proc.pid, proc.create_time()))
+    return frozenset(found)
+
+
+def send(identity: Identity | None, sig: signal.Signals) -> bool:
+    """Send `sig` to the recorded process if it still runs and is the same one."""
+    import psutil
+
+    proc = find_live(identity)
+    if proc is None:
         return False
     try:
-        tree = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        tree = [root]
-    _signal_all(root.pid, tree, signal.SIGTERM)
-    _, alive = psutil.wait_procs(tree, timeout=grace)
-    if alive:
-        _signal_all(root.pid, alive, signal.SIGKILL)
-        psutil.wait_procs(alive, timeout=grace)
+        proc.send_signal(sig)
+    except psutil.Error:
+        return False
     return True
 
 
-def _signal_all(leader: int, procs: Sequence[psutil.Process], sig: signal.Signals) -> None:
-    import psutil
-
-    _signal_group(leader, sig)
-    for proc in procs:  # descendants that left the group (setsid) still get the signal
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            proc.send_signal(sig)
+def is_alive(identity: Identity | None) -> bool:
+    return find_live(identity) is not None
 
 
 def _signal_group(leader: int, sig: signal.Signals) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -154,6 +153,8 @@ def read_record(path: Path) -> bytes:
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
+    import fcntl  # here, not at the top: importing this module must not need POSIX
+
     lock_path = path.with_name(path.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
@@ -171,6 +172,8 @@ def _not_json(name: str) -> Any:
 @contextlib.contextmanager
 def try_locked(path: Path) -> Iterator[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
+    import fcntl
+
     lock_path = path.with_name(path.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:

@@ -33,7 +33,6 @@ it), /tmp, $TMPDIR and any writable root the user added to Codex's own configura
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import time
@@ -107,6 +106,8 @@ def locked(root: Path, name: str = "lock", wait: bool = True) -> Iterator[None]:
     """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
     witness lock (the default): a record and its copy are written, checked and put back
     under it. Without `wait`, BlockingIOError when someone holds it."""
+    import fcntl  # here, not at the top: importing this module must not need POSIX
+
     meta = _private(folder(root) / _META)
     fd = os.open(meta / name, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:

@@ -75,7 +75,7 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
           schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    data = session.load()
+    data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
@@ -85,6 +85,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
     settings = config.resolve_turn({**options, "sandbox": chosen.mode}, file_settings)
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
+    process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
@@ -124,6 +125,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
     settings, chosen = _resume_settings(data, previous, options)
     start_window()
+    process.mechanism()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
     request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,

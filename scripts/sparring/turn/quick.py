@@ -49,6 +49,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     turn = data["turns"][-1]
     if turn["status"] not in _ENDED:
         raise SlowPath("the turn runs (or its runner died): the full CLI watches it")
+    if _run_recorded(directory):
+        raise SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and (data.get("debate") or data.get("discussion")):
         raise SlowPath("the workflow's status comes with the answer: the full CLI adds it")
     final = _final_message(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"))
@@ -76,6 +78,30 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     if verb == "wait":
         shown["wait_timed_out"] = False
     return shown
+
+
+def _run_recorded(directory: str) -> bool:
+    """Whether a runner's record (store/runs.py) is kept for the session: records exist
+    only while a runner runs, so mostly there is none at all, and no hash to compute."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    home = base if os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".local",
+                                                          "state")
+    folder = os.path.join(home, "sparring", "runs")
+    try:
+        with os.scandir(folder) as entries:
+            if not any(e.name.endswith(".json") for e in entries):
+                return False
+    except OSError:
+        return False
+    return os.path.exists(_run_record(folder, directory))
+
+
+def _run_record(folder: str, directory: str) -> str:
+    """store/runs.py's path_for, without loading it."""
+    import hashlib
+
+    key = hashlib.sha256(directory.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(folder, f"{key[:32]}.json")
 
 
 def _session_dir(ref: str, cwd: str) -> str:

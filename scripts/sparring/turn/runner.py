@@ -1,15 +1,17 @@
 """The background runner: one small process per turn that owns codex.
 
 `start`/`resume` launch it and return; it launches codex, enforces the
-wall-clock timeout and the stall limit even when nobody polls, and records
-how the turn ended. It is Codex's parent, so it alone sees the real exit
-code. If it is killed, `poll` still tells the truth from what is on disk.
+wall-clock timeout and the stall limit even when nobody polls, ends every
+process of the turn when the turn ends (turn/keeper.py), and records how the
+turn ended. It is Codex's parent, so it alone sees the real exit code. If it
+is killed, its watchdog ends the turn's processes and `poll` still tells the
+truth from what is on disk.
 """
 
 from __future__ import annotations
 
+import os
 import signal
-import sys
 import time
 import traceback
 from pathlib import Path
@@ -19,43 +21,69 @@ from typing import TYPE_CHECKING, Any
 from sparring import answers, codex, process, states, templates
 from sparring.codex import network, sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.store import runs
 from sparring.store.session import Session, find_turn
-from sparring.turn import budget
+from sparring.turn import budget, lifecycle, watchdog
 from sparring.turn import guard as turnguard
 from sparring.turn import record as turns
+from sparring.turn.keeper import Keeper
 
 if TYPE_CHECKING:
     from subprocess import Popen
 
 POLL_INTERVAL = 0.1
+# The runner records the turn's processes it sees every this many polls (half a second).
+_RECORD_EVERY = 5
 _terminated = False
 
 
 def launch(session: Session, n: int) -> process.Identity:
-    """Start the runner for turn `n` in its own session; output goes to the turn's log."""
-    package_parent = str(Path(__file__).resolve().parents[2])
-    bootstrap = (
-        "import sys; sys.path.insert(0, sys.argv[1]); "
-        "from sparring.turn.runner import main; sys.exit(main(sys.argv[2:]))"
-    )
+    """Start the runner for turn `n` in its own session; output goes to the turn's log.
+    Its record (store/runs.py) is written first, and names it before this returns."""
+    try:
+        runs.begin(session.dir, find_turn(session.load(), n))
+    except runs.Busy as busy:
+        raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
+                                 "by sparring's runner, yet the session file let another turn "
+                                 "start") from None
     log = session.turn_file(n, turns.RUNNER_LOG)
     child = process.spawn_background(
-        [sys.executable, "-c", bootstrap, package_parent, str(session.dir), str(n)],
+        process.program("sparring.turn.runner", str(session.dir), str(n)),
         cwd=session.dir, stdin=None, stdout=log, stderr=log,
     )
-    return process.identity_of(child.pid)
+    identity = process.identity_of(child.pid)
+    with runs.change(session.dir) as run:
+        if run.get("turn") == n:
+            run["runner"] = identity.to_dict()
+    return identity
 
 
 def main(argv: list[str]) -> int:
     session, n = Session(Path(argv[0])), int(argv[1])
     signal.signal(signal.SIGTERM, _on_term)
-    process.become_subreaper()  # what detaches from codex is adopted here, and ended
+    process.adopt_orphans()  # what detaches from codex is adopted here (Linux), and ended
+    me = process.identity_of(os.getpid())
+    run = _claim(session, n, me)
+    if run is None:
+        print(f"the runner's record is not about turn {n}: a newer turn took over")
+        return 1
+    keeper = Keeper(session, me, run.mark, session.turn_file(n, watchdog.LOG))
     try:
-        run_turn(session, n)
+        run_turn(session, n, keeper)
     except Exception:
         traceback.print_exc()
         return 1
+    finally:
+        keeper.close()
     return 0
+
+
+def _claim(session: Session, n: int, me: process.Identity) -> runs.Run | None:
+    with runs.change(session.dir) as run:
+        if run.get("turn") != n:
+            return None
+        run["runner"] = me.to_dict()
+    return runs.read(session.dir)
 
 
 def _on_term(signum: int, frame: FrameType | None) -> None:
@@ -63,33 +91,57 @@ def _on_term(signum: int, frame: FrameType | None) -> None:
     _terminated = True
 
 
-def run_turn(session: Session, n: int) -> None:
+def run_turn(session: Session, n: int, keeper: Keeper) -> None:
     next_turn: int | None = n
     while next_turn is not None:
-        next_turn = _run_one(session, next_turn)
+        next_turn = _run_one(session, next_turn, keeper)
 
 
-def _run_one(session: Session, n: int) -> int | None:
+def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
     """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
     watch = turnguard.snapshot(session, n)
-    proc = _spawn_codex(session, n)
+    proc = _spawn_codex(session, n, keeper)
     if proc is None:
         turnguard.release(watch)
         return None
     turn = find_turn(session.load(), n)
-    identity = process.Identity.from_dict(turn["codex"])
-    end_reason = _watch(session, turn, proc, identity)
-    if end_reason is None:
-        process.sweep_group(proc.pid)  # what codex left behind in its group
-    # Then whatever left the group too (setsid, double fork): nothing of the turn outlives it,
-    # and nothing writes to the tree after the guard's check below.
-    process.end_descendants(keep=proc.pid)
+    end_reason = _watch(session, turn, proc, keeper)
+    # Codex, and whatever it started (detached, respawning or not): nothing of the turn
+    # outlives it, and nothing writes to the tree after the guard's check below.
+    keeper.end(proc)
     exit_code = proc.wait()
+    if not _still_listed(session, turn):
+        turnguard.release(watch)
+        return None
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
                      guard=turnguard.check(session, n, watch),
-                     follow_up=lambda data, ended: _queue_reask(session, data, ended, queued))
+                     follow_up=lambda data, ended: _follow(session, data, ended, queued,
+                                                           keeper))
     return queued[0] if queued else None
+
+
+def _still_listed(session: Session, turn: dict[str, Any]) -> bool:
+    """Whether session.json still shows this runner's turn running: if not, something else
+    changed it, and the end is not written into it (lifecycle reports state_corrupt)."""
+    now = next((t for t in session.load()["turns"]
+                if t["n"] == turn["n"] and t["created_at"] == turn["created_at"]), None)
+    if now is None or states.is_terminal(now["status"]):
+        print(f"session.json no longer shows turn {turn['n']} running: its end is not recorded")
+        return False
+    return True
+
+
+def _follow(session: Session, data: dict[str, Any], ended: dict[str, Any],
+            queued: list[int], keeper: Keeper) -> None:
+    """Under the session lock, with the end: queue a re-ask if the answer needs one, and
+    say in the runner's record what it runs next (or that it is done)."""
+    _queue_reask(session, data, ended, queued)
+    if queued:
+        follow = find_turn(data, queued[0])
+        keeper.note(turn=follow["n"], turn_created_at=follow["created_at"], codex=None)
+    else:
+        keeper.ended(ended)
 
 
 def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
@@ -124,21 +176,23 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
     queued.append(turn["n"])
 
 
-def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
+def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | None:
     # Checked and recorded under the lock, so a concurrent `stop` either sees
     # codex's identity and kills it, or leaves the flag that stops us here.
     with session.update() as data:
-        turn = find_turn(data, n)
-        if turn["status"] != states.STARTING:
+        turn = next((t for t in data["turns"] if t["n"] == n), None)
+        if turn is None or turn["status"] != states.STARTING:
             return None
-        if turn["stop_requested"]:
+        if turn["stop_requested"] or _terminated:
             states.move(turn, states.STOPPED, ended_at=time.time(), end_reason="stopped",
                         error=turns.stopped_error())
+            keeper.ended(turn)
             return None
         # The user's word is read again here, where codex starts, for every kind of turn.
         refused = sandbox.gate(turn["argv"], Path(data["root"]), Path(data["cwd"]))
         if refused is not None:
             states.move(turn, states.FAILED, ended_at=time.time(), error=refused)
+            keeper.ended(turn)
             return None
         try:
             proc = process.spawn_background(
@@ -146,30 +200,37 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
                 stdin=session.turn_file(n, turns.PROMPT),
                 stdout=session.turn_file(n, turns.EVENTS),
                 stderr=session.turn_file(n, turns.STDERR),
+                env=process.tree.marked(os.environ, keeper.mark),
                 die_with_parent=True,  # codex never runs on without a runner enforcing limits
             )
         except OSError as exc:
             states.move(turn, states.FAILED, ended_at=time.time(),
                         error=turns.spawn_error(turn["argv"][0], exc))
+            keeper.ended(turn)
             return None
-        states.move(turn, states.RUNNING, started_at=time.time(),
-                    codex=process.identity_of(proc.pid).to_dict())
+        codex = process.identity_of(proc.pid)
+        states.move(turn, states.RUNNING, started_at=time.time(), codex=codex.to_dict())
+        keeper.note(codex=codex.to_dict())
         return proc
 
 
 def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
-           identity: process.Identity | None) -> str | None:
-    """Wait for codex to exit; end it when a limit passes or we are told to stop."""
+           keeper: Keeper) -> str | None:
+    """Wait for codex to exit; return why we must end it when a limit passes or we are
+    told to stop. Meanwhile note the turn's processes, and keep the watchdog alive."""
     offline = network.OfflineWatch(session.turn_file(turn["n"], turns.EVENTS),
                                    turn["settings"].get("offline_after", OFFLINE_AFTER))
+    polls = 0
     while not process.has_exited(proc):
         now = time.time()
         reason = "stopped" if _terminated else (
             turns.deadline_passed(session, turn, now) or ("offline" if offline.passed(now)
                                                           else None))
         if reason:
-            process.stop_tree(identity)
             return reason
+        if polls % _RECORD_EVERY == 0:
+            keeper.record(proc)
+            keeper.check_watchdog()
+        polls += 1
         time.sleep(POLL_INTERVAL)
     return None
-

@@ -1,0 +1,218 @@
+"""A turn's processes: found by every trace they leave, and ended so that none survives.
+
+A process a turn started is found by any of these, so that leaving one behind is not
+enough to escape:
+- the mark: codex runs with the turn's mark in `SPARRING_TURN` in its environment, and every
+  descendant inherits it, detached or not (unless it clears its environment);
+- ancestry: everything below a process known to be the turn's (on Linux the runner adopts
+  what detaches from codex, so there everything stays below the runner);
+- the process groups and sessions of a process we hold (codex, not yet reaped, so its id
+  cannot be reused): what left codex's parentage but not its group or session;
+- the identities the runner recorded as it went (pid and start time, checked again).
+
+Ending them is TERM and a grace to exit cleanly; then whatever is left, or appeared
+meanwhile, is frozen with SIGSTOP (which nothing can catch or ignore, and a stopped
+process cannot fork) scan after scan until a scan finds nothing new, and killed. So a
+process that ignores TERM and keeps respawning ends too, and so does one that forks and
+exits over and over (each scan looks only at the pids that are new since the last one, so
+it takes a fraction of such a process's life).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import psutil
+
+    from sparring.process.identity import Identity
+
+MARK_ENV = "SPARRING_TURN"
+GRACE_S = 2.0  # for a clean exit after TERM
+_STEP_S = 0.05
+_KILL_ROUNDS = 20  # each freezes and kills everything found; one is the rule
+_FREEZE_SCANS = 2000  # each stops what the scans before it missed; a few are the rule
+_ANCESTRY_DEPTH = 64
+_EMPTY_SCANS = 3  # in a row, before a scope counts as empty
+_START_TIME_TOLERANCE = 0.05
+
+
+class Scope(NamedTuple):
+    """Where a turn's processes are; each field is one way to find them."""
+
+    mark: str | None = None  # the turn's mark in MARK_ENV
+    roots: tuple[Identity, ...] = ()  # known processes of the turn: they and all below
+    below_self: bool = False  # everything below this process (the runner)
+    groups: tuple[int, ...] = ()  # process groups and sessions led by a process we hold
+    spare: frozenset[int] = frozenset()  # never these, nor anything below them
+
+
+def marked(env: Mapping[str, str], mark: str) -> dict[str, str]:
+    """`env` with `mark` added to MARK_ENV: a turn started inside another turn (sparring
+    run by codex) carries both marks, so the outer turn's end finds it too."""
+    outer = env.get(MARK_ENV, "")
+    return {**env, MARK_ENV: f"{outer}:{mark}" if outer else mark}
+
+
+def find(scope: Scope) -> list[psutil.Process]:
+    """The live (not zombie) processes of `scope`, never this process itself."""
+    return _Scan(scope).turns()
+
+
+class _Scan:
+    """Looks for a scope's processes, again and again. Each pid is judged once (what makes
+    a process the turn's does not change while it lives), so a scan after the first costs
+    a listing of pids and a look at the new ones."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.me = os.getpid()
+        self.roots = {r.pid: r for r in scope.roots}
+        self.known: dict[int, psutil.Process | None] = {}  # None: not the turn's
+
+    def turns(self) -> list[psutil.Process]:
+        import psutil
+
+        pids = psutil.pids()
+        self.known = {pid: self.known[pid] for pid in pids if pid in self.known}
+        for pid in sorted(pids, reverse=True):  # the newest first: the likeliest to go soon
+            self._judge(pid, 0)
+        return [p for p in self.known.values() if p is not None and _running(p)]
+
+    def settled(self) -> list[psutil.Process]:
+        """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row find none:
+        the first scan judges every pid and may take longer than a process that keeps
+        forking and exiting lives; the next ones judge only the new pids, well within it."""
+        for _ in range(_EMPTY_SCANS):
+            found = self.turns()
+            if found:
+                return found
+        return []
+
+    def _judge(self, pid: int, depth: int) -> psutil.Process | None:
+        """`pid`'s process if it is the turn's (its parent judged first), else None."""
+        import psutil
+
+        if pid in self.known:
+            return self.known[pid]
+        found = None
+        if pid != self.me and pid not in self.scope.spare and depth < _ANCESTRY_DEPTH:
+            try:
+                proc = psutil.Process(pid)
+            except psutil.Error:
+                return None  # gone: not remembered, as its pid may come back as another
+            try:
+                if self._traced(proc) or self._below(proc.ppid(), pid, depth):
+                    found = proc
+            except psutil.ZombieProcess:
+                pass  # it has ended; its pid stays taken until it is reaped
+            except psutil.NoSuchProcess:
+                if not proc.is_running():
+                    return None  # gone meanwhile (else: a kernel thread, without environment)
+            except (psutil.Error, OSError):  # not ours to read
+                pass
+        self.known[pid] = found
+        return found
+
+    def _below(self, parent: int, pid: int, depth: int) -> bool:
+        if parent == self.me:
+            return self.scope.below_self
+        return 0 < parent != pid and self._judge(parent, depth + 1) is not None
+
+    def _traced(self, proc: psutil.Process) -> bool:
+        """Whether `proc` is known, in a held group or session, or marked: each looked at on
+        its own, so one that cannot be read leaves the others."""
+        root = self.roots.get(proc.pid)
+        return (root is not None and _same(proc, root)) or self._grouped(proc.pid) or (
+            bool(self.scope.mark) and self.scope.mark in _marks(proc))
+
+    def _grouped(self, pid: int) -> bool:
+        groups = self.scope.groups
+        try:
+            return bool(groups) and (os.getpgid(pid) in groups or os.getsid(pid) in groups)
+        except OSError:  # gone, or a system that keeps other sessions to themselves
+            return False
+
+
+def _marks(proc: psutil.Process) -> list[str]:
+    return proc.environ().get(MARK_ENV, "").split(":")
+
+
+def _same(proc: psutil.Process, identity: Identity) -> bool:
+    return abs(proc.create_time() - identity.started) <= _START_TIME_TOLERANCE
+
+
+def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
+    """End every process of `scope`, and whatever appears in it meanwhile, until a scan
+    finds none: TERM, up to `grace` seconds to go, then freeze and KILL. Returns the pids
+    that were running. Nothing is reaped here: a caller waiting for its own child (the
+    runner for codex) still gets the exit status."""
+    scan = _Scan(scope)
+    found = scan.settled()
+    ended = {p.pid for p in found}
+    termed: set[psutil.Process] = set()
+    deadline = time.monotonic() + grace
+    while found and time.monotonic() < deadline:
+        _send((p for p in found if p not in termed), signal.SIGTERM)
+        termed.update(found)
+        time.sleep(_STEP_S)
+        found = scan.settled()
+        ended.update(p.pid for p in found)
+    for _ in range(_KILL_ROUNDS):
+        if not found:
+            break
+        frozen = _freeze(scan, found)
+        ended.update(p.pid for p in frozen)
+        _send(frozen, signal.SIGKILL, groups=True)
+        _await_gone(frozen, grace)
+        found = scan.settled()
+    return sorted(ended)
+
+
+def _freeze(scan: _Scan, first: list[psutil.Process]) -> list[psutil.Process]:
+    """Stop `first`, then everything each new scan finds, until one finds nothing new.
+    Their process groups are stopped whole too: a member forked after the scan is in it."""
+    frozen: set[psutil.Process] = set()
+    new = first
+    for _ in range(_FREEZE_SCANS):
+        _send(new, signal.SIGSTOP, groups=True)
+        frozen.update(new)
+        new = [p for p in scan.turns() if p not in frozen]
+        if not new:
+            break
+    return list(frozen)
+
+
+def _send(procs: Iterable[psutil.Process], sig: signal.Signals, groups: bool = False) -> None:
+    """`sig` to each of `procs` (and, with `groups`, to each one's process group: every
+    group a turn's process is in belongs to the turn, as a process can only join a group
+    of its own session, and codex's session is its own)."""
+    import psutil
+
+    own = os.getpgrp()
+    for proc in procs:
+        with contextlib.suppress(psutil.Error, OSError):  # gone already, which is the aim
+            group = os.getpgid(proc.pid) if groups else own
+            proc.send_signal(sig)  # psutil checks it is still the same process first
+            if group != own:
+                os.killpg(group, sig)
+
+
+def _await_gone(procs: list[psutil.Process], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while any(_running(p) for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _running(proc: psutil.Process) -> bool:
+    import psutil
+
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

@@ -1,0 +1,74 @@
+"""A turn's processes as its runner keeps them: the mark in codex's environment, what it
+has seen of them so far (written to its record as it goes), and its watchdog.
+
+The runner ends everything of a turn when the turn ends (`end`); the record and the
+watchdog are for when it cannot: killed, its watchdog ends the turn from the record, and
+so do `stop` and `poll` (lifecycle.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sparring import process
+from sparring.store import runs
+from sparring.store.session import Session
+from sparring.turn import watchdog
+
+if TYPE_CHECKING:
+    from subprocess import Popen
+
+
+class Keeper:
+    def __init__(self, session: Session, me: process.Identity, mark: str, log: Path) -> None:
+        self.session, self.me, self.mark, self.log = session, me, mark, log
+        self.seen: frozenset[process.Identity] = frozenset()
+        self.watchdog = self._start_watchdog()
+
+    def _start_watchdog(self) -> Popen[bytes]:
+        dog = watchdog.start(self.session, self.me, self.log)
+        self.note(watchdog=process.identity_of(dog.pid).to_dict())
+        return dog
+
+    def note(self, **fields: object) -> None:
+        """Change the runner's record, while it is this runner's."""
+        with runs.change(self.session.dir, self.me) as run:
+            if run:
+                run.update(fields)
+
+    def check_watchdog(self) -> None:
+        if process.has_exited(self.watchdog):  # killed: the runner is never left unwatched
+            self.watchdog.wait()
+            self.watchdog = self._start_watchdog()
+
+    def scope(self, codex: Popen[bytes] | None, marked: bool = True) -> process.tree.Scope:
+        """Everything below this runner (its watchdog aside), in codex's group and session
+        (codex is not reaped yet, so they are its), marked, or seen before."""
+        return process.tree.Scope(
+            mark=self.mark if marked else None, roots=tuple(self.seen), below_self=True,
+            groups=(codex.pid,) if codex is not None else (),
+            spare=frozenset({self.watchdog.pid}))
+
+    def record(self, codex: Popen[bytes]) -> None:
+        """Note the turn's processes running now, found the cheap way (ancestry, group and
+        session); those seen before stay noted while they live."""
+        now = process.identities(process.tree.find(self.scope(codex, marked=False)))
+        now |= frozenset(i for i in self.seen if process.is_alive(i))
+        if now != self.seen:
+            self.seen = now
+            self.note(members=[i.to_dict() for i in sorted(now)])
+
+    def end(self, codex: Popen[bytes] | None) -> list[int]:
+        """End every process of the turn, codex included: nothing of it runs on."""
+        return process.end(self.scope(codex))
+
+    def ended(self, turn: dict[str, Any]) -> None:
+        """The end of `turn` is being recorded (under the session lock): its record goes."""
+        runs.remove(self.session.dir, turn["n"], turn["created_at"])
+
+    def close(self) -> None:
+        """The runner is done: nothing of its turns runs on, nor does its watchdog. (A
+        record still there says a turn's end was never recorded: lifecycle acts on it.)"""
+        self.end(None)  # whatever a failure left behind (normally nothing)
+        watchdog.stop(self.watchdog)

@@ -1,0 +1,51 @@
+"""The runner's watchdog: when the runner dies, nothing of its turn runs on.
+
+A runner killed with SIGKILL cannot end its turn itself. Before it starts codex it starts
+this small process, which waits for the runner to die (process.await_parent_exit: the
+kernel tells it on Linux, it polls elsewhere) and then ends every process the runner's
+record (store/runs.py) says is the turn's, codex first among them. The runner stops its
+watchdog when it ends normally, and starts it again if it dies meanwhile.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sparring import process
+
+if TYPE_CHECKING:
+    from subprocess import Popen
+
+    from sparring.store.session import Session
+
+LOG = "watchdog.log"
+
+
+def start(session: Session, runner: process.Identity, log: Path) -> Popen[bytes]:
+    """Start the watchdog of `runner` (this process) for `session`."""
+    return process.spawn_background(
+        process.program("sparring.turn.watchdog", str(session.dir), str(runner.pid),
+                        repr(runner.started)),
+        cwd=session.dir, stdin=None, stdout=log, stderr=log)
+
+
+def stop(watchdog: Popen[bytes]) -> None:
+    """The runner ended its turn itself: its watchdog has nothing left to do."""
+    watchdog.send_signal(signal.SIGTERM)
+    watchdog.wait()
+
+
+def main(argv: list[str]) -> int:
+    session_dir, runner = Path(argv[0]), process.Identity(int(argv[1]), float(argv[2]))
+    process.await_parent_exit(runner.pid)
+    from sparring.store import runs  # only now: the watchdog waits light, and starts fast
+
+    run = runs.read(session_dir)
+    if run is None or not runner.same(run.runner):
+        return 0  # the runner recorded its turn's end, or a newer runner's record is there
+    ended = process.end(run.scope(runner_too=False))
+    print(f"the runner (pid {runner.pid}) died; ended the turn's processes {ended}",
+          flush=True)
+    return 0

@@ -1,0 +1,251 @@
+"""No process started in a turn survives the turn's end or `stop` (issue 21, case 9; issue 26):
+not a daemon that detached (setsid and a double fork), not one that ignores SIGTERM and keeps
+respawning children, and not after the runner itself was killed with SIGKILL, at any moment.
+
+Every test runs under each process backend (conftest.py): `linux` (the kernel's death signal
+and child subreaper) and `portable` (what macOS runs: a watchdog, the turn's mark and the
+runner's record). Each names every process the attack started, and asserts none of them runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from sparring import process
+from sparring.turn import quick
+from sparring.process import backend, tree
+from sparring.store import runs
+from sparring.store.session import Session
+
+
+def turn_of(repo: Path, sid: str) -> dict[str, Any]:
+    data: dict[str, Any] = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][-1]
+    return data
+
+
+def pids_in(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def running(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def wait_for(condition: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def respawning(fake_codex: Any, tmp_path: Path, mode: str) -> Path:
+    pids = tmp_path / "respawned.pids"
+    fake_codex.mode(mode, respawn_pidfile=str(pids))
+    return pids
+
+
+def test_a_daemon_that_ignores_term_and_respawns_ends_with_its_turn(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+    pids = respawning(fake_codex, tmp_path, "respawn")
+    sparring("start", session, input=b"q")
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+    started = pids_in(pids)
+    assert len(started) >= 2, "the daemon and at least one child it respawned"
+    assert running(started) == [], "the turn's end was reported while its processes ran"
+    time.sleep(0.5)  # and none comes back: the respawner itself is gone
+    assert pids_in(pids) == started
+
+
+def test_a_daemon_that_ignores_term_and_respawns_is_ended_by_stop(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+    pids = respawning(fake_codex, tmp_path, "respawn_hang")
+    sparring("start", session, input=b"q")
+    wait_for(lambda: len(pids_in(pids)) >= 10)  # it has respawned for a while
+    stopped = sparring("stop", session)
+    assert stopped.out["status"] == "stopped" and stopped.out["already_ended"] is False
+    assert running(pids_in(pids)) == []
+
+
+@pytest.mark.parametrize("mode", ["detach_hang", "respawn_hang"])
+def test_nothing_of_the_turn_outlives_a_runner_killed_with_kill_9(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path, repo: Path,
+        mode: str) -> None:
+    pids = tmp_path / "left.pids"
+    fake_codex.mode(mode, respawn_pidfile=str(pids), detach_pidfile=str(pids))
+    sparring("start", session, input=b"q")
+    wait_for(lambda: len(pids_in(pids)) >= (1 if mode == "detach_hang" else 5))
+    turn = turn_of(repo, session)
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    # Nobody polls or stops: the runner's watchdog ends codex and all it left.
+    wait_for(lambda: running([turn["codex"]["pid"], *pids_in(pids)]) == [])
+    out = sparring("poll", session).out
+    assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
+    assert running(pids_in(pids)) == []
+
+
+def test_stop_ends_what_a_turn_left_when_its_runner_and_watchdog_were_killed(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path, repo: Path) -> None:
+    """Both killed at once with SIGKILL: `stop` alone finds the turn's processes, from the
+    runner's record and the mark in their environment."""
+    pids = respawning(fake_codex, tmp_path, "respawn_hang")
+    sparring("start", session, input=b"q")
+    wait_for(lambda: len(pids_in(pids)) >= 5)
+    run = runs.read(repo / ".sparring" / "sessions" / session)
+    assert run is not None and run.watchdog is not None and run.runner is not None
+    codex = turn_of(repo, session)["codex"]["pid"]
+    for doomed in (run.watchdog.pid, run.runner.pid):
+        os.kill(doomed, signal.SIGKILL)
+    stopped = sparring("stop", session)
+    assert stopped.exit_code == 0, stopped.raw
+    assert stopped.out["status"] in ("stopped", "failed")
+    assert running([codex, *pids_in(pids)]) == []
+
+
+def test_a_killed_watchdog_is_started_again(sparring: Any, session: str, fake_codex: Any,
+                                            repo: Path) -> None:
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    directory = repo / ".sparring" / "sessions" / session
+
+    def watchdog() -> process.Identity | None:
+        run = runs.read(directory)
+        return run.watchdog if run else None
+
+    wait_for(lambda: watchdog() is not None)
+    first = watchdog()
+    assert first is not None
+    os.kill(first.pid, signal.SIGKILL)
+    wait_for(lambda: process.is_alive(watchdog()) and not first.same(watchdog()))
+    codex = turn_of(repo, session)["codex"]["pid"]
+    os.kill(turn_of(repo, session)["runner"]["pid"], signal.SIGKILL)
+    wait_for(lambda: running([codex]) == [])  # the new watchdog did its job
+
+
+def test_a_detached_process_that_clears_its_environment_ends_with_its_turn(
+        sparring: Any, session: str, fake_codex: Any, tmp_path: Path,
+        process_backend: str) -> None:
+    if process_backend == "portable":
+        pytest.skip("without a subreaper, a process that leaves codex's session and its "
+                    "environment at once is out of reach (docs/security.md, Processes)")
+    pidfile = tmp_path / "clean.pid"
+    fake_codex.mode("detach", detach_pidfile=str(pidfile), detach_clean_env="1")
+    sparring("start", session, input=b"q")
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+    assert "SPARRING_TURN" not in os.environ
+    assert running(pids_in(pidfile)) == []
+
+
+# -- the mechanisms, one level down ------------------------------------------------------------
+
+HOPPER = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+while True:  # a new process every few milliseconds, each in a group of its own
+    if os.fork() != 0:
+        os._exit(0)
+    os.setpgid(0, 0)
+    with open(sys.argv[1], "a") as f:
+        f.write(f"{os.getpid()}\\n")
+    time.sleep(0.005)
+"""
+
+
+def test_a_process_that_hops_from_pid_to_pid_is_caught(tmp_path: Path) -> None:
+    """A process that forks and exits over and over, leaving its group each time: frozen
+    and killed all the same, found by the mark it carries."""
+    pids = tmp_path / "hops"
+    env = tree.marked(os.environ, "hop-mark")
+    subprocess.Popen([sys.executable, "-c", HOPPER, str(pids)], env=env,
+                     start_new_session=True, stdin=subprocess.DEVNULL)
+    wait_for(lambda: len(pids_in(pids)) >= 20)
+    ended = process.end(tree.Scope(mark="hop-mark"), grace=0.2)
+    assert ended
+    seen = len(pids_in(pids))
+    time.sleep(0.2)
+    assert len(pids_in(pids)) == seen, "it went on hopping"
+    assert running(pids_in(pids)) == []
+
+
+def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:
+    inner = tree.marked(tree.marked({"PATH": "/bin"}, "outer"), "inner")
+    assert inner == {"PATH": "/bin", "SPARRING_TURN": "outer:inner"}
+
+
+PARENT = """
+import subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
+print(child.pid, flush=True)
+child.wait()
+"""
+CHILD = """
+import os, pathlib, sys
+from sparring import process
+parent = os.getppid()
+pathlib.Path(sys.argv[1] + ".ready").write_text("")
+process.await_parent_exit(parent)
+pathlib.Path(sys.argv[1]).write_text("my parent is gone")
+"""
+
+
+def test_the_watchdogs_wait_ends_when_its_parent_is_killed(tmp_path: Path,
+                                                          process_backend: str) -> None:
+    done = tmp_path / "done"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, CHILD, str(done)],
+                              stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    wait_for(lambda: Path(f"{done}.ready").exists())
+    time.sleep(0.3)
+    assert not done.exists() and running([child]) == [child], "it waits while its parent runs"
+    parent.kill()
+    parent.wait()
+    wait_for(lambda: done.exists(), timeout=5)
+    wait_for(lambda: running([child]) == [])
+
+
+def test_the_backend_is_chosen_by_the_switch(process_backend: str) -> None:
+    name, _ = process.mechanism()
+    assert name == process_backend == os.environ["SPARRING_PROCESS_BACKEND"]
+    tied = backend.current().tie_to_parent(os.getpid())
+    assert (tied is not None) is (process_backend == "linux")
+
+
+@pytest.mark.parametrize("value", ["windows", "linux-ish"])
+def test_a_backend_this_system_lacks_is_refused_before_anything_starts(
+        sparring: Any, session: str, fake_codex: Any, monkeypatch: pytest.MonkeyPatch,
+        value: str) -> None:
+    monkeypatch.setenv("SPARRING_PROCESS_BACKEND", value)
+    backend.forget()
+    refused = sparring("start", session, input=b"q")
+    assert refused.error_code == "config_invalid"
+    assert "SPARRING_PROCESS_BACKEND" in refused.out["error"]["message"]
+    assert fake_codex.turn_calls() == []
+    assert sparring("status", session).out["turns"] == []
+    doctor = {c["name"]: c for c in sparring("doctor").out["checks"]}["processes"]
+    assert doctor["ok"] is False and "SPARRING_PROCESS_BACKEND" in doctor["hint"]
+
+
+def test_door_finds_the_runners_record_where_store_keeps_it(tmp_path: Path) -> None:
+    directory = tmp_path / "a session"
+    where = runs.path_for(directory)
+    assert quick._run_record(str(where.parent), str(directory)) == str(where)
+    assert not quick._run_recorded(str(directory))
+    where.parent.mkdir(parents=True)
+    where.write_text("{}")
+    assert quick._run_recorded(str(directory))
