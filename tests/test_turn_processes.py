@@ -21,10 +21,10 @@ import psutil
 import pytest
 
 from sparring import process
-from sparring.turn import quick
 from sparring.process import backend, tree
 from sparring.store import runs
 from sparring.store.session import Session
+from sparring.turn import quick
 
 
 def turn_of(repo: Path, sid: str) -> dict[str, Any]:
