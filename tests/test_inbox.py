@@ -61,10 +61,10 @@ def test_a_failed_verb_leaves_the_file_to_be_fixed(sparring: Any, fake_codex: An
     assert verdict.read_text() == '{"points": []}'
 
 
-def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path,
-                                                 tmp_path: Path) -> None:
+def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
-    mine = tmp_path / "analysis.md"
+    mine = repo / "notes" / "analysis.md"  # in the project, not in the inbox
+    mine.parent.mkdir()
     mine.write_text("my analysis")
     assert sparring("seal", sid, "--file", str(mine)).exit_code == 0
     assert mine.read_text() == "my analysis"

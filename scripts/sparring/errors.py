@@ -35,6 +35,15 @@ CODES: dict[str, str] = {
     "prompt_empty": "no prompt was given",
     "prompt_too_large": "the prompt is longer than codex accepts; nothing was started",
     "file_not_found": "a file named on the command line does not exist",
+    "path_outside_project": "a path named on the command line or in sparring.yaml leads "
+                            "outside the project",
+    "path_is_link": "a path named, or a folder on its way, is a symbolic link; none is followed",
+    "path_protected": "sparring does not write there: git's, Claude Code's or Codex's own "
+                      "files, its own records, or a file it did not write",
+    "not_a_file": "a file handed in is not a regular file (a FIFO, socket, device or folder)",
+    "file_too_large": "a file handed in is larger than sparring reads; nothing was read",
+    "input_changed": "a file changed while sparring read it; nothing was done",
+    "not_utf8": "a text file (or stdin) is not UTF-8; it is refused, never rewritten",
     "not_writable": "sparring could not write where it needed to",
     "git_failed": "git could not report the state of the repository",
     "template_not_found": "no template has that name",

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from sparring.cli.options import CWD_OPTION, SESSION_ARG, run_verb
+from sparring.cli.options import CWD_OPTION, SESSION_ARG, project_dir, run_verb
 from sparring.errors import SparringError
 
 
@@ -38,7 +38,7 @@ def guard_snapshot(cwd: Path, out: Path) -> int:
     """Record the state of the tree at --cwd (its git root) into --out."""
     from sparring.commands import guard as verb
 
-    return run_verb("guard snapshot", lambda: verb.snapshot(cwd, out))
+    return run_verb("guard snapshot", lambda: verb.snapshot(project_dir(cwd), out))
 
 
 @guard.command("check")

@@ -27,6 +27,7 @@ from sparring.cli.options import (
     EnvSettingError,
     Seconds,
     file_input,
+    project_dir,
     run_verb,
     turn_options,
 )
@@ -68,7 +69,7 @@ def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
     """
     from sparring.commands.init import init as run
 
-    return run_verb("init", lambda: run(skill, cwd, budget_tokens))
+    return run_verb("init", lambda: run(skill, project_dir(cwd), budget_tokens))
 
 
 @cli.command()
@@ -218,12 +219,12 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 
     if table and session is None:
         try:
-            click.echo(verb.table(verb.status(None, cwd)))
+            click.echo(verb.table(verb.status(None, project_dir(cwd))))
         except SparringError as exc:
             emit(failure("status", exc))
             return EXIT_FAILED
         return EXIT_OK
-    return run_verb("status", lambda: verb.status(session, cwd))
+    return run_verb("status", lambda: verb.status(session, project_dir(cwd)))
 
 
 @cli.command()
@@ -236,7 +237,7 @@ def doctor(cwd: Path) -> int:
     """
     from sparring.commands.doctor import doctor as run
 
-    return run_verb("doctor", lambda: run(cwd))
+    return run_verb("doctor", lambda: run(project_dir(cwd)))
 
 
 @cli.command()

@@ -171,7 +171,7 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         "rounds": codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
         "codex_synthesis": discussion.codex_synthesis(session, data)}})
-    reports.write(path, text, model)
+    reports.write(path, text, model, root=Path(data["root"]), ours=set(data.get("reports", [])))
     reports.remember(session, path)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "rounds": codex_rounds(messages)}

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sparring import guard
+from sparring import guard, paths
 from sparring.errors import SparringError
 from sparring.store import workspace
 
@@ -21,15 +21,29 @@ if TYPE_CHECKING:
     from sparring.store.session import Session
 
 
+# A baseline lists every file of the tree: far more than a text handed in, still bounded.
+BASELINE_LIMIT = 1 << 30
+
+
+def baseline_file(path: Path) -> Path:
+    """A baseline named by --baseline: a regular file inside the project, reached without a
+    link (paths.check_file), checked before anything reads it or starts git for it."""
+    return paths.check_file(path, workspace.find_root(Path.cwd()), "--baseline",
+                            BASELINE_LIMIT).path
+
+
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
     """Record the tree at `cwd`'s root into `out`; copies of dirty tracked files go beside it.
 
     The baseline and its store are excluded from the snapshot, so writing
-    them inside the project is not reported as a change.
+    them inside the project is not reported as a change. Both must be inside the project,
+    reached without a link, and somewhere sparring writes (paths.check_output).
     """
     root = workspace.find_root(cwd)
-    out = out.resolve()
+    project = workspace.find_root(Path.cwd())
+    out = paths.check_output(out, project, "--out").path
     store = out.with_name(out.name + ".store")
+    paths.folder(store, project, "--out's copies", create=True)
     exclude = [rel for rel in (_relative(out, root), _relative(store, root)) if rel]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,14 +69,14 @@ def _earlier(out: Path) -> guard.Baseline | None:
 
 
 def check(baseline: Path) -> dict[str, Any]:
-    base = guard.Baseline.load(baseline)
+    base = guard.Baseline.load(baseline_file(baseline))
     changes = guard.compare(base)
     return {"clean": not changes, "changed": [_printable(c.to_dict()) for c in changes],
             "root": str(base.root), "mode": base.mode}
 
 
 def revert(baseline: Path) -> dict[str, Any]:
-    return _shown(guard.revert(guard.Baseline.load(baseline)))
+    return _shown(guard.revert(guard.Baseline.load(baseline_file(baseline))))
 
 
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:

@@ -39,8 +39,18 @@ def start_window() -> float:
 
 
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
-    """The prompt bytes, exactly as given, from a file or from stdin."""
-    data = read_input(prompt_file, "--prompt-file", stdin)
+    """The prompt bytes, exactly as given, from a file or from stdin. A file too large to
+    hold a prompt codex accepts is refused by its size, before anything of it is read."""
+    try:  # a character is at most four bytes of UTF-8: more bytes cannot be a prompt
+        data = read_input(prompt_file, "--prompt-file", stdin, 4 * codex.MAX_PROMPT_CHARS)
+    except SparringError as exc:
+        if exc.code != "file_too_large":
+            raise
+        raise SparringError(
+            "prompt_too_large", f"{exc.message}: more than the {codex.MAX_PROMPT_CHARS:,} "
+            "characters codex accepts", "shorten the prompt and run the command again; "
+            "nothing was started and the session is as it was", size=exc.details.get("size"),
+            limit=codex.MAX_PROMPT_CHARS) from None
     if not data.strip():
         raise SparringError("prompt_empty", "the prompt is empty",
                             "write the prompt to a file and pass --prompt-file FILE")

@@ -74,7 +74,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
 
 
 def _session_dir(ref: str, cwd: str) -> str:
-    """The folder session.resolve finds."""
+    """The folder session.resolve finds: a session folder of this project, else the full
+    CLI says why not."""
     if ref.startswith("~"):
         raise SlowPath("a path to expand")
     if os.sep in ref or os.path.isdir(ref):
@@ -83,7 +84,13 @@ def _session_dir(ref: str, cwd: str) -> str:
         candidate = os.path.join(_root(cwd), ".sparring", "sessions", ref)
     if not os.path.isfile(os.path.join(candidate, "session.json")):
         raise SlowPath("no such session: the full CLI says so")
-    return os.path.realpath(candidate)
+    real = os.path.realpath(candidate)
+    sessions = os.path.dirname(real)
+    if (os.path.basename(sessions) != "sessions"
+            or os.path.basename(os.path.dirname(sessions)) != ".sparring"
+            or not real.startswith(_root(cwd).rstrip(os.sep) + os.sep)):
+        raise SlowPath("not a session folder of this project: the full CLI refuses it")
+    return real
 
 
 def _root(cwd: str) -> str:
