@@ -117,7 +117,8 @@ def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
         inputs.forget_taken()
         raise
     inputs.archive_taken(_session_dir(payload))
-    emit(success(verb, payload), _session_named() or _text(payload.get("session")))
+    # The session the verb acted on fills its hints' SESSION: the id it printed first.
+    emit(success(verb, payload), _text(payload.get("session")) or _session_named())
     return EXIT_OK
 
 

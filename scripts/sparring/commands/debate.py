@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import paths, templates
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import workspace
@@ -62,9 +62,9 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
                           "max_rounds": max_rounds}
     return {"dir": str(directory), "session": session.id, "question": question,
             "files": [debate.PROTOCOL], "inbox": str(inbox),
-            "next": f"write your opening round (round 0) to {inbox}/round.md, then "
-                    f"`sparring debate round {shell_word(str(directory))} --file "
-                    f"{shell_word(f'{inbox}/round.md')}`"}
+            "next": Hint(f"write your opening round (round 0) to {inbox}/round.md, then "
+                         f"`sparring debate round {shell_word(str(directory))} --file "
+                         f"{shell_word(f'{inbox}/round.md')}`")}
 
 
 def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring import guard, paths
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.store import workspace
 
 if TYPE_CHECKING:
@@ -107,8 +107,8 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
             "not_reverted": [r["path"] for r in result.not_reverted], "trash": result.trash}]
     shown = _shown(result)
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
-            "next": f"`sparring guard accept {session.id}` once the user has decided, then "
-                    f"{turnguard.go_on(session)}"}
+            "next": Hint(f"`sparring guard accept {session.id}` once the user has decided, "
+                         f"then {turnguard.go_on(session)}")}
 
 
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
@@ -127,7 +127,7 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     accepted = [{"turn": t["n"], "round": t["round"], "changed": t["guard"]["changed"]}
                 for t in found]
     return {"session": session.id, "accepted": accepted,
-            "next": turnguard.go_on(session) if accepted else "nothing to accept: go on"}
+            "next": Hint(turnguard.go_on(session) if accepted else "nothing to accept: go on")}
 
 
 def _turn_with_changes(session: Session, data: dict[str, Any],

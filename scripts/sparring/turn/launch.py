@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from sparring import answers, codex, config, limits, process, states, templates
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
 from sparring.store.session import Session, find_turn
@@ -287,7 +287,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
     # Brief, and without Codex's answer even if it came within the start window: `wait`
     # shows it (once), with everything else a round needs.
     return {**brief(view.to_dict(session, data, turn, seen), review=False),
-            "next": f"`sparring wait {session.id}`"}
+            "next": Hint(f"`sparring wait {session.id}`")}
 
 
 def _wait_for_start(session: Session, n: int) -> dict[str, Any]:

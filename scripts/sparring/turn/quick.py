@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 
+from sparring.errors import guard_said, runner_said
 from sparring.fastjson import loads
 from sparring.store.shapes import session_problem
 from sparring.turn.brief import brief
@@ -63,8 +64,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         "round": turn["round"], "turn": turn["n"], "purpose": turn["purpose"],
         "elapsed_s": round((turn.get("ended_at") or time.time()) - started, 2),
         "review": review, "review_withheld": withheld,
-        "error": turn.get("error"), "recoverable": bool(turn.get("recoverable")),
-        "guard": turn.get("guard"), "malformed_lines": 0,
+        "error": runner_said(turn.get("error")), "recoverable": bool(turn.get("recoverable")),
+        "guard": guard_said(turn.get("guard")), "malformed_lines": 0,
         "usage": {"round": turn.get("usage"), "total": _total(data["turns"]),
                   "budget": figures(data)},
     })

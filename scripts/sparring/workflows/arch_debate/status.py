@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import states, templates
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import session as sessions
@@ -60,7 +60,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "files": [r.name for r in state.rounds] + written,
         "step": step,
         "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
-                        "error": turn.get("error")} if turn else None),
+                        "error": runner_said(turn.get("error"))} if turn else None),
         "agreed": _agreed_dict(state, directory),
         "proposal": ({"by": state.proposal.side, "file": state.proposal.name}
                      if state.proposal else None),
@@ -70,7 +70,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "degraded": reports.degraded_reasons(data) + [
             f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
             if not r.authentic],
-        "next": _next(step, state, directory, session, turn),
+        "next": Hint(_next(step, state, directory, session, turn)),
     }
 
 
