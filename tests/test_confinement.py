@@ -461,3 +461,38 @@ def test_a_link_or_fifo_among_the_round_files_is_refused(sparring: Any, repo: Pa
     os.mkfifo(repo / "debate" / "round-0-claude.md")
     out = run_cli("debate", "status", "debate", cwd=repo)
     assert out["error"]["code"] == "not_a_file"
+
+
+def test_a_sparring_folder_that_is_a_link_holds_no_state(sparring: Any, repo: Path,
+                                                         tmp_path: Path) -> None:
+    """A cloned repository that commits `.sparring` (or its inbox) as a link would have the
+    runner keep its sessions, and write what it writes there, outside the project."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".sparring").symlink_to(elsewhere, target_is_directory=True)
+    refused = sparring("init", "--skill", "think-about")
+    assert refused.error_code == "path_is_link", refused.raw
+    assert list(elsewhere.iterdir()) == []
+    (repo / ".sparring").unlink()
+    (repo / ".sparring").mkdir()
+    (repo / ".sparring" / "inbox").symlink_to(elsewhere, target_is_directory=True)
+    assert sparring("init", "--skill", "think-about").error_code == "path_is_link"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_recovery_never_sends_a_prompt_swapped_for_a_link(sparring: Any, session: str,
+                                                            repo: Path, home: Path,
+                                                            fake_codex: Any) -> None:
+    """`resume --recover` sends the interrupted round's prompt again, from the turn's folder:
+    one replaced by a link to a secret (a widened sandbox lets Codex do that) is refused."""
+    fake_codex.mode("rate_limited")
+    sparring("start", session, input=b"the first question")
+    assert sparring("wait", session, "--timeout", "30").out["recoverable"] is True
+    prompt = repo / ".sparring" / "sessions" / session / "turns" / "1" / "prompt.txt"
+    prompt.unlink()
+    prompt.symlink_to(home / ".ssh" / "id_rsa")
+    fake_codex.mode("ok")
+    refused = sparring("resume", session, "--recover")
+    assert refused.error_code == "path_is_link", refused.raw
+    assert len(fake_codex.turn_calls()) == 1
+    assert leaks(refused, fake_codex, repo) == []

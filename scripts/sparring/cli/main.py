@@ -301,7 +301,8 @@ def verdict(session: str, file: Path | None, full: bool, rejudge: bool) -> int:
               help="Claude's synthesis JSON: recommendations, open_questions, confidence "
               "{level, reason}, and optionally conclusion, observations.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the markdown (default: the workflow's report_path).")
+              help="Where to write the markdown, inside the project (default: the workflow's "
+              "report_path).")
 def report(session: str, synthesis: Path | None, out: Path | None) -> int:
     """Write the decision record: markdown, and the same facts as JSON beside it.
 
@@ -322,7 +323,8 @@ def report(session: str, synthesis: Path | None, out: Path | None) -> int:
 @click.argument("name", metavar="NAME", required=False)
 @click.option("--list", "list_all", is_flag=True, help="List the templates and their variables.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the rendered text to this file.")
+              help="Also write the rendered text to this new file, inside the project (never "
+              "over an existing one).")
 @click.option("--raw", is_flag=True, help="Print the rendered text itself instead of JSON.")
 @click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
               help="A template variable (repeatable).")

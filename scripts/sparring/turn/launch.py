@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import answers, codex, config, limits, process, states, templates
+from sparring import answers, codex, config, limits, paths, process, states, templates
 from sparring.errors import Hint, SparringError
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
@@ -122,7 +122,11 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
-        prompt = Prompt(session.turn_file(previous["n"], turns.PROMPT).read_bytes(),
+        # Through the one door too: the turn's folder sits in the project, where a widened
+        # sandbox lets Codex put a link in place of the prompt it was sent.
+        prompt = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
+                                   Path(data["root"]), "the interrupted round's prompt",
+                                   4 * codex.MAX_PROMPT_CHARS).data,
                         previous.get("template"))
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
