@@ -450,7 +450,11 @@ def _link_or(exc: OSError, parent: int, where: Place, what: str,
             "not_writable" if writing else "file_not_found",
             f"{where.given} ({what}): {where.root.joinpath(*reached)} is not a folder",
             f"check the path given to {what}", path=str(where.path))
-    return _not_writable(where, what, exc)
+    if writing:
+        return _not_writable(where, what, exc)
+    return SparringError(  # permissions, most often: as a missing file, said plainly
+        "file_not_found", f"cannot read {where.given}: {exc.strerror or exc}",
+        f"check the path given to {what} and its permissions", path=str(where.path))
 
 
 # -- errors --------------------------------------------------------------------------------
