@@ -79,17 +79,18 @@ def _session_dir(ref: str, cwd: str) -> str:
     CLI says why not."""
     if ref.startswith("~"):
         raise SlowPath("a path to expand")
+    root = _root(cwd)
     if os.sep in ref or os.path.isdir(ref):
         candidate = ref if os.path.isabs(ref) else os.path.join(cwd, ref)
     else:
-        candidate = os.path.join(_root(cwd), ".sparring", "sessions", ref)
+        candidate = os.path.join(root, ".sparring", "sessions", ref)
     if not os.path.isfile(os.path.join(candidate, "session.json")):
         raise SlowPath("no such session: the full CLI says so")
     real = os.path.realpath(candidate)
     sessions = os.path.dirname(real)
     if (os.path.basename(sessions) != "sessions"
             or os.path.basename(os.path.dirname(sessions)) != ".sparring"
-            or not real.startswith(_root(cwd).rstrip(os.sep) + os.sep)):
+            or not real.startswith(root.rstrip(os.sep) + os.sep)):
         raise SlowPath("not a session folder of this project: the full CLI refuses it")
     return real
 
