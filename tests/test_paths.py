@@ -37,7 +37,7 @@ def test_a_path_reaching_the_root_through_a_link_above_it_is_inside(root: Path,
     assert paths.read(via_alias, tmp_path / "alias" / "project", "--file").data == b"question\n"
 
 
-@pytest.mark.parametrize("given", ["../x", "/etc/passwd", "docs/../../x", "docs/../../project2/x"])
+@pytest.mark.parametrize("given", ["../x", "/elsewhere/x", "docs/../../x", "docs/../../project2/x"])
 def test_what_leads_out_is_outside_before_the_disk_is_touched(root: Path, given: str) -> None:
     with pytest.raises(SparringError) as caught:
         paths.place(given, root, "--file")
