@@ -129,8 +129,10 @@ def main() -> int:
                         "the command as the skills run it; default: this checkout's code")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="guard-bench-") as tmp:
-        root, saved = Path(tmp) / "repo", Path(tmp) / "baseline.json"
-        root.mkdir()
+        # The baseline inside the project, as the runner requires (its inbox keeps it out of git).
+        root = Path(tmp) / "repo"
+        saved = root / ".sparring" / "inbox" / "baseline.json"
+        saved.parent.mkdir(parents=True)
         start = time.perf_counter()
         build(root, args.files, args.ignored)
         setup = time.perf_counter() - start

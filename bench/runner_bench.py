@@ -84,7 +84,7 @@ def finished_round(run: Sparring, base: Path) -> str:
     answer = {**run.env, "FAKE_CODEX_REPLY": json.dumps(ANSWER)}
     run("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis or SQLite?",
         env=answer)
-    analysis = base / "analysis.md"
+    analysis = run.repo / ".sparring" / "inbox" / "analysis.md"  # where Claude writes it
     analysis.write_text("My own analysis: C-1 sessions need TTLs.\n")
     shown = run("wait", sid, "--seal", str(analysis), "--timeout", "60")
     assert shown["status"] == "completed" and shown["review"]["data"], shown
@@ -94,7 +94,7 @@ def finished_round(run: Sparring, base: Path) -> str:
 def finished_debate_round(run: Sparring, base: Path) -> str:
     """An arch-debate whose Codex round one has ended: its wait adds the debate's status."""
     sid = run("debate", "new", "debate", "Redis or SQLite?")["session"]
-    claude = base / "round.md"
+    claude = run.repo / ".sparring" / "inbox" / "round.md"
     claude.write_text("Round 0: SQLite is enough for 200 writes/s.\n")
     run("debate", "round", "debate", "--file", str(claude))
     shown = run("wait", sid, "--timeout", "60")

@@ -168,6 +168,15 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+@pytest.fixture
+def scratch(repo: Path) -> Path:
+    """Where a test writes the files it hands in, as Claude does: the project's inbox (the
+    runner reads and writes only inside the project, and the guard never looks there)."""
+    from sparring.store.workspace import inbox_dir
+
+    return inbox_dir(repo, create=True)  # as the runner makes it: the user's alone
+
+
 @dataclass
 class Run:
     exit_code: int

@@ -95,9 +95,9 @@ def test_the_protocol_and_the_rounds_come_from_the_inbox(sparring: Any, fake_cod
 
 
 def test_a_round_codex_has_not_read_can_be_handed_in_again(debate: Debate, sparring: Any,
-                                                           tmp_path: Path,
+                                                           repo: Path,
                                                            monkeypatch: Any) -> None:
-    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first, second = repo / "first.md", repo / "second.md"  # in the project, not the inbox
     first.write_text("First draft.\n")
     second.write_text("Second draft.\n")
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: the round is written, not read

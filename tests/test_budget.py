@@ -88,9 +88,9 @@ def test_a_recovery_is_refused_too_and_a_raised_budget_goes_on(
 
 
 @pytest.fixture
-def debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> Debate:
+def debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> Debate:
     (repo / "sparring.yaml").write_text("think-about:\n  budget_tokens: 1500\n")
-    return Debate(sparring, fake_codex, tmp_path)
+    return Debate(sparring, fake_codex, scratch)
 
 
 def test_a_verdict_starts_no_round_past_the_budget_and_the_report_says_so(
@@ -129,9 +129,9 @@ def test_a_verdict_starts_no_round_past_the_budget_and_the_report_says_so(
 
 
 def test_no_reask_past_the_budget(sparring: Any, fake_codex: Any, repo: Path,
-                                  tmp_path: Path) -> None:
+                                  scratch: Path) -> None:
     (repo / "sparring.yaml").write_text("budget_tokens: 1000\n")
-    debate = Debate(sparring, fake_codex, tmp_path)
+    debate = Debate(sparring, fake_codex, scratch)
     debate.fake.script([{"usage": TURN, "reply": "not the JSON asked for"}])
     debate.sparring("start", debate.sid, "--template", "think-about/round1",
                     "--var", "QUESTION=q")  # the round fails within start's first second
@@ -171,28 +171,28 @@ def test_an_arch_debate_stops_at_its_budget(sparring: Any, repo: Path, costly: A
 
 
 def test_a_discussion_stops_at_its_budget_and_skips_codexs_synthesis(
-        sparring: Any, repo: Path, costly: Any, tmp_path: Path) -> None:
+        sparring: Any, repo: Path, costly: Any, scratch: Path) -> None:
     sid = sparring("discuss", "new", "--args", "high", "--budget-tokens", "1000").out[
         "session"]
-    frame = tmp_path / "frame.yaml"
+    frame = scratch / "frame.yaml"
     frame.write_text("TOPIC: t\nFRAMING: f\nCLAUDE_VIEW: v\n")
     sparring("discuss", "frame", sid, "--file", str(frame))
     waited = sparring("wait", sid, "--timeout", "30").out
     assert "no further Codex turn starts" in waited["discussion"]["next"]
     assert "discuss report" in waited["discussion"]["next"]
-    answer_file = tmp_path / "round.yaml"
+    answer_file = scratch / "round.yaml"
     answer_file.write_text("response: more\n")
     assert sparring("discuss", "round", sid, "--file", str(answer_file)).error_code == (
         "budget_exhausted")
     assert sparring("discuss", "synthesis", sid).error_code == "budget_exhausted"
-    report = tmp_path / "report.yaml"
+    report = scratch / "report.yaml"
     report.write_text("\n".join(f"{k}: x" for k in (
         "agreed_points", "key_trade_offs", "recommended_approach", "open_questions",
         "implementation_hints", "final_observations")))
     written = sparring("discuss", "report", sid, "--file", str(report),
-                       "--out", str(tmp_path / "out.md")).out
+                       "--out", str(scratch / "out.md")).out
     assert written["degraded"] is True
-    assert "budget reached" in (tmp_path / "out.md").read_text()
+    assert "budget reached" in (scratch / "out.md").read_text()
     assert len(costly.turn_calls()) == 1
 
 

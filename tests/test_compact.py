@@ -185,8 +185,8 @@ def deep_discussion(run: Recorder, fake: Any) -> None:
 
 
 def test_every_key_the_skills_read_is_in_the_compact_output(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
-    run = Recorder(sparring, tmp_path)
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
+    run = Recorder(sparring, scratch)
     run("doctor")
     think_about(run, fake_codex)
     a_failure_and_the_budget(run, fake_codex)

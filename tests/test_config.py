@@ -78,4 +78,4 @@ def test_a_file_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "sparring.yaml").write_bytes(b"effort: high\nmodel: caf\xe9\n")
     with pytest.raises(SparringError) as err:
         config.load(tmp_path)
-    assert err.value.code == "config_invalid" and "not UTF-8" in err.value.message
+    assert err.value.code == "not_utf8" and "sparring.yaml is not UTF-8" in err.value.message

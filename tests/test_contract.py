@@ -105,7 +105,7 @@ def test_help_is_plain_text_and_complete(sparring: Any) -> None:
 
 
 def test_the_documented_purposes_and_statuses_are_the_printed_ones(
-        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, repo: Path, fake_codex: Any, scratch: Path) -> None:
     """docs/runner.md lists contract.PURPOSES and states.REPORTED (generated): every turn a
     workflow starts prints one of them, and each of them is printed by some turn."""
     purposes, statuses = set(), set()
@@ -129,8 +129,8 @@ def test_the_documented_purposes_and_statuses_are_the_printed_ones(
     debate = sparring("init", "--skill", "think-about").out["session"]
     fake_codex.script(["not the JSON asked for", {"reply": {"position": "still no points"}}])
     sparring("start", debate, "--template", "think-about/round1", "--var", "QUESTION=q")
-    (tmp_path / "analysis.md").write_text("# mine\n")
-    seen(sparring("wait", debate, "--timeout", "30", "--seal", str(tmp_path / "analysis.md")).out)
+    (scratch / "analysis.md").write_text("# mine\n")
+    seen(sparring("wait", debate, "--timeout", "30", "--seal", str(scratch / "analysis.md")).out)
     # deep-discussion: the synthesis turn
     fake_codex.script(["One.", "The synthesis."])
     talk = sparring("discuss", "new", "--args", "").out["session"]

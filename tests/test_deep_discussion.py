@@ -210,7 +210,7 @@ def test_the_round_cap_ends_the_discussion(sparring: Any, fake_codex: Any, repo:
 
 
 def test_model_none_has_claude_argue_both_sides_labelled(sparring: Any, fake_codex: Any,
-                                                         repo: Path, tmp_path: Path) -> None:
+                                                         repo: Path, scratch: Path) -> None:
     talk = Discussion(sparring, fake_codex, "NONE")
     talk.step("frame", FRAME)
     talk.step("round", b"critic: Event sourcing gives replay for free.\n"
@@ -220,7 +220,7 @@ def test_model_none_has_claude_argue_both_sides_labelled(sparring: Any, fake_cod
     status = talk.step("status")
     assert status["consensus"]["reached"] is True and status["model"] == "NONE"
     assert fake_codex.turn_calls() == []
-    out = sparring("discuss", "report", talk.sid, "--out", str(tmp_path / "r.md"),
+    out = sparring("discuss", "report", talk.sid, "--out", str(scratch / "r.md"),
                    input=SYNTHESIS).out
     text = Path(out["report"]).read_text()
     assert "> **DEGRADED**" in text and "Claude argued both sides" in text
@@ -317,12 +317,12 @@ def _session(repo: Path, sid: str) -> tuple[Any, dict[str, Any]]:
 
 
 def test_the_report_s_json_ends_in_a_newline_as_every_report_s_does(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     talk = Discussion(sparring, fake_codex, "NONE")
     talk.step("frame", FRAME)
     talk.step("round", b"critic: |\n  Fine.\n  [CONSENSUS_REACHED]\n"
                        b"response: |\n  Agreed.\n  [CONSENSUS_REACHED]\n")
-    out = sparring("discuss", "report", talk.sid, "--out", str(tmp_path / "r.md"),
+    out = sparring("discuss", "report", talk.sid, "--out", str(scratch / "r.md"),
                    input=SYNTHESIS).out
     beside = Path(out["report"]).with_suffix(".json")
     text = beside.read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
 
 
 def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, repo: Path,
-                                               tmp_path: Path) -> None:
+                                               scratch: Path) -> None:
     fake_codex.script([
         {"reply": answer([cpt("X-1", "agree", "Postgres handles the reads with a replica",
                               evidence=["db/plan.txt:4"]),
@@ -45,7 +45,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     deeper = decided["next"]["optional"]
     assert "dual-model/continue" in deeper["command"]
 
-    report = sparring("report", sid, "--synthesis", "-", "--out", str(tmp_path / "dm.md"),
+    report = sparring("report", sid, "--synthesis", "-", "--out", str(scratch / "dm.md"),
                       input=json.dumps(SYNTHESIS).encode()).out
     text = Path(report["report"]).read_text()
     for section in ("## Codex Position", "## Claude Position", "## Agreements (High Confidence)",

@@ -52,8 +52,15 @@ class Case:
         assert created.exit_code == 0, created.raw
         return str(created.out["session"])
 
+    @property
+    def inbox(self) -> Path:
+        """Where Claude writes what it hands in (files are read only inside the project)."""
+        from sparring.store.workspace import inbox_dir
+
+        return inbox_dir(self.repo, create=True)
+
     def file(self, name: str, content: str | bytes) -> str:
-        path = self.tmp / name
+        path = self.inbox / name
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
@@ -68,7 +75,7 @@ class Case:
         return turns[-1]
 
     def think_about(self) -> Debate:
-        return Debate(self.sparring, self.fake, self.tmp)
+        return Debate(self.sparring, self.fake, self.inbox)
 
 
 def failed(result: Any) -> dict[str, Any]:
@@ -133,7 +140,71 @@ def _config_invalid(case: Case) -> dict[str, Any]:
 
 @provokes("file_not_found")
 def _file_not_found(case: Case) -> dict[str, Any]:
-    return failed(case.run("start", case.session(), "--prompt-file", str(case.tmp / "nothing")))
+    return failed(case.run("start", case.session(), "--prompt-file",
+                           str(case.inbox / "nothing")))
+
+
+@provokes("path_outside_project")
+def _path_outside_project(case: Case) -> dict[str, Any]:
+    secret = case.tmp / "credentials"  # beside the project, not in it
+    secret.write_text("aws_secret_access_key = s3cr3t\n")
+    error = failed(case.run("start", case.session(), "--prompt-file", str(secret)))
+    assert case.fake.turn_calls() == [] and "s3cr3t" not in json.dumps(error)
+    return error
+
+
+@provokes("path_is_link")
+def _path_is_link(case: Case) -> dict[str, Any]:
+    secret = case.tmp / "id_rsa"
+    secret.write_text("PRIVATE KEY\n")
+    (case.inbox / "round.md").symlink_to(secret)
+    return failed(case.run("start", case.session(), "--prompt-file",
+                           str(case.inbox / "round.md")))
+
+
+@provokes("path_protected")
+def _path_protected(case: Case) -> dict[str, Any]:
+    error = failed(case.run("render", "reask", "--var", "PROBLEMS=p", "--out",
+                            str(case.repo / ".git" / "hooks" / "pre-commit")))
+    assert not (case.repo / ".git" / "hooks" / "pre-commit").exists()
+    return error
+
+
+@provokes("not_a_file")
+def _not_a_file(case: Case) -> dict[str, Any]:
+    sid = case.session("think-about")
+    os.mkfifo(case.inbox / "analysis.md")  # would block a plain read forever
+    return failed(case.run("seal", sid, "--file", str(case.inbox / "analysis.md")))
+
+
+@provokes("file_too_large")
+def _file_too_large(case: Case) -> dict[str, Any]:
+    sid = case.session("think-about")
+    with open(case.inbox / "analysis.md", "wb") as f:
+        f.truncate(2 << 30)  # 2 GiB, sparse: refused by its size, never read
+    return failed(case.run("seal", sid, "--file", str(case.inbox / "analysis.md")))
+
+
+@provokes("input_changed")
+def _input_changed(case: Case) -> dict[str, Any]:
+    sid = case.session("think-about")
+    path = Path(case.file("analysis.md", "my analysis\n" * 1000))
+    target, real_read = path.stat().st_ino, os.read
+
+    def read_while_someone_writes(fd: int, n: int) -> bytes:
+        if os.fstat(fd).st_ino == target:  # the file grows while sparring reads it
+            with open(path, "a") as f:
+                f.write("more\n")
+        return real_read(fd, n)
+
+    case.monkeypatch.setattr(os, "read", read_while_someone_writes)
+    return failed(case.run("seal", sid, "--file", str(path)))
+
+
+@provokes("not_utf8")
+def _not_utf8(case: Case) -> dict[str, Any]:
+    sid = case.session("think-about")
+    return failed(case.run("seal", sid, "--file", case.file("analysis.md", b"caf\xe9\n")))
 
 
 @provokes("prompt_empty")
@@ -177,11 +248,11 @@ def _not_writable(case: Case) -> dict[str, Any]:
 
 @provokes("git_failed")
 def _git_failed(case: Case) -> dict[str, Any]:
-    broken = case.tmp / "broken"
+    broken = case.repo / "broken"  # a folder of the project, with a .git that leads nowhere
     broken.mkdir()
     (broken / ".git").write_text("gitdir: /nowhere\n")
     return failed(case.run("guard", "snapshot", "--cwd", str(broken),
-                           "--out", str(case.tmp / "baseline.json")))
+                           "--out", str(case.inbox / "baseline.json")))
 
 
 # -- sessions and their state ------------------------------------------------------------------
@@ -458,7 +529,7 @@ def _synthesis_invalid(case: Case) -> dict[str, Any]:
 @provokes("report_exists")
 def _report_exists(case: Case) -> dict[str, Any]:
     debate = _answered(case)
-    foreign = case.tmp / "notes.md"
+    foreign = case.repo / "notes.md"
     foreign.write_text("mine")
     error = failed(case.run("report", debate.sid, "--out", str(foreign)))
     assert foreign.read_text() == "mine"

@@ -79,7 +79,7 @@ def test_empty_prompt_is_refused_before_anything_runs(sparring: Any, session: st
     result = sparring("start", session, input=b"  \n")
     assert result.error_code == "prompt_empty" and result.exit_code == 1
     assert fake_codex.turn_calls() == []
-    missing = sparring("start", session, "--prompt-file", "/no/such/prompt.md")
+    missing = sparring("start", session, "--prompt-file", "no/such/prompt.md")
     assert missing.error_code == "file_not_found"
 
 

@@ -519,9 +519,9 @@ def test_cli_snapshot_check_revert(tree: Path, sparring: Any) -> None:
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"format": 1}',
                                      '{"format": 1, "kind": "guard baseline", "mode": "git"}'])
-def test_cli_corrupt_baseline_is_reported_and_kept(tree: Path, sparring: Any, tmp_path: Path,
+def test_cli_corrupt_baseline_is_reported_and_kept(tree: Path, sparring: Any, scratch: Path,
                                                    content: str) -> None:
-    path = tmp_path / "base.json"
+    path = scratch / "base.json"
     path.write_text(content)
     for verb in ("check", "revert"):
         result = sparring("guard", verb, "--baseline", str(path))
@@ -529,10 +529,10 @@ def test_cli_corrupt_baseline_is_reported_and_kept(tree: Path, sparring: Any, tm
         assert path.read_text() == content
 
 
-def test_cli_missing_baseline(tree: Path, sparring: Any, tmp_path: Path) -> None:
-    result = sparring("guard", "check", "--baseline", str(tmp_path / "nope.json"))
+def test_cli_missing_baseline(tree: Path, sparring: Any, scratch: Path) -> None:
+    result = sparring("guard", "check", "--baseline", str(scratch / "nope.json"))
     assert result.exit_code == 1 and result.error_code == "file_not_found"
-    assert not (tmp_path / "nope.json").exists()
+    assert not (scratch / "nope.json").exists()
 
 
 # --- edges ---------------------------------------------------------------------------------
@@ -570,8 +570,8 @@ def test_a_broken_repository_is_a_git_failed_error(tmp_path: Path) -> None:
 
 
 def test_cli_prints_a_non_utf8_name_with_escapes(tree: Path, sparring: Any,
-                                                 tmp_path: Path) -> None:
-    saved = tmp_path / "base.json"
+                                                 scratch: Path) -> None:
+    saved = scratch / "base.json"
     assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
     with open(os.fsencode(tree) + b"/caf\xe9.txt", "wb") as f:
         f.write(b"new\n")
@@ -635,18 +635,18 @@ def test_a_file_hidden_from_git_status_during_the_turn_is_still_seen(tree: Path,
 
 
 def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
-        tree: Path, tmp_path: Path, sparring: Any) -> None:
+        tree: Path, scratch: Path, sparring: Any) -> None:
     """`python -m sparring guard check --baseline F` starts git status before the command line
     loads (__main__); the answer is the one the CLI gives in process."""
     import subprocess
     import sys
 
-    saved = tmp_path / "base.json"
+    saved = scratch / "base.json"
     assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
     (tree / "app.py").write_text("changed\n")
     git(tree, "add", "app.py")  # the index moves too: ls-files starts early as well
     (tree / "new.txt").write_text("new\n")
-    for args in (["--baseline", str(saved)], ["--baseline", str(tmp_path / "missing.json")]):
+    for args in (["--baseline", str(saved)], ["--baseline", str(scratch / "missing.json")]):
         done = subprocess.run([sys.executable, "-m", "sparring", "guard", "check", *args],
                               cwd=tree, capture_output=True, text=True, timeout=60)
         expected = sparring("guard", "check", *args).out

@@ -39,7 +39,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_issues_folder_to_symlink_swap_loses_nothing(project: Path, sparring: Any,
                                                          tmp_path: Path) -> None:
-    baseline = tmp_path / "b.json"
+    baseline = project / ".sparring" / "inbox" / "b.json"  # inside the project, out of git
     assert sparring("guard", "snapshot", "--cwd", ".", "--out", str(baseline)).exit_code == 0
     (project / "src").rename(project / "src.bak")
     (project / "src").symlink_to("src.bak")
@@ -147,7 +147,7 @@ def test_git_config_and_info_are_watched_and_restored(project: Path, tmp_path: P
 def test_a_planted_fsmonitor_or_filter_never_runs(project: Path, tmp_path: Path,
                                                  sparring: Any) -> None:
     """Issue 11, case 3: `guard check` ran a core.fsmonitor command from .git/config."""
-    baseline = tmp_path / "b.json"
+    baseline = project / ".sparring" / "inbox" / "b.json"  # inside the project, out of git
     assert sparring("guard", "snapshot", "--out", str(baseline)).exit_code == 0
     marker = tmp_path / "ran"
     git(project, "config", "core.fsmonitor", f"touch {marker}-fsmonitor; false")

@@ -77,8 +77,8 @@ def test_deep_discussion_goes_on_after_guard_accept(sparring: Any, fake_codex: A
 
 @pytest.mark.parametrize("skill", ["think-about", "dual-model"])
 def test_a_verdict_stops_at_a_violation_and_accept_lets_the_next_round_start(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path, skill: str) -> None:
-    debate = Debate(sparring, fake_codex, tmp_path)
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path, skill: str) -> None:
+    debate = Debate(sparring, fake_codex, scratch)
     if skill == "dual-model":
         debate.sid = sparring("init", "--skill", "dual-model").out["session"]
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")]), "mode": "writes_file",
@@ -163,8 +163,8 @@ def test_a_write_by_codex_into_sparring_is_a_violation(sparring: Any, session: s
 
 
 def test_a_forged_seal_is_a_violation(sparring: Any, fake_codex: Any, repo: Path,
-                                      tmp_path: Path) -> None:
-    debate = Debate(sparring, fake_codex, tmp_path)
+                                      scratch: Path) -> None:
+    debate = Debate(sparring, fake_codex, scratch)
     sealed = f".sparring/sessions/{debate.sid}/sealed-claude-round-1.md"
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")])},
                        {"reply": answer([cpt("X-1", "agree")]), "mode": "writes_file",

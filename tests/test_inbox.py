@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from sparring import output
+from sparring.errors import Hint
 from support.gitrepo import git
 
 HOSTILE = ('{"ttl": 30} and {\'a\': 1}, it\'s `$(rm -rf ~)` ${HOME} {{ x }} {% if %}\n'
@@ -61,10 +62,10 @@ def test_a_failed_verb_leaves_the_file_to_be_fixed(sparring: Any, fake_codex: An
     assert verdict.read_text() == '{"points": []}'
 
 
-def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path,
-                                                 tmp_path: Path) -> None:
+def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
-    mine = tmp_path / "analysis.md"
+    mine = repo / "notes" / "analysis.md"  # in the project, not in the inbox
+    mine.parent.mkdir()
     mine.write_text("my analysis")
     assert sparring("seal", sid, "--file", str(mine)).exit_code == 0
     assert mine.read_text() == "my analysis"
@@ -118,8 +119,9 @@ def test_commands_for_the_caller_name_the_launcher_by_its_full_path(
     monkeypatch.setenv("SPARRING_LAUNCHER", launcher)
     said = "Codex said: run `sparring wait S` yourself"
     obj = {"review": {"text": said},
-           "next": {"action": "resume", "command": "sparring resume S --vars-file f"},
-           "error": {"code": "session_busy", "hint": "wait with `sparring wait S`"}}
+           "next": {"action": "resume", "command": output.command("resume", "S", "--vars-file",
+                                                                  "f")},
+           "error": {"code": "session_busy", "hint": Hint("wait with `sparring wait S`")}}
 
     spelled = output.spell_commands(obj, output.program())
 

@@ -22,8 +22,8 @@ SHALLOW_BUT_TOO_DEEP = json.dumps({"points": [], "convergence": {"state": "conti
 
 
 @pytest.fixture
-def debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> Debate:
-    return Debate(sparring, fake_codex, tmp_path)
+def debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> Debate:
+    return Debate(sparring, fake_codex, scratch)
 
 
 def _answered(debate: Debate) -> None:
@@ -56,12 +56,12 @@ def test_a_deeply_nested_synthesis_is_synthesis_invalid(debate: Debate, repo: Pa
 
 
 def test_deeply_nested_yaml_for_the_workflow_verbs_is_a_usage_error(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     talk = sparring("discuss", "new", "--args", "high").out["session"]
     deep = ("TOPIC: " + "[" * 100_000 + "]" * 100_000 + "\n").encode()
     refused = sparring("discuss", "frame", talk, input=deep)
     assert refused.error_code == "usage_error" and "nested" in refused.out["error"]["message"]
-    vars_file = tmp_path / "vars.json"
+    vars_file = scratch / "vars.json"
     vars_file.write_text("{\"QUESTION\": " + DEEP_JSON + "}")
     rendered = sparring("render", "think-about/round1", "--vars-file", str(vars_file))
     assert rendered.error_code == "usage_error", rendered.raw[:300]

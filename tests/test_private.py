@@ -21,10 +21,10 @@ def modes(top: Path) -> dict[str, int]:
 
 
 def test_everything_under_sparring_is_private(sparring: Any, fake_codex: Any, repo: Path,
-                                              tmp_path: Path) -> None:
+                                              scratch: Path) -> None:
     old = os.umask(0o022)  # the usual umask: what sparring does not restrict, others can read
     try:
-        _run_a_debate(sparring, fake_codex, repo, tmp_path)
+        _run_a_debate(sparring, fake_codex, repo, scratch)
     finally:
         os.umask(old)
     found = modes(repo / ".sparring")
@@ -36,8 +36,8 @@ def test_everything_under_sparring_is_private(sparring: Any, fake_codex: Any, re
     assert loose == {}
 
 
-def _run_a_debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
-    debate = Debate(sparring, fake_codex, tmp_path)
+def _run_a_debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
+    debate = Debate(sparring, fake_codex, scratch)
     (repo / "dirty.txt").write_text("untracked work\n")
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")])},
                        {"reply": answer([cpt("X-1", "agree")])}])

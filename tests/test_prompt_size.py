@@ -53,9 +53,9 @@ def test_resume_refuses_it_too_and_the_thread_goes_on(sparring: Any, session: st
 
 
 def test_a_debate_round_too_long_can_be_handed_in_again_shorter(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     sparring("debate", "new", "debate/q", "Which queue?")
-    long_round = tmp_path / "round.md"
+    long_round = scratch / "round.md"
     long_round.write_bytes(TOO_LONG)
     refused = sparring("debate", "round", "debate/q", "--file", str(long_round))
     assert refused.error_code == "prompt_too_large", refused.raw[:300]
@@ -80,8 +80,8 @@ def test_a_discussion_response_too_long_is_not_recorded(sparring: Any, fake_code
 
 
 def test_a_long_note_is_carried_into_the_next_prompt_bounded_and_marked(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
-    debate = Debate(sparring, fake_codex, tmp_path)
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
+    debate = Debate(sparring, fake_codex, scratch)
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")])},
                        {"reply": answer([cpt("X-1", "agree")])}])
     debate.start()

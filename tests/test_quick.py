@@ -99,14 +99,14 @@ def test_a_withheld_answer_and_a_guard_finding(sparring: Any, repo: Path, fake_c
 
 
 def test_the_first_reveal_is_left_to_the_cli_which_records_it(
-        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, repo: Path, fake_codex: Any, scratch: Path) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
     fake_codex.mode("ok", reply=json.dumps({
         "position": "p", "points": [], "convergence": {"state": "continue", "reason": "r"},
         "proposed_summary": None, "approve_summary": None}))
     sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=q")
     ended(sparring, sid)
-    analysis = tmp_path / "analysis.md"
+    analysis = scratch / "analysis.md"
     analysis.write_text("mine\n")
     assert sparring("seal", sid, "--file", str(analysis)).exit_code == 0
     assert answered("wait", sid) is None
@@ -155,12 +155,12 @@ def test_a_running_turn_an_unknown_session_and_no_turn_go_to_the_cli(
 
 
 def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
-        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, repo: Path, fake_codex: Any, scratch: Path) -> None:
     fake_codex.mode("ok", reply="Round one.")
-    args = tmp_path / "args.txt"
+    args = scratch / "args.txt"
     args.write_text("high CODEX")
     sid = sparring("discuss", "new", "--file", str(args)).out["session"]
-    frame = tmp_path / "frame.yaml"
+    frame = scratch / "frame.yaml"
     frame.write_text("TOPIC: t\nFRAMING: f\nCLAUDE_VIEW: v\n")
     assert sparring("discuss", "frame", sid, "--file", str(frame)).exit_code == 0
     assert "discussion" in ended(sparring, sid)
@@ -184,10 +184,10 @@ def test_python_m_sparring_answers_alone_and_as_the_cli_does(
 
 
 def test_guard_check_is_answered_without_the_cli(sparring: Any, repo: Path,
-                                                 tmp_path: Path) -> None:
+                                                 scratch: Path) -> None:
     """`guard check --baseline FILE` (either spelling) prints what the CLI prints, clean,
     with changes, or failing; a folder, --help or a typo is the CLI's business."""
-    saved = tmp_path / "base.json"
+    saved = scratch / "base.json"
     assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
     clean = answered("guard", "check", "--baseline", str(saved))
     assert clean is not None and clean[0] == 0 and clean[1]["clean"] is True
@@ -196,17 +196,17 @@ def test_guard_check_is_answered_without_the_cli(sparring: Any, repo: Path,
     assert changed["changed"] == [{"path": "README.md", "change": "modified"}]
     assert answered("guard", "check", "--baseline", str(saved)) == (0, changed)
     assert answered("guard", "check", f"--baseline={saved}") == (0, changed)
-    missing = answered("guard", "check", "--baseline", str(tmp_path / "nope.json"))
+    missing = answered("guard", "check", "--baseline", str(scratch / "nope.json"))
     assert missing is not None and missing[0] == 1
     assert missing[1]["error"]["code"] == "file_not_found"
-    for argv in (["--baseline", str(tmp_path)], ["--help"], ["--baseline"], [],
+    for argv in (["--baseline", str(scratch)], ["--help"], ["--baseline"], [],
                  ["--baseline", str(saved), "--extra"], ["--baseline="]):
         assert answered("guard", "check", *argv) is None, argv
 
 
 def test_python_m_sparring_guard_check_loads_no_cli(sparring: Any, repo: Path,
-                                                   tmp_path: Path) -> None:
-    saved = tmp_path / "base.json"
+                                                   scratch: Path) -> None:
+    saved = scratch / "base.json"
     assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
     (repo / "new.txt").write_text("new\n")
     done, imported = importing("-m", "sparring", "guard", "check", "--baseline", str(saved),

@@ -31,8 +31,8 @@ def test_every_key_shapes_checks_is_declared(record: Any, shape: dict[str, str])
 
 
 def test_every_key_a_whole_debate_writes_is_declared(sparring: Any, fake_codex: Any,
-                                                     repo: Path, tmp_path: Path) -> None:
-    debate = Debate(sparring, fake_codex, tmp_path)
+                                                     repo: Path, scratch: Path) -> None:
+    debate = Debate(sparring, fake_codex, scratch)
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
                                         proposed="SQLite, with TTL sweeps.")}])
     debate.start()

@@ -61,11 +61,11 @@ def test_the_defaults_and_the_engine_record_come_from_the_registry(name: str) ->
 
 def test_a_report_file_is_private_atomic_and_its_json_ends_in_a_newline(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "er" / "r.md"
-    beside = report.write(path, "# R\n", {"outcome": "consensus"})
+    beside = report.write(path, "# R\n", {"outcome": "consensus"}, root=tmp_path)
     assert beside == path.with_suffix(".json")
     assert path.read_text() == "# R\n"
     assert beside.read_text() == '{\n  "outcome": "consensus"\n}\n'
-    assert report.write(tmp_path / "decision.md", "x\n") is None
+    assert report.write(tmp_path / "decision.md", "x\n", root=tmp_path) is None
     assert not (tmp_path / "decision.json").exists()
     for written in (path, beside, tmp_path / "decision.md"):
         assert written.stat().st_mode & 0o777 == 0o600

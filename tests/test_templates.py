@@ -109,15 +109,15 @@ def test_unknown_template_lists_the_available_ones(sparring: Any, repo: Path) ->
 
 
 def test_variables_from_yaml_json_files_and_options(sparring: Any, repo: Path,
-                                                    tmp_path: Path) -> None:
-    (tmp_path / "v.yaml").write_text("QUESTION: from yaml\nCONSTRAINTS: |\n  multi\n  line\n")
-    (tmp_path / "v.json").write_text(json.dumps({"QUESTION": "from json"}))
-    (tmp_path / "ctx.md").write_text("context with `backticks` and {{ braces }}\n")
-    out = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "v.yaml"),
-                   "--var-file", f"PROJECT_CONTEXT={tmp_path / 'ctx.md'}").out
+                                                    scratch: Path) -> None:
+    (scratch / "v.yaml").write_text("QUESTION: from yaml\nCONSTRAINTS: |\n  multi\n  line\n")
+    (scratch / "v.json").write_text(json.dumps({"QUESTION": "from json"}))
+    (scratch / "ctx.md").write_text("context with `backticks` and {{ braces }}\n")
+    out = sparring("render", "think-about/round1", "--vars-file", str(scratch / "v.yaml"),
+                   "--var-file", f"PROJECT_CONTEXT={scratch / 'ctx.md'}").out
     assert "from yaml" in out["text"] and "multi\nline" in out["text"]
     assert "context with `backticks` and {{ braces }}" in out["text"]
-    out = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "v.json"),
+    out = sparring("render", "think-about/round1", "--vars-file", str(scratch / "v.json"),
                    "--var", "QUESTION=from the option").out
     assert "from the option" in out["text"]
     raw = sparring("render", "think-about/round1", "--var", "QUESTION=raw?", "--raw").raw
@@ -127,8 +127,10 @@ def test_variables_from_yaml_json_files_and_options(sparring: Any, repo: Path,
 @pytest.mark.parametrize("args, code", [
     (["--var", "NOEQUALS"], "usage_error"),
     (["--var", "=value"], "usage_error"),
-    (["--vars-file", "/no/such.yaml"], "file_not_found"),
-    (["--var-file", "QUESTION=/no/such.md"], "file_not_found"),
+    (["--vars-file", "no/such.yaml"], "file_not_found"),
+    (["--var-file", "QUESTION=no/such.md"], "file_not_found"),
+    (["--vars-file", "/no/such.yaml"], "path_outside_project"),  # outside: refused unread
+    (["--var-file", "QUESTION=/no/such.md"], "path_outside_project"),
 ])
 def test_bad_variables_are_clear_errors(sparring: Any, repo: Path, args: list[str],
                                         code: str) -> None:
@@ -136,9 +138,9 @@ def test_bad_variables_are_clear_errors(sparring: Any, repo: Path, args: list[st
     assert result.out["error"]["code"] == code
 
 
-def test_vars_file_must_be_a_mapping(sparring: Any, repo: Path, tmp_path: Path) -> None:
-    (tmp_path / "list.yaml").write_text("- a\n- b\n")
-    result = sparring("render", "think-about/round1", "--vars-file", str(tmp_path / "list.yaml"))
+def test_vars_file_must_be_a_mapping(sparring: Any, repo: Path, scratch: Path) -> None:
+    (scratch / "list.yaml").write_text("- a\n- b\n")
+    result = sparring("render", "think-about/round1", "--vars-file", str(scratch / "list.yaml"))
     assert result.out["error"]["code"] == "usage_error"
     assert "mapping" in result.out["error"]["message"]
 
@@ -156,10 +158,10 @@ def test_start_sends_the_rendered_template(sparring: Any, session: str,
 
 
 def test_template_and_prompt_file_are_exclusive(sparring: Any, session: str,
-                                                tmp_path: Path) -> None:
-    (tmp_path / "p.md").write_text("x")
+                                                scratch: Path) -> None:
+    (scratch / "p.md").write_text("x")
     result = sparring("start", session, "--template", "think-about/round1",
-                      "--prompt-file", str(tmp_path / "p.md"), "--var", "QUESTION=q")
+                      "--prompt-file", str(scratch / "p.md"), "--var", "QUESTION=q")
     assert result.out["error"]["code"] == "usage_error"
     orphan_var = sparring("start", session, "--var", "QUESTION=q", input=b"x")
     assert orphan_var.out["error"]["code"] == "usage_error"

@@ -42,8 +42,8 @@ def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
 class Debate:
     """Drives one think-about session the way SKILL.md tells Claude to."""
 
-    def __init__(self, sparring: Any, fake: Any, tmp_path: Path) -> None:
-        self.sparring, self.fake, self.tmp = sparring, fake, tmp_path
+    def __init__(self, sparring: Any, fake: Any, scratch: Path) -> None:
+        self.sparring, self.fake, self.tmp = sparring, fake, scratch
         self.sid = sparring("init", "--skill", "think-about").out["session"]
         self.n = 0
 
@@ -87,8 +87,8 @@ SYNTHESIS = {"recommendations": ["Use SQLite with WAL"], "open_questions": ["Mul
 
 
 @pytest.fixture
-def debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> Debate:
-    return Debate(sparring, fake_codex, tmp_path)
+def debate(sparring: Any, fake_codex: Any, scratch: Path) -> Debate:
+    return Debate(sparring, fake_codex, scratch)
 
 
 def test_consensus_reached_honestly(debate: Debate) -> None:
@@ -390,23 +390,23 @@ def test_a_failed_round_is_asked_again_not_skipped(debate: Debate) -> None:
 
 
 def test_nothing_goes_on_and_nothing_is_shown_before_the_seal(debate: Debate,
-                                                              tmp_path: Path) -> None:
+                                                              repo: Path) -> None:
     debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
     debate.start()
     assert debate.wait()["review"] is None
     refused = debate.sparring("resume", debate.sid, input=b"next round")
     assert refused.out["error"]["code"] == "seal_required"
-    early = debate.sparring("report", debate.sid, "--out", str(tmp_path / "early.md"))
+    early = debate.sparring("report", debate.sid, "--out", str(repo / "early.md"))
     assert early.out["error"]["code"] == "seal_required"
-    assert not (tmp_path / "early.md").exists()
+    assert not (repo / "early.md").exists()
 
 
 def test_reports_never_replace_another_sessions_record(debate: Debate, sparring: Any,
                                                        fake_codex: Any, repo: Path,
-                                                       tmp_path: Path) -> None:
+                                                       scratch: Path) -> None:
     paths = []
     for _ in range(2):
-        run = Debate(sparring, fake_codex, tmp_path)
+        run = Debate(sparring, fake_codex, scratch)
         fake_codex.script([{"reply": answer([cpt("X-1", "agree")])}])
         run.start()
         run.seal()
@@ -417,7 +417,7 @@ def test_reports_never_replace_another_sessions_record(debate: Debate, sparring:
     assert paths[0].parent == repo / "docs" / "decisions"
     again = sparring("report", run.sid).out  # the same session may rewrite its own record
     assert Path(again["report"]) == paths[1]
-    foreign = tmp_path / "notes.md"
+    foreign = repo / "notes.md"
     foreign.write_text("mine")
     refused = sparring("report", run.sid, "--out", str(foreign))
     assert refused.out["error"]["code"] == "report_exists" and foreign.read_text() == "mine"

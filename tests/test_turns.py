@@ -80,12 +80,12 @@ def test_resume_continues_the_thread_and_counts_only_the_new_tokens(
 
 
 def test_prompt_file_and_special_bytes_reach_codex_unchanged(
-        sparring: Any, session: str, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, session: str, fake_codex: Any, scratch: Path) -> None:
     weird = "Quote \" ' `backtick` $(rm -rf /) ${HOME} \\n ünïcødé 漢字 🚀\n"
     # As many characters as codex accepts; more bytes than that (multi-byte characters).
     prompt = (weird * (MAX_PROMPT_CHARS // len(weird))).encode()
     assert len(prompt) > 1_200_000
-    path = tmp_path / "prompt.md"
+    path = scratch / "prompt.md"
     path.write_bytes(prompt)
     fake_codex.mode("ok")
     sparring("start", session, "--prompt-file", str(path))

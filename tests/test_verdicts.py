@@ -24,8 +24,8 @@ CONTINUE = {"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
 
 
 @pytest.fixture
-def debate(sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> Debate:
-    found = Debate(sparring, fake_codex, tmp_path)
+def debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> Debate:
+    found = Debate(sparring, fake_codex, scratch)
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
                                         proposed="SQLite, with TTL sweeps.")},
                        {"reply": answer([cpt("X-1", "agree")])}])
@@ -120,7 +120,7 @@ def test_rejudge_names_a_round_that_exists(debate: Debate) -> None:
 
 
 def test_racing_verdicts_one_wins_the_other_is_told(debate: Debate, repo: Path,
-                                                    tmp_path: Path) -> None:
+                                                    scratch: Path) -> None:
     """Two `sparring verdict` processes at once with different verdicts: exactly one is
     recorded; the other gets session_busy or already_judged, never a silent success."""
     files = [debate.file(f"race-{i}.json", body) for i, body in enumerate((CONSENSUS,

@@ -9,12 +9,13 @@ ceiling, and a flag or this file may only ask for less (codex/sandbox.py).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import limits
+from sparring import limits, paths
 from sparring.errors import SparringError
 
 CONFIG_FILE = "sparring.yaml"
@@ -116,14 +117,16 @@ def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
     """The validated contents of `<root>/sparring.yaml` ({} when absent). `sections` names
     the workflows' sections; without it a mapping under any other key is taken for one."""
     path = root / CONFIG_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     import yaml  # lazy: only verbs that start turns read the config
 
+    # Committed with the repository: read through the one door (a link to a secret, a FIFO
+    # or a huge file is refused and named, never read), and only as UTF-8.
+    text = paths.read_text(path, root, CONFIG_FILE, hint=f"fix or remove {CONFIG_FILE}: it "
+                           "must be a plain UTF-8 text file in the project")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise _invalid(path, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        data = yaml.safe_load(text)
     except (yaml.YAMLError, RecursionError) as exc:
         raise _invalid(path, f"is not valid YAML: {exc}") from exc
     if data is None:

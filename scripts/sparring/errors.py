@@ -7,6 +7,10 @@ output contract: SKILL.md files branch on them, so a code is never renamed.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs poll's fast path (turn/quick.py) a few milliseconds
+    from typing import Any
+
 # Stable error codes. Keep this list in sync with README "Error codes" and
 # tests/test_contract.py, which pins it.
 CODES: dict[str, str] = {
@@ -35,6 +39,15 @@ CODES: dict[str, str] = {
     "prompt_empty": "no prompt was given",
     "prompt_too_large": "the prompt is longer than codex accepts; nothing was started",
     "file_not_found": "a file named on the command line does not exist",
+    "path_outside_project": "a path named on the command line or in sparring.yaml leads "
+                            "outside the project",
+    "path_is_link": "a path named, or a folder on its way, is a symbolic link; none is followed",
+    "path_protected": "sparring does not write there: git's, Claude Code's or Codex's own "
+                      "files, its own records, or a file it did not write",
+    "not_a_file": "a file handed in is not a regular file (a FIFO, socket, device or folder)",
+    "file_too_large": "a file handed in is larger than sparring reads; nothing was read",
+    "input_changed": "a file changed while sparring read it; nothing was done",
+    "not_utf8": "a text file (or stdin) is not UTF-8; it is refused, never rewritten",
     "not_writable": "sparring could not write where it needed to",
     "git_failed": "git could not report the state of the repository",
     "template_not_found": "no template has that name",
@@ -63,6 +76,32 @@ CODES: dict[str, str] = {
 }
 
 
+class Hint(str):
+    """What the runner itself tells the caller to do, in its own words: made only of what
+    sparring made (its commands, session ids, its own paths, fixed inbox names), never of
+    data (file names, Codex's or Claude's text, a question, a folder named in a file). Only
+    a Hint's `sparring …` commands are spelled for the caller (output.spell_commands); any
+    other text, whatever key it sits under, is printed exactly as it is."""
+
+    __slots__ = ()
+
+
+def runner_said(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An error record sparring wrote and kept on disk (a turn's error, a guard violation),
+    read back: its `hint` is the runner's own words again (JSON keeps no Hint)."""
+    if not record or not isinstance(record.get("hint"), str):
+        return record
+    return {**record, "hint": Hint(record["hint"])}
+
+
+def guard_said(guard: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A turn's guard record read back: its violation's hint is the runner's own words (the
+    changed files it lists are data)."""
+    if not guard or not guard.get("violation"):
+        return guard
+    return {**guard, "violation": runner_said(guard["violation"])}
+
+
 class SparringError(Exception):
     """A failure the user can act on: a stable code, a message, a next step."""
 
@@ -76,6 +115,7 @@ class SparringError(Exception):
         self.details = details
 
     def to_dict(self) -> dict[str, object]:
-        data: dict[str, object] = {"code": self.code, "message": self.message, "hint": self.hint}
+        data: dict[str, object] = {"code": self.code, "message": self.message,
+                                   "hint": Hint(self.hint)}
         data.update(self.details)
         return data

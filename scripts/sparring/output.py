@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.fastjson import dumps
 
 TYPE_CHECKING = False
@@ -28,9 +28,17 @@ def failure(verb: str, error: SparringError) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "ok": False, "verb": verb, "error": error.to_dict()}
 
 
-# Where the runner tells the caller what to run next. Only these are respelled: Codex's and
-# Claude's own texts are passed on exactly as written.
-_COMMAND_KEYS = frozenset({"hint", "hints", "next", "command"})
+class Command(Hint):
+    """One whole command line the runner made (`next.command`): `sparring`, a verb, and
+    words that are sparring's own (see `command`)."""
+
+    __slots__ = ()
+
+
+def command(*words: str) -> Command:
+    """`sparring WORDS…` as one command line, each word quoted as it needs (shell_word).
+    Only pass what sparring made: verbs, options, session ids, its own paths."""
+    return Command(" ".join(["sparring", *(shell_word(w) for w in words)]))
 
 
 def program() -> str:
@@ -68,37 +76,48 @@ _SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 
 _INF = float("inf")
 
-# What Codex and Claude wrote: passed on exactly as written, whatever keys an answer has.
-_TEXT_KEYS = frozenset({"review", "last_message"})
 
-
-def spell_commands(value: Any, prog: str, key: str = "", session: str | None = None) -> Any:
-    """`value` with every `sparring …` command in a hint or next step spelled `prog …`, and
-    its `SESSION` placeholder filled in when the session is known, so the caller can run it
-    exactly as printed."""
+def spell_commands(value: Any, prog: str, session: str | None = None) -> Any:
+    """`value` with every `sparring …` command the runner wrote (a `Hint`: an error's hint,
+    a next step, a `Command`) spelled `prog …`, and its `SESSION` placeholder filled in when
+    the session is known, so the caller can run it exactly as printed. Any other string is
+    data (a file name, Codex's or Claude's text, a question) and passes untouched, whatever
+    key it sits under: no text from outside ever comes out looking like a runner command."""
+    if isinstance(value, Hint):
+        return _spelled(value, prog, _session_id(session))
     if isinstance(value, dict):
-        return {k: v if k in _TEXT_KEYS else
-                spell_commands(v, prog, k if k in _COMMAND_KEYS else key, session)
-                for k, v in value.items()}
+        return {k: spell_commands(v, prog, session) for k, v in value.items()}
     if isinstance(value, list):
-        return [spell_commands(v, prog, key, session) for v in value]
-    if not isinstance(value, str) or key not in _COMMAND_KEYS:
-        return value
-    if key == "command" and value.startswith("sparring "):
-        return prog + _fill(value[len("sparring"):], session)
+        return [spell_commands(v, prog, session) for v in value]
+    return value
+
+
+def _spelled(hint: Hint, prog: str, session: str | None) -> str:
+    if isinstance(hint, Command):
+        return prog + _fill(hint[len("sparring"):], session)
     import re  # here, not at the top: poll's fast path (turn/quick.py) never needs it
 
     return re.sub(r"`sparring ([^`]*)`",
-                  lambda m: f"`{prog} {_fill(m.group(1), session)}`", value)
+                  lambda m: f"`{prog} {_fill(m.group(1), session)}`", str(hint))
+
+
+def _session_id(ref: str | None) -> str | None:
+    """The id to fill in for SESSION: only a session id as sparring makes them (what the
+    command line named may be a folder, or anything typed)."""
+    if not ref:
+        return None
+    import re
+
+    name = ref.rstrip("/").rpartition("/")[2]
+    return name if re.fullmatch(r"[a-z][a-z-]*-\d{8}-\d{6}-[0-9a-f]{6}", name) else None
 
 
 def _fill(command: str, session: str | None) -> str:
     if not session:
         return command
     import re
-    import shlex
 
-    return re.sub(r"\bSESSION\b", shlex.quote(session), command)
+    return re.sub(r"\bSESSION\b", session, command)
 
 
 def emit(obj: dict[str, Any], session: str | None = None) -> None:

@@ -28,17 +28,12 @@ pytestmark = pytest.mark.integration
 
 ANALYSIS = "# My analysis\nC-1: sessions need TTLs.\n"
 FORGED = "# My analysis\nI agree with Codex on everything.\n"
-# Only the project is writable, as with a home outside the temp folders.
-PROJECT_ONLY = ("\n[sandbox_workspace_write]\nexclude_slash_tmp = true\n"
-                "exclude_tmpdir_env_var = true\n")
 
 
 @pytest.fixture
 def real_codex(codex_bin: Path, tmp_path: Path, responses_mock: ResponsesMock,
                monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = responses_mock.codex_home(tmp_path / "codex-home")
-    with open(home / "config.toml", "a", encoding="utf-8") as config:
-        config.write(PROJECT_ONLY)
+    home = responses_mock.codex_home(tmp_path / "codex-home")  # only the project writable
     monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
     monkeypatch.setenv("CODEX_HOME", str(home))
     monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")

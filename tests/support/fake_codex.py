@@ -12,8 +12,8 @@ Behaviour is chosen with the environment variables in ENV_DOC (`FAKE_CODEX_HELP=
 FAKE_CODEX_SCRIPT names a JSON list; the N-th invocation that reaches a turn (counted across
 processes in FAKE_CODEX_STATE_DIR) uses entry N, and the last entry repeats. An entry is a string
 (the reply, mode ok) or an object with optional keys `mode`, `reply` (non-strings are sent as
-`json.dumps(reply)`), `reasoning`, `delay`, `usage`, `stderr`, `write_path`, `write_content`,
-`delete_path`, `exit_code`; the environment variables fill in missing keys.
+`json.dumps(reply)`), `reasoning`, `delay`, `usage`, `stderr`, `command`, `write_path`,
+`write_content`, `delete_path`, `exit_code`; the environment variables fill in missing keys.
 
 With FAKE_CODEX_LOG_DIR set, every invocation writes `call-NNNN.json` (argv, cwd, pid, pgid,
 tracked env, prompt, stdin size/sha256, mode, thread_id, exit_code, ...) and `call-NNNN.stdin`
@@ -72,6 +72,7 @@ FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
 FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
 FAKE_CODEX_EXIT_CODE      exit code override for modes that end normally
 FAKE_CODEX_CRASH_EXIT     crash: exit with this code instead of SIGKILL (e.g. 101)
+FAKE_CODEX_COMMAND        commands: the first command's text (default: an rg call)
 FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the effective cwd)
 FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
 FAKE_CODEX_DELETE_PATH    writes_file: file to delete
@@ -1401,6 +1402,7 @@ class Scenario:
         self.delay = None if delay is None else float(delay)
         self.usage = {k: int(v) for k, v in (usage or {}).items()}
         self.stderr: str | None = pick("stderr", "FAKE_CODEX_STDERR")
+        self.command = str(pick("command", "FAKE_CODEX_COMMAND", SLOW_COMMAND))
         self.write_path: str | None = pick("write_path", "FAKE_CODEX_WRITE_PATH")
         self.write_content = str(
             pick("write_content", "FAKE_CODEX_WRITE_CONTENT", DEFAULT_WRITE_CONTENT)
@@ -1627,7 +1629,7 @@ class Turn:
 
     def mode_commands(self) -> int:
         self.start()
-        self.command(SLOW_COMMAND, SLOW_OUTPUT, 0)
+        self.command(self.scenario.command, SLOW_OUTPUT, 0)
         self.command("/bin/bash -lc 'echo failing >&2; exit 3'", "failing\n", 3)
         self.reasoning("The second command failed with exit code 3.")
         self.answer()

@@ -400,6 +400,13 @@ env_key = "{MOCK_KEY_ENV}"
 request_max_retries = {request_max_retries}
 stream_max_retries = {stream_max_retries}
 stream_idle_timeout_ms = {stream_idle_timeout_ms}
+
+# Under workspace-write only the project is writable, as with a home outside the temp
+# folders: a real codex that may write /tmp leaves its empty mount targets there (.git,
+# .codex, .agents), and every other test would then see /tmp as a git checkout.
+[sandbox_workspace_write]
+exclude_slash_tmp = true
+exclude_tmpdir_env_var = true
 """
         (directory / "config.toml").write_text(config, encoding="utf-8")
         return directory

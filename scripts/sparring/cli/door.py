@@ -55,22 +55,24 @@ def _guard_check(words: list[str]) -> int | None:
         return None
     from pathlib import Path
 
+    from sparring.commands.guard import baseline_file, check
+    from sparring.errors import SparringError
     from sparring.guard import start_early
 
-    start_early(Path(baseline))
-    from sparring.commands.guard import check
-    from sparring.errors import SparringError
-    from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
-
     try:
+        start_early(baseline_file(Path(baseline)))  # nothing reads a file the door refuses
         found = check(Path(baseline))
     except SparringError as exc:  # as the CLI's run_verb reports it
+        from sparring.output import EXIT_FAILED, emit, failure
+
         emit(failure("guard check", exc))
         return EXIT_FAILED
     except KeyboardInterrupt:
         return _interrupted()
     except Exception:  # a bug: the full CLI reports it with its traceback
         return None
+    from sparring.output import EXIT_OK, emit, success
+
     emit(success("guard check", found))
     return EXIT_OK
 

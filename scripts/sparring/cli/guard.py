@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from sparring.cli.options import CWD_OPTION, SESSION_ARG, run_verb
+from sparring.cli.options import CWD_OPTION, SESSION_ARG, project_dir, run_verb
 from sparring.errors import SparringError
 
 
@@ -32,13 +32,14 @@ def guard() -> None:
 @guard.command("snapshot")
 @CWD_OPTION
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the baseline (JSON); copies go to OUT.store/. A baseline "
-              "already there lends its hashes of files that did not move.")
+              help="Where to write the baseline (JSON), inside the project (.sparring/inbox/ "
+              "keeps it out of git); copies go to OUT.store/. A baseline already there lends "
+              "its hashes of files that did not move.")
 def guard_snapshot(cwd: Path, out: Path) -> int:
     """Record the state of the tree at --cwd (its git root) into --out."""
     from sparring.commands import guard as verb
 
-    return run_verb("guard snapshot", lambda: verb.snapshot(cwd, out))
+    return run_verb("guard snapshot", lambda: verb.snapshot(project_dir(cwd), out))
 
 
 @guard.command("check")

@@ -27,6 +27,7 @@ from sparring.cli.options import (
     EnvSettingError,
     Seconds,
     file_input,
+    project_dir,
     run_verb,
     turn_options,
 )
@@ -68,7 +69,7 @@ def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
     """
     from sparring.commands.init import init as run
 
-    return run_verb("init", lambda: run(skill, cwd, budget_tokens))
+    return run_verb("init", lambda: run(skill, project_dir(cwd), budget_tokens))
 
 
 @cli.command()
@@ -224,12 +225,12 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 
     if table and session is None:
         try:
-            click.echo(verb.table(verb.status(None, cwd)))
+            click.echo(verb.table(verb.status(None, project_dir(cwd))))
         except SparringError as exc:
             emit(failure("status", exc))
             return EXIT_FAILED
         return EXIT_OK
-    return run_verb("status", lambda: verb.status(session, cwd))
+    return run_verb("status", lambda: verb.status(session, project_dir(cwd)))
 
 
 @cli.command()
@@ -245,7 +246,7 @@ def doctor(cwd: Path) -> int:
     """
     from sparring.commands.doctor import doctor as run
 
-    return run_verb("doctor", lambda: run(cwd))
+    return run_verb("doctor", lambda: run(project_dir(cwd)))
 
 
 @cli.command()
@@ -312,7 +313,8 @@ def verdict(session: str, file: Path | None, full: bool, rejudge: int | None) ->
               help="Claude's synthesis JSON: recommendations, open_questions, confidence "
               "{level, reason}, and optionally conclusion, observations.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the markdown (default: the workflow's report_path).")
+              help="Where to write the markdown, inside the project (default: the workflow's "
+              "report_path).")
 def report(session: str, synthesis: Path | None, out: Path | None) -> int:
     """Write the decision record: markdown, and the same facts as JSON beside it.
 
@@ -333,7 +335,8 @@ def report(session: str, synthesis: Path | None, out: Path | None) -> int:
 @click.argument("name", metavar="NAME", required=False)
 @click.option("--list", "list_all", is_flag=True, help="List the templates and their variables.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the rendered text to this file.")
+              help="Also write the rendered text to this new file, inside the project (never "
+              "over an existing one).")
 @click.option("--raw", is_flag=True, help="Print the rendered text itself instead of JSON.")
 @click.option("--var", "var_pairs", multiple=True, metavar="KEY=VALUE",
               help="A template variable (repeatable).")

@@ -17,7 +17,8 @@ from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 SESSION_ARG = click.argument("session", metavar="SESSION")
 CWD_OPTION = click.option(
     "--cwd", type=click.Path(exists=True, file_okay=False, path_type=Path), default=".",
-    show_default=True, help="Project directory (its git root holds .sparring/).")
+    show_default=True, help="A folder of the project sparring runs in (its git root holds "
+    ".sparring/); never one outside it.")
 
 
 class EnvSettingError(click.BadParameter):
@@ -116,7 +117,8 @@ def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
         inputs.forget_taken()
         raise
     inputs.archive_taken(_session_dir(payload))
-    emit(success(verb, payload), _session_named() or _text(payload.get("session")))
+    # The session the verb acted on fills its hints' SESSION: the id it printed first.
+    emit(success(verb, payload), _text(payload.get("session")) or _session_named())
     return EXIT_OK
 
 
@@ -181,6 +183,15 @@ def apply_options(options: list[Callable[[Any], Any]]) -> Callable[[Callable[...
         return func
 
     return apply
+
+
+def project_dir(cwd: Path) -> Path:
+    """--cwd: a folder inside the project the command runs in, reached without a link (a
+    session made for a folder elsewhere would let Codex work, and sparring write, there)."""
+    from sparring import paths
+    from sparring.store.inputs import project_root
+
+    return paths.folder(cwd, project_root(), "--cwd").path
 
 
 def file_input(file: Path | None) -> bytes:

@@ -239,7 +239,7 @@ def discuss_synthesis(session: str, **options: Any) -> int:
 @click.option("--file", type=click.Path(dir_okay=False, path_type=Path),
               help="Claude's synthesis YAML (default: stdin).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it (default: .kkachi/{branch}/completed/"
+              help="Where to write it, inside the project (default: .kkachi/{branch}/completed/"
               "deep-discussion-{epoch}.md, or deep-discussion.report_path in sparring.yaml).")
 def discuss_report(session: str, file: Path | None, out: Path | None) -> int:
     """Write the report: Timestamp, Topic, Model, Effort, Rounds, Consensus, the

@@ -7,17 +7,18 @@ growing transcript. Codex runs read-only; the runner writes its round file.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from sparring import templates
-from sparring.errors import SparringError
+from sparring import paths, templates
+from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
+from sparring.store.inputs import project_root
 from sparring.store.session import Session
-from sparring.store.state import write_atomic
 from sparring.turn import launch, lifecycle
 from sparring.workflows import registry
 from sparring.workflows.arch_debate import folder as debate
@@ -37,22 +38,23 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
         budget_tokens: int | None = None) -> dict[str, Any]:
     """Scaffold DIR/DEBATE-PROTOCOL.md: the question, the rules, and the protocol's slots
     (codebase context, options, open questions) when given."""
-    directory = (cwd / directory).resolve()
+    project = project_root()
     if not question.strip():
         raise SparringError("input_empty", "the debate needs a question",
                             "give it in the protocol file's `question:`")
-    existing = debate.read(directory)
-    if (directory / debate.PROTOCOL).exists() or existing.rounds or existing.misplaced:
+    directory = debate.locate(directory, project)
+    existing = debate.read(directory, project)
+    if os.path.lexists(directory / debate.PROTOCOL) or existing.rounds or existing.misplaced:
         raise SparringError("debate_exists", f"{directory} already holds a debate",
                             f"continue it with `sparring debate status "
                             f"{shell_word(str(directory))}`, or pick a new folder")
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
     max_rounds = registry.settings(registry.load_settings(root), "arch-debate")["max_rounds"]
-    directory.mkdir(parents=True, exist_ok=True)
+    debate.locate(directory, project, create=True)
     filled = {PROTOCOL_SLOTS[k]: v for k, v in (slots or {}).items() if v.strip()}
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
         "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
-        "WORD_LIMIT": WORD_LIMIT, **filled}))
+        "WORD_LIMIT": WORD_LIMIT, **filled}), project)
     session = new_session(root, "arch-debate", root, budget_tokens)
     inbox = workspace.inbox_dir(Path.cwd())
     with session.update() as data:
@@ -60,9 +62,9 @@ def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None 
                           "max_rounds": max_rounds}
     return {"dir": str(directory), "session": session.id, "question": question,
             "files": [debate.PROTOCOL], "inbox": str(inbox),
-            "next": f"write your opening round (round 0) to {inbox}/round.md, then "
-                    f"`sparring debate round {shell_word(str(directory))} --file "
-                    f"{shell_word(f'{inbox}/round.md')}`"}
+            "next": Hint(f"write your opening round (round 0) to {inbox}/round.md, then "
+                         f"`sparring debate round {shell_word(str(directory))} --file "
+                         f"{shell_word(f'{inbox}/round.md')}`")}
 
 
 def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:
@@ -71,21 +73,22 @@ def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:
     return given["question"].strip(), {k: given.get(k, "") for k in PROTOCOL_SLOTS}
 
 
-def _write_new(path: Path, text: str) -> None:
-    with open(path, "x", encoding="utf-8") as f:  # never over a file that appeared meanwhile
-        f.write(text)
+def _write_new(path: Path, text: str, project: Path) -> None:
+    # never over a file that appeared meanwhile, never through a link (paths.write)
+    paths.write(path, text, project, "the debate folder", mode=0o666)
 
 
 def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
            stand_in: bytes | None) -> dict[str, Any]:
     """Record Claude's round (when given), then run Codex's next round, or write the labelled
     stand-in round in its place. Once the debate is agreed or stuck, nothing starts."""
-    directory = (cwd / directory).resolve()
+    project = project_root()
+    directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)
     data, _ = lifecycle.require_idle(session, data)
     if claude is not None:
-        _write_claude_round(directory, data, claude)
-    state = debate.read(directory, debate.written_by_runner(data))
+        _write_claude_round(directory, data, claude, project)
+    state = debate.read(directory, project, debate.written_by_runner(data))
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
         if claude is not None:  # Claude's round settled it: that is the answer
@@ -102,13 +105,13 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     claude_round = state.rounds[-1]
     codex_file = directory / f"round-{n}-codex.md"
     if stand_in is not None:
-        _record_sent(session, directory, claude_round, n)
-        return _stand_in(session, directory, codex_file, n, stand_in)
+        _record_sent(session, directory, claude_round, n, project)
+        return _stand_in(session, directory, codex_file, n, stand_in, project)
     variables = {"ROUND": n, "FIRST_TURN": not data.get("thread_id"),
                  "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
                  "CLAUDE_ROUND": _unseen(state, data), "CLAUDE_AGREED": claude_round.agrees,
                  "WORD_LIMIT": WORD_LIMIT,
-                 "PROTOCOL": (directory / debate.PROTOCOL).read_text(encoding="utf-8")}
+                 "PROTOCOL": debate.read_file(directory / debate.PROTOCOL, project)}
     prompt = launch.Prompt(
         templates.render("arch-debate/codex-round", variables).encode(),
         {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
@@ -117,19 +120,19 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     result = verb(str(session.dir), cwd, options, prompt, schema="none",
                   answer_file=str(codex_file))
     # Only now has Codex been sent the round: until then it may still be handed in again.
-    _record_sent(session, directory, claude_round, n)
+    _record_sent(session, directory, claude_round, n, project)
     # Where the debate stands comes with `wait`, once Codex's round is in.
     return {**result, "started": True}
 
 
-def _write_claude_round(directory: Path, data: AnySession, raw: bytes) -> None:
+def _write_claude_round(directory: Path, data: AnySession, raw: bytes, project: Path) -> None:
     """Claude's next round file, written by the runner from what Claude handed in. A round
     Codex has not read yet may be handed in again (it is replaced); one it read may not."""
-    text = raw.decode("utf-8", errors="replace")
+    text = paths.text_of(raw, "your round")
     if not text.strip():
         raise SparringError("input_empty", "the round is empty",
                             "write your round to a file and pass it with --file")
-    state = debate.read(directory, debate.written_by_runner(data))
+    state = debate.read(directory, project, debate.written_by_runner(data))
     last = state.last
     if last is not None and last.side == "claude":
         if last.name in data["debate"]["sent"] or state.agreed:
@@ -137,12 +140,13 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes) -> None:
                                 "read; it is Codex's turn",
                                 f"`sparring debate round {shell_word(str(directory))}` "
                                 "(without --file)")
-        write_atomic(last.path, text)  # not read by Codex yet: the newer version counts
+        # not read by Codex yet: the newer version counts
+        paths.write(last.path, text, project, "the debate folder", replace=True, mode=0o666)
         return
     if state.agreed or debate.next_step(state, data["debate"]["max_rounds"]) == "stuck":
         raise SparringError("invalid_transition", "the debate is over; no round is due",
                             f"see `sparring debate status {shell_word(str(directory))}`")
-    _write_new(directory / f"round-{last.n if last else 0}-claude.md", text)
+    _write_new(directory / f"round-{last.n if last else 0}-claude.md", text, project)
 
 
 def _unseen(state: debate.DebateState, data: AnySession) -> str:
@@ -161,23 +165,24 @@ def _unseen(state: debate.DebateState, data: AnySession) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _record_sent(session: Session, directory: Path, claude_round: debate.Round, n: int) -> None:
+def _record_sent(session: Session, directory: Path, claude_round: debate.Round, n: int,
+                 project: Path) -> None:
     """What Codex reads is recorded, so a later edit of it shows up as a rule break."""
     with session.update() as data:
         sent = data["debate"]["sent"]
         sent[claude_round.name] = debate.digest(claude_round.text)
         if n == 1:
-            protocol = (directory / debate.PROTOCOL).read_text(encoding="utf-8")
+            protocol = debate.read_file(directory / debate.PROTOCOL, project)
             sent[debate.PROTOCOL] = debate.digest(protocol)
 
 
 def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
-              text: bytes) -> dict[str, Any]:
+              text: bytes, project: Path) -> dict[str, Any]:
     if not text.strip():
         raise SparringError("input_empty", "the stand-in round is empty",
                             "write the devil's-advocate round to a file and pass --stand-in FILE")
-    body = f"{debate.STAND_IN_NOTE}\n\n{text.decode('utf-8', errors='replace').strip()}\n"
-    _write_new(codex_file, body)
+    body = f"{debate.STAND_IN_NOTE}\n\n{paths.text_of(text, 'the stand-in round').strip()}\n"
+    _write_new(codex_file, body, project)
     with session.edit() as data:
         record = data["debate"]
         record["stand_ins"] = [*record.get("stand_ins", []), n]

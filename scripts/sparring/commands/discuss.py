@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import templates
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import workspace
@@ -47,9 +47,9 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
               "no topic was given: take TOPIC from the conversation")
     return {"session": session.id, "effort": effort, "model": model, "topic": topic,
             "max_rounds": max_rounds, "inbox": str(inbox),
-            "next": f"frame the problem ({source}): write TOPIC, FRAMING, CONTEXT and "
-                    f"CLAUDE_VIEW as YAML to {inbox}/frame.yaml, then `sparring discuss frame "
-                    f"{session.id} --file {shell_word(f'{inbox}/frame.yaml')}`"}
+            "next": Hint(f"frame the problem ({source}): write TOPIC, FRAMING, CONTEXT and "
+                         f"CLAUDE_VIEW as YAML to {inbox}/frame.yaml, then `sparring discuss "
+                         f"frame {session.id} --file {shell_word(f'{inbox}/frame.yaml')}`")}
 
 
 def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
@@ -145,8 +145,9 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     settings = data["discussion"]
     if settings["model"] == "NONE":
         report = f"{workspace.session_inbox(session.load())}/report.yaml"
-        return {**status(ref, cwd), "next": f"write your synthesis to {report}, then "
-                f"`sparring discuss report {session.id} --file {shell_word(report)}`"}
+        return {**status(ref, cwd), "next": Hint(
+            f"write your synthesis to {report}, then `sparring discuss report {session.id} "
+            f"--file {shell_word(report)}`")}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
     prompt = launch.Prompt(templates.render("deep-discussion/synthesis", {
@@ -171,7 +172,7 @@ def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
         "rounds": codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
         "codex_synthesis": discussion.codex_synthesis(session, data)}})
-    reports.write(path, text, model)
+    reports.write(path, text, model, root=Path(data["root"]), ours=set(data.get("reports", [])))
     reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "rounds": codex_rounds(messages)}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import __version__, codex, config, process
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, layout
 from sparring.store import witness, workspace
 
@@ -55,7 +55,8 @@ def _inbox() -> str:
 
 
 def _check(name: str, ok: bool, detail: str, hint: str = "") -> dict[str, Any]:
-    return {"name": name, "ok": ok, "detail": detail, "hint": "" if ok else hint}
+    # The detail may quote what codex or a file said (data); the hint is sparring's own.
+    return {"name": name, "ok": ok, "detail": detail, "hint": Hint("" if ok else hint)}
 
 
 def _python() -> dict[str, Any]:

@@ -13,23 +13,37 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sparring import guard
-from sparring.errors import SparringError
+from sparring import guard, paths
+from sparring.errors import Hint, SparringError
 from sparring.store import workspace
 
 if TYPE_CHECKING:
     from sparring.store.session import Session
 
 
+# A baseline lists every file of the tree: far more than a text handed in, still bounded.
+BASELINE_LIMIT = 1 << 30
+
+
+def baseline_file(path: Path) -> Path:
+    """A baseline named by --baseline: a regular file inside the project, reached without a
+    link (paths.check_file), checked before anything reads it or starts git for it."""
+    return paths.check_file(path, workspace.find_root(Path.cwd()), "--baseline",
+                            BASELINE_LIMIT).path
+
+
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
     """Record the tree at `cwd`'s root into `out`; copies of dirty tracked files go beside it.
 
     The baseline and its store are excluded from the snapshot, so writing
-    them inside the project is not reported as a change.
+    them inside the project is not reported as a change. Both must be inside the project,
+    reached without a link, and somewhere sparring writes (paths.check_output).
     """
     root = workspace.find_root(cwd)
-    out = out.resolve()
+    project = workspace.find_root(Path.cwd())
+    out = paths.check_output(out, project, "--out").path
     store = out.with_name(out.name + ".store")
+    paths.folder(store, project, "--out's copies", create=True)
     exclude = [rel for rel in (_relative(out, root), _relative(store, root)) if rel]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,14 +69,14 @@ def _earlier(out: Path) -> guard.Baseline | None:
 
 
 def check(baseline: Path) -> dict[str, Any]:
-    base = guard.Baseline.load(baseline)
+    base = guard.Baseline.load(baseline_file(baseline))
     changes = guard.compare(base)
     return {"clean": not changes, "changed": [c.to_dict() for c in changes],
             "root": str(base.root), "mode": base.mode}
 
 
 def revert(baseline: Path) -> dict[str, Any]:
-    return guard.revert(guard.Baseline.load(baseline)).to_dict()
+    return guard.revert(guard.Baseline.load(baseline_file(baseline))).to_dict()
 
 
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
@@ -93,8 +107,8 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
             "not_reverted": [r["path"] for r in result.not_reverted], "trash": result.trash}]
     shown = result.to_dict()
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
-            "next": f"`sparring guard accept {session.id}` once the user has decided, then "
-                    f"{turnguard.go_on(session)}"}
+            "next": Hint(f"`sparring guard accept {session.id}` once the user has decided, "
+                         f"then {turnguard.go_on(session)}")}
 
 
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
@@ -113,7 +127,7 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     accepted = [{"turn": t["n"], "round": t["round"], "changed": t["guard"]["changed"]}
                 for t in found]
     return {"session": session.id, "accepted": accepted,
-            "next": turnguard.go_on(session) if accepted else "nothing to accept: go on"}
+            "next": Hint(turnguard.go_on(session) if accepted else "nothing to accept: go on")}
 
 
 def _turn_with_changes(session: Session, data: dict[str, Any],

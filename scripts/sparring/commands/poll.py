@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring import states
+from sparring.errors import SparringError
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
@@ -59,17 +60,20 @@ def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
     shown = found if full else brief(found)
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
-    if data.get("debate"):
-        from sparring.workflows.arch_debate import status as debate_status
+    try:
+        if data.get("debate"):
+            from sparring.workflows.arch_debate import status as debate_status
 
-        shown["debate"] = _without_repeats(debate_status.status(Path(data["debate"]["dir"]),
-                                                                cwd))
-    elif data.get("discussion"):
-        from sparring.workflows.deep_discussion import status as discussion_status
+            shown["debate"] = _without_repeats(debate_status.status(
+                Path(data["debate"]["dir"]), cwd))
+        elif data.get("discussion"):
+            from sparring.workflows.deep_discussion import status as discussion_status
 
-        shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
-        if not full:
-            shown.pop("review", None)  # Codex's message is the discussion's `last_message`
+            shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
+            if not full:
+                shown.pop("review", None)  # Codex's message is the discussion's last_message
+    except SparringError as exc:  # the turn is reported all the same (its guard above all)
+        shown["debate" if data.get("debate") else "discussion"] = {"error": exc.to_dict()}
     return shown
 
 

@@ -25,7 +25,8 @@ def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -
     (template,) = workflows.get(data["skill"]).report_templates
     text = _tidy(templates.render(template, {"R": model}))
     path = reports.destination(data, out)
-    beside = reports.write(path, text, model)
+    beside = reports.write(path, text, model, root=Path(data["root"]),
+                           ours=set(data.get("reports", [])))
     reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "json": str(beside),
             "outcome": model["outcome"], "degraded": bool(model["degraded"]),

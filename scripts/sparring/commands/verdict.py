@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from sparring import answers, ledger, states
-from sparring.errors import SparringError
-from sparring.output import shell_word
+from sparring.errors import Hint, SparringError
+from sparring.output import command
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
 from sparring.store import session as sessions
 from sparring.store import workspace
@@ -168,7 +168,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
             return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
         return {**step, "started": False, "error": error.to_dict()}
     return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
-            "vars_file": step["vars_file"], "command": f"sparring wait {session.id}"}
+            "vars_file": step["vars_file"], "command": command("wait", session.id)}
 
 
 def _answered_round(session: Session, data: AnySession) -> int:
@@ -206,10 +206,11 @@ def _guard_stop(session: Session, data: AnySession,
     if not found:
         return None
     violation = found[-1]["guard"]["violation"]
+    # The reason and the changed files name files Codex chose: data, printed as they are.
     return {"action": "stop", "reason": violation["message"],
             "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": violation["hint"],
-            "command": f"sparring guard accept {session.id}", "after": step}
+            "hint": Hint(violation["hint"]),
+            "command": command("guard", "accept", session.id), "after": step}
 
 
 def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
@@ -222,21 +223,20 @@ def _next_step(session: Session, skill: str, decision: ledger.Decision, known: l
         path = _write_vars(session, decision.round + 1, follow)
         return {**report, "optional": {
             "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
-            "command": f"sparring resume {session.id} --template dual-model/continue "
-                       f"--vars-file {shell_word(str(path))} --var-file "
-                       f"{shell_word(f'FOLLOW_UP={inbox}/follow-up.md')}"}}
+            "command": command("resume", session.id, "--template", "dual-model/continue",
+                               "--vars-file", str(path), "--var-file",
+                               f"FOLLOW_UP={inbox}/follow-up.md")}}
     if decision.decision != "continue":
         return report
     path = _write_vars(session, decision.round + 1, engine.next_vars(known, decision, given))
     return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
-            "command": f"sparring resume {session.id} --template think-about/round2+ "
-                       f"--vars-file {shell_word(str(path))}"}
+            "command": command("resume", session.id, "--template", "think-about/round2+",
+                               "--vars-file", str(path))}
 
 
 def _report_step(session: Session, inbox: str) -> dict[str, Any]:
     return {"action": "report", "write": f"{inbox}/synthesis.json",
-            "command": f"sparring report {session.id} --synthesis "
-                       f"{shell_word(f'{inbox}/synthesis.json')}"}
+            "command": command("report", session.id, "--synthesis", f"{inbox}/synthesis.json")}
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:

@@ -4,9 +4,11 @@ The skills hand text over through the *inbox*: Claude writes a file with its Wri
 `.sparring/inbox/` of the directory Claude Code runs in (the one place the skills' `allowed-tools`
 let it write), then names it with `--file`. No text ever passes through a shell command line,
 so nothing in it (braces with quotes, `$(…)`, backticks, apostrophes) can trip Claude Code's
-command checks. A file read from an inbox is *taken*: once the verb has done its job, the file
-moves into the session's `inputs/` folder, so the inbox holds only what is still to be handed
-in and the next file of the same name is a new one. A verb that fails leaves it in place.
+command checks. Every file is read through the one door (paths.py): inside the project, no
+link, a regular file of bounded size, UTF-8. A file read from an inbox is *taken*: once the
+verb has done its job, the bytes it read are kept in the session's `inputs/` folder and the
+file leaves the inbox, so the inbox holds only what is still to be handed in and the next file
+of the same name is a new one. A verb that fails leaves it in place.
 """
 
 from __future__ import annotations
@@ -18,70 +20,84 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from sparring import paths
 from sparring.errors import SparringError
+from sparring.store.state import write_private
+from sparring.store.workspace import find_root
 
-INBOX_PARTS = (".sparring", "inbox")
+INBOX_PARTS = paths.INBOX
 INPUTS_DIR = "inputs"
 
 # Inbox files read by the running verb, archived once it succeeds (one verb per process).
-_taken: list[Path] = []
+_taken: list[paths.Taken] = []
 
 
 def is_stdin(path: Path | None) -> bool:
     return path is None or str(path) == "-"
 
 
-def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None) -> bytes:
-    """Bytes from `path`, or from stdin when it is None or `-` (never from a terminal)."""
+def project_root() -> Path:
+    """The project a file argument must lie in: the one Claude Code (or the user) runs in."""
+    return find_root(Path.cwd())
+
+
+def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
+               limit: int = paths.MAX_INPUT_BYTES) -> bytes:
+    """Bytes from `path`, or from stdin when it is None or `-` (never from a terminal): a
+    regular file inside the project, read through the one door (paths.py), or stdin; at
+    most `limit` bytes, and UTF-8 text either way (everything handed in is text)."""
     if not is_stdin(path):
         assert path is not None
-        data = _read_file(path, option)
-        if in_inbox(path):
-            _taken.append(path.resolve())
-        return data
+        taken = paths.read(path, project_root(), option, limit)
+        paths.text_of(taken.data, str(path))
+        if taken.place.in_inbox:
+            _taken.append(taken)
+        return taken.data
     stream = stdin if stdin is not None else sys.stdin.buffer
     if stream.isatty():
         raise SparringError("input_empty", "nothing to read: stdin is a terminal",
                             f"write the text to a file and pass {option} FILE")
-    return stream.read()
-
-
-def _read_file(path: Path, option: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError as exc:
-        raise SparringError("file_not_found", f"{path} does not exist",
-                            f"check the path given to {option}; a file the runner already "
-                            "took from the inbox is in the session's inputs/ folder") from exc
-    except OSError as exc:
-        raise SparringError("file_not_found", f"cannot read {path}: {exc.strerror}",
-                            f"check the path given to {option} and its permissions") from exc
-
-
-def in_inbox(path: Path) -> bool:
-    """True for a file directly inside a `.sparring/inbox/` folder."""
-    parent = path.resolve().parent
-    return (parent.parent.name, parent.name) == INBOX_PARTS
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise SparringError("file_too_large", f"stdin ({option}) holds more than {limit:,} "
+                            "bytes, the most sparring reads", "hand in a shorter text; "
+                            "nothing was done", limit=limit)
+    paths.text_of(data, f"stdin ({option})")
+    return data
 
 
 def archive_taken(session_dir: Path | None) -> list[str]:
-    """Move the inbox files this verb read into `session_dir/inputs/` (left in place when
-    there is no session). Returns where they went."""
-    moved = []
+    """Keep the inbox files this verb read in `session_dir/inputs/` (left in place when
+    there is no session): the bytes the verb read, whatever happened to the file since; the
+    inbox file goes only if it is still the file that was read. Returns where they went."""
+    kept = []
     while _taken:
-        source = _taken.pop(0)
-        if session_dir is None or not source.is_file():
+        taken = _taken.pop(0)
+        if session_dir is None:
             continue
-        dest_dir = session_dir / INPUTS_DIR
-        dest = dest_dir / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{source.name}"
         try:
-            dest_dir.mkdir(mode=0o700, exist_ok=True)
-            os.replace(source, dest)
-            os.chmod(dest, 0o600)  # the session's record, the user's alone like the rest
+            dest = _keep(session_dir / INPUTS_DIR, taken)
         except OSError:
-            continue  # e.g. another file system: the file stays in the inbox, nothing is lost
-        moved.append(str(dest))
-    return moved
+            continue  # the file stays in the inbox: nothing is lost
+        paths.remove_taken(taken)
+        kept.append(str(dest))
+    return kept
+
+
+def _keep(folder: Path, taken: paths.Taken) -> Path:
+    """A new file in `folder` with `taken`'s bytes, the user's alone like the rest; an
+    earlier hand-in of the same name in the same second is kept too (-2, -3, ...)."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    name = taken.place.parts[-1]
+    for n in range(1, 1000):
+        dest = folder / (f"{stem}-{name}" if n == 1 else f"{stem}-{n}-{name}")
+        try:
+            write_private(dest, taken.data, exclusive=True)
+        except FileExistsError:
+            continue
+        return dest
+    raise FileExistsError(f"no free name for {name} in {folder}")
 
 
 def forget_taken() -> None:
@@ -100,7 +116,7 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
     from sparring.answers import MAX_DEPTH, too_deep
 
     try:
-        data = yaml.safe_load(raw.decode("utf-8", errors="replace"))
+        data = yaml.safe_load(paths.text_of(raw, f"the {what}"))
     except yaml.YAMLError as exc:
         raise SparringError("usage_error", f"the {what} is not valid YAML: {exc}", want) from exc
     except RecursionError:  # nested too deep for the parser itself
@@ -140,7 +156,7 @@ def template_variables(
     KEY=PATH, then --var KEY=VALUE (last wins)."""
     found: dict[str, Any] = _load_vars_file(vars_file) if vars_file else {}
     for key, path in (_split(p, "--var-file") for p in file_pairs):
-        found[key] = _read_text(Path(path))
+        found[key] = _read_text(Path(path), "--var-file")
     for key, value in (_split(p, "--var") for p in pairs):
         found[key] = value
     return found
@@ -154,14 +170,13 @@ def _split(pair: str, option: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _read_text(path: Path) -> str:
-    raw = read_input(path, "--var-file / --vars-file")
-    return raw.decode("utf-8", errors="replace")
+def _read_text(path: Path, option: str) -> str:
+    return read_input(path, option).decode("utf-8")  # read_input let only UTF-8 through
 
 
 def _load_vars_file(path: Path) -> dict[str, Any]:
     """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
-    text = _read_text(path)
+    text = _read_text(path, "--vars-file")
     from sparring.answers import parse_bounded, too_deep
 
     try:

@@ -102,22 +102,35 @@ def _with_engine(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def resolve(ref: str, cwd: Path) -> Session:
-    """A session named by its id (in this project) or by its directory."""
-    candidates = []
+    """A session named by its id (in this project) or by its directory, which must be a
+    session folder of this project (`.sparring/sessions/<id>` at its root or below): a
+    session.json anywhere else is nobody's to act on."""
+    root = workspace.find_root(cwd)
     as_path = Path(ref).expanduser()
     if os.sep in ref or as_path.is_dir():
-        candidates.append(as_path if as_path.is_absolute() else cwd / as_path)
+        directory = as_path if as_path.is_absolute() else cwd / as_path
     else:
-        candidates.append(workspace.sessions_dir(workspace.find_root(cwd)) / ref)
-    for directory in candidates:
-        if (directory / SESSION_FILE).is_file():
-            return Session(directory.resolve())
+        directory = workspace.sessions_dir(root) / ref
+    if (directory / SESSION_FILE).is_file():
+        real = directory.resolve()
+        if real != root and root not in real.parents:
+            raise SparringError(
+                "path_outside_project", f"{ref} is outside the project {root}",
+                "name a session of this project: its id (`sparring status` lists them)",
+                path=str(real), root=str(root))
+        if is_session_dir(real):
+            return Session(real)
     raise SparringError(
         "session_not_found",
         f"no session {ref!r} here",
         "use the `session` id printed by `sparring init`, or its `session_dir`; "
         "`sparring status` lists this project's sessions",
     )
+
+
+def is_session_dir(path: Path) -> bool:
+    """Whether `path` (a real path) is where sparring keeps a session: `.sparring/sessions/<id>`."""
+    return path.parent.name == "sessions" and path.parent.parent.name == workspace.STATE_DIR
 
 
 def all_sessions(root: Path) -> list[Session]:

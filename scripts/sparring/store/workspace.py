@@ -44,6 +44,7 @@ def sessions_dir(root: Path, create: bool = False) -> Path:
     path = state_dir(root, create) / "sessions"
     if create:
         path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        _require_real_folder(path)
     return path
 
 
@@ -60,6 +61,7 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
         except OSError as exc:
             raise SparringError("not_writable", f"cannot create {path}: {exc.strerror}",
                                 "run sparring from a directory you can write to") from exc
+        _require_real_folder(path)
     return path
 
 
@@ -69,7 +71,19 @@ def session_inbox(data: Mapping[str, Any]) -> str:
     return str(data.get("inbox") or inbox_dir(Path.cwd()))
 
 
+def _require_real_folder(path: Path) -> None:
+    """sparring's own folders are folders of the project: a `.sparring` (or its sessions or
+    inbox) that is a symbolic link, committed in a cloned repository or planted during a turn,
+    would put the runner's state, and whatever it writes there, somewhere else."""
+    if path.is_symlink():
+        raise SparringError(
+            "path_is_link", f"{path} is a symbolic link; sparring keeps its state only in a "
+            "real folder of the project", f"remove the link {path} (sparring makes the folder "
+            "itself) and run the command again", path=str(path))
+
+
 def _make_self_ignoring(path: Path) -> None:
+    _require_real_folder(path)
     try:
         path.mkdir(mode=PRIVATE_DIR, exist_ok=True)
         _make_private(path)

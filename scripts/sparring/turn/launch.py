@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import answers, codex, config, limits, process, states, templates
+from sparring import answers, codex, config, limits, paths, process, states, templates
 from sparring.codex import sandbox
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
 from sparring.store.session import Session, find_turn
@@ -40,8 +40,18 @@ def start_window() -> float:
 
 
 def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> bytes:
-    """The prompt bytes, exactly as given, from a file or from stdin."""
-    data = read_input(prompt_file, "--prompt-file", stdin)
+    """The prompt bytes, exactly as given, from a file or from stdin. A file too large to
+    hold a prompt codex accepts is refused by its size, before anything of it is read."""
+    try:  # a character is at most four bytes of UTF-8: more bytes cannot be a prompt
+        data = read_input(prompt_file, "--prompt-file", stdin, 4 * codex.MAX_PROMPT_CHARS)
+    except SparringError as exc:
+        if exc.code != "file_too_large":
+            raise
+        raise SparringError(
+            "prompt_too_large", f"{exc.message}: more than the {codex.MAX_PROMPT_CHARS:,} "
+            "characters codex accepts", "shorten the prompt and run the command again; "
+            "nothing was started and the session is as it was", size=exc.details.get("size"),
+            limit=codex.MAX_PROMPT_CHARS) from None
     if not data.strip():
         raise SparringError("prompt_empty", "the prompt is empty",
                             "write the prompt to a file and pass --prompt-file FILE")
@@ -117,7 +127,11 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
-        prompt = Prompt(session.turn_file(previous["n"], turns.PROMPT).read_bytes(),
+        # Through the one door too: the turn's folder sits in the project, where a widened
+        # sandbox lets Codex put a link in place of the prompt it was sent.
+        prompt = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
+                                   Path(data["root"]), "the interrupted round's prompt",
+                                   4 * codex.MAX_PROMPT_CHARS).data,
                         previous.get("template"))
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
@@ -303,7 +317,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
     # Brief, and without Codex's answer even if it came within the start window: `wait`
     # shows it (once), with everything else a round needs.
     return {**brief(view.to_dict(session, data, turn, seen), review=False),
-            "sandbox": turn.get("sandbox"), "next": f"`sparring wait {session.id}`"}
+            "sandbox": turn.get("sandbox"), "next": Hint(f"`sparring wait {session.id}`")}
 
 
 def _wait_for_start(session: Session, n: int) -> dict[str, Any]:

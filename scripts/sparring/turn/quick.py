@@ -15,6 +15,7 @@ import os
 import time
 from pathlib import Path
 
+from sparring.errors import guard_said, runner_said
 from sparring.fastjson import loads
 from sparring.store import witness
 from sparring.store.shapes import session_problem
@@ -70,8 +71,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         "round": turn["round"], "turn": turn["n"], "purpose": turn["purpose"],
         "elapsed_s": round((turn.get("ended_at") or time.time()) - started, 2),
         "review": review, "review_withheld": withheld,
-        "error": turn.get("error"), "recoverable": bool(turn.get("recoverable")),
-        "guard": turn.get("guard"), "malformed_lines": 0,
+        "error": runner_said(turn.get("error")), "recoverable": bool(turn.get("recoverable")),
+        "guard": guard_said(turn.get("guard")), "malformed_lines": 0,
         "usage": {"round": turn.get("usage"), "total": _total(data["turns"]),
                   "budget": figures(data)},
     })
@@ -105,16 +106,24 @@ def _run_record(folder: str, directory: str) -> str:
 
 
 def _session_dir(ref: str, cwd: str) -> str:
-    """The folder session.resolve finds."""
+    """The folder session.resolve finds: a session folder of this project, else the full
+    CLI says why not."""
     if ref.startswith("~"):
         raise SlowPath("a path to expand")
+    root = _root(cwd)
     if os.sep in ref or os.path.isdir(ref):
         candidate = ref if os.path.isabs(ref) else os.path.join(cwd, ref)
     else:
-        candidate = os.path.join(_root(cwd), ".sparring", "sessions", ref)
+        candidate = os.path.join(root, ".sparring", "sessions", ref)
     if not os.path.isfile(os.path.join(candidate, "session.json")):
         raise SlowPath("no such session: the full CLI says so")
-    return os.path.realpath(candidate)
+    real = os.path.realpath(candidate)
+    sessions = os.path.dirname(real)
+    if (os.path.basename(sessions) != "sessions"
+            or os.path.basename(os.path.dirname(sessions)) != ".sparring"
+            or not real.startswith(root.rstrip(os.sep) + os.sep)):
+        raise SlowPath("not a session folder of this project: the full CLI refuses it")
+    return real
 
 
 def _root(cwd: str) -> str:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, ledger, process, states
+from sparring import answers, ledger, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER, TurnSettings
-from sparring.errors import CODES
+from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
@@ -154,7 +154,7 @@ def record_end(
         if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
         if outcome.status == states.COMPLETED and turn.get("answer_file"):
-            _deliver(session, turn, view.final_message or "")
+            _deliver(session, Path(data["root"]), turn, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
         return dict(turn)
@@ -166,18 +166,20 @@ def _thread_kept(outcome: Outcome) -> bool:
     return (outcome.error or {}).get("code") != "prompt_too_large"
 
 
-def _deliver(session: Session, turn: dict[str, Any], text: str) -> None:
+def _deliver(session: Session, root: Path, turn: dict[str, Any], text: str) -> None:
     """Write Codex's answer where the workflow wants it (codex itself runs read-only).
 
-    Never over a file that appeared meanwhile: then the answer stays in the turn's
-    folder and the turn says so.
+    Never over a file that appeared meanwhile, never through a link (a folder swapped for
+    one during the turn), never outside the project (paths.write): then the answer stays in
+    the turn's folder and the turn says so.
     """
     body = unfence(text).rstrip("\n") + "\n"
     turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
-        with open(turn["answer_file"], "x", encoding="utf-8") as f:
-            f.write(body)
-    except OSError as exc:  # it exists already, or its folder moved: keep the answer anyway
+        paths.write(turn["answer_file"], body, root, "Codex's round file", mode=0o666,
+                    make_folders=False)  # a folder moved away is not made again
+    except (OSError, SparringError) as exc:  # it exists already, or its folder moved: keep
+        # the answer anyway
         kept = session.turn_file(turn["n"], "answer.md")
         write_private(kept, body)
         turn["answer_file_kept"] = str(kept)

@@ -12,6 +12,7 @@ from typing import Any
 
 from sparring import states
 from sparring.codex import events
+from sparring.errors import guard_said, runner_said
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
 from sparring.turn import record as turns
@@ -45,10 +46,10 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
         "review_withheld": withheld,
         "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
                   "budget": budget.figures(data)},
-        "error": turn.get("error"),
+        "error": runner_said(turn.get("error")),
         "recoverable": bool(turn.get("recoverable")),
         "settings": turn["settings"],
-        "guard": turn.get("guard"),
+        "guard": guard_said(turn.get("guard")),
         "malformed_lines": view.malformed,
         "files": turns.files(session, turn["n"]),
     }

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from pathlib import Path
 from typing import Any
 
 from sparring import ledger as ledgers
-from sparring import states
+from sparring import paths, states
 from sparring.errors import SparringError
 from sparring.ledger import CLAUDE, CODEX
 from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.session import Session, local_time
-from sparring.store.state import write_atomic
 from sparring.turn import budget
 from sparring.turn.summary import summarize
 from sparring.workflows import registry
@@ -184,17 +184,20 @@ def _guard_findings(data: AnySession) -> list[dict[str, Any]]:
             for t in data["turns"] if (guard := t.get("guard") or {}).get("changed")]
 
 
-def write(path: Path, text: str, model: dict[str, Any] | None = None) -> Path | None:
-    """Write a report or decision file: atomically (readers see the old file or the new,
-    never half), private to the user (0600) like every file sparring writes, its folder made
-    when missing; with `model`, the facts as JSON beside it (`.json`, indented, ending in a
-    newline). Returns the JSON's path, or None without `model`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text)
+def write(path: Path, text: str, model: dict[str, Any] | None = None, *, root: Path,
+          ours: set[str] | frozenset[str] = frozenset()) -> Path | None:
+    """Write a report or decision file inside the project `root` (paths.write: no link on the
+    way, never into git's or the agents' folders): atomically (readers see the old file or
+    the new, never half), private to the user (0600) like every file sparring writes, its
+    folder made when missing, and over an existing file only when it is one of `ours`; with
+    `model`, the facts as JSON beside it (`.json`, indented, ending in a newline). Returns
+    the JSON's path, or None without `model`."""
+    mine = str(path) in ours
+    paths.write(path, text, root, "the report", replace=mine)
     if model is None:
         return None
     beside = path.with_suffix(".json")
-    write_atomic(beside, _model_text(model))
+    paths.write(beside, _model_text(model), root, "the report's JSON", replace=mine)
     return beside
 
 
@@ -223,24 +226,29 @@ def _sha256(text: str) -> str:
 
 
 def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
-    """Where the report goes: the workflow's `report_path` with its placeholders filled."""
+    """Where the report goes: the workflow's `report_path` with its placeholders filled,
+    inside the project (a pattern that leads out of it is refused, not followed)."""
     root = Path(data["root"])
     pattern = registry.settings(registry.load_settings(root), data["skill"])["report_path"]
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
               "slug": slug(question(data) or data["id"]), "skill": data["skill"],
               "session": data["id"], "branch": workspace.branch(root), **(extra or {})}
-    return root / str(pattern).format(**values)
+    return paths.place(root / str(pattern).format(**values), root,
+                       f"{data['skill']}.report_path in sparring.yaml",
+                       "set report_path in sparring.yaml to a path inside the project, "
+                       "relative to its root").path
 
 
 def destination(data: AnySession, out: Path | None,
                 extra: dict[str, str] | None = None) -> Path:
-    """Where a record goes; another session's record (or any other file) is never replaced:
-    an explicit --out that exists is refused, a default path gets -2, -3, ..."""
+    """Where a record goes, inside the project; another session's record (or any other file)
+    is never replaced: an explicit --out that exists is refused, a default path gets -2, -3,
+    ..."""
     ours = set(data.get("reports", []))
     if out is not None:
-        path = out.resolve()
-        if path.exists() and str(path) not in ours:
+        path = paths.place(out, Path(data["root"]), "--out").path
+        if os.path.lexists(path) and str(path) not in ours:
             raise SparringError("report_exists", f"{path} exists and is not this session's "
                                 "report", "choose another --out, or move the file away")
         return path
@@ -248,11 +256,12 @@ def destination(data: AnySession, out: Path | None,
 
 
 def unique_path(path: Path, ours: set[str]) -> Path:
-    """`path`, or `path` with -2, -3, ... when a record that is not ours is there already."""
-    candidate, n = path.resolve(), 1
-    while candidate.exists() and str(candidate) not in ours:
+    """`path`, or `path` with -2, -3, ... when a record that is not ours is there already
+    (a link there counts as taken: it is never followed)."""
+    candidate, n = path, 1
+    while os.path.lexists(candidate) and str(candidate) not in ours:
         n += 1
-        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}").resolve()
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
     return candidate
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sparring import paths
+from sparring.errors import SparringError
 from sparring.records import AnySession
 from sparring.workflows import markers
 
@@ -79,9 +81,11 @@ def sequence() -> Any:
         n += 1
 
 
-def read(directory: Path, written: dict[str, str] | None = None) -> DebateState:
+def read(directory: Path, root: Path, written: dict[str, str] | None = None) -> DebateState:
     """The rounds in order; `written` maps each Codex round file the runner wrote (from
-    Codex's answer, or a labelled stand-in) to the digest it wrote."""
+    Codex's answer, or a labelled stand-in) to the digest it wrote. Each round file is read
+    through the one door (paths.py): a link, a FIFO, a huge file or one that is not UTF-8,
+    committed or planted in the folder, is refused and named, never followed or rewritten."""
     present = {}
     for path in directory.iterdir() if directory.is_dir() else []:
         match = _ROUND_FILE.match(path.name)
@@ -92,12 +96,39 @@ def read(directory: Path, written: dict[str, str] | None = None) -> DebateState:
         if key not in present:
             break
         path = present.pop(key)
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path, root)
         authentic = key[1] == "claude" or (written or {}).get(path.name) == digest(text)
         rounds.append(Round(key[0], key[1], path, text, authentic))
     state = DebateState(rounds, misplaced=sorted(p.name for p in present.values()))
     _find_agreement(state)
     return state
+
+
+def locate(directory: Path, root: Path, create: bool = False) -> Path:
+    """The debate folder `directory` names, inside the project `root` and reached without a
+    link (paths.folder); made with `create`, else it may be missing (not made yet, or moved
+    away: a debate with no round files). Its path goes into the commands the runner prints,
+    so it may hold no backtick and no control character (a command in a hint is quoted in
+    backticks, and a line break would end it)."""
+    unsafe = sorted({c for c in str(directory) if c == "`" or ord(c) < 32 or ord(c) == 127})
+    if unsafe:
+        raise SparringError("usage_error", f"the debate folder {str(directory)!r} holds "
+                            f"{', '.join(repr(c) for c in unsafe)}, which no command the "
+                            "runner prints could carry safely",
+                            "choose a folder name without backticks or control characters")
+    try:
+        return paths.folder(directory, root, "the debate folder", create).path
+    except SparringError as exc:
+        if create or exc.code != "file_not_found":
+            raise
+    return paths.place(directory, root, "the debate folder").path
+
+
+def read_file(path: Path, root: Path) -> str:
+    """A file of the debate folder, as text (paths.read_text names what is wrong with it)."""
+    return paths.read_text(path, root, "a file of the debate folder",
+                           hint=f"{path.name} in the debate folder must be a plain UTF-8 text "
+                           "file: fix or remove it, then run the command again")
 
 
 def _find_agreement(state: DebateState) -> None:

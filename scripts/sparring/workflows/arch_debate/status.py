@@ -6,11 +6,12 @@ agreed it writes round-N-agreed.md; once it is stuck, DECISION-NEEDED.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from sparring import states, templates
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import session as sessions
@@ -38,19 +39,20 @@ def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
 
 
 def status(directory: Path, cwd: Path) -> dict[str, Any]:
-    directory = (cwd / directory).resolve()
+    project = workspace.find_root(Path.cwd())
+    directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)
     if data["turns"]:
         lifecycle.observe(session)  # let a finished turn write its round file first
         data = session.load()
-    state = debate.read(directory, debate.written_by_runner(data))
+    state = debate.read(directory, project, debate.written_by_runner(data))
     settings = data["debate"]
     step = debate.next_step(state, settings["max_rounds"])
     breaks = debate.rule_breaks(state, settings["sent"], WORD_LIMIT)
     breaks += [f"Codex's round {t['round']} could not be written to its file "
                f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
                for t in data["turns"] if t.get("answer_file_kept")]
-    written = write_outcome(session, data, directory, state, step, breaks)
+    written = write_outcome(session, data, directory, state, step, breaks, project)
     turn = latest_turn(data)
     return {
         "dir": str(directory), "session": session.id, "question": settings["question"],
@@ -58,7 +60,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "files": [r.name for r in state.rounds] + written,
         "step": step,
         "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
-                        "error": turn.get("error")} if turn else None),
+                        "error": runner_said(turn.get("error"))} if turn else None),
         "agreed": _agreed_dict(state, directory),
         "proposal": ({"by": state.proposal.side, "file": state.proposal.name}
                      if state.proposal else None),
@@ -68,7 +70,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "degraded": reports.degraded_reasons(data) + [
             f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
             if not r.authentic],
-        "next": _next(step, state, directory, session, turn),
+        "next": Hint(_next(step, state, directory, session, turn)),
     }
 
 
@@ -82,7 +84,8 @@ def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] |
 
 
 def write_outcome(session: Session, data: AnySession, directory: Path,
-                  state: debate.DebateState, step: str, breaks: list[str]) -> list[str]:
+                  state: debate.DebateState, step: str, breaks: list[str],
+                  project: Path) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
     model = reports.build(session, data, None)
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
@@ -104,8 +107,8 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
             "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
     else:
         return []
-    if not path.exists():
-        reports.write(path, text)
+    if not os.path.lexists(path):  # written once; a link there is never followed
+        reports.write(path, text, root=project)
     return [path.name]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import states
-from sparring.errors import SparringError
+from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
 from sparring.records import DiscussionRecord
 from sparring.store import session as sessions
@@ -36,7 +36,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
         "model": settings["model"], "rounds": codex_rounds(messages),
         "max_rounds": settings["max_rounds"],
         "codex_turn": ({"status": states.reported(turn["status"]), "round": turn["round"],
-                        "purpose": turn["purpose"], "error": turn.get("error")}
+                        "purpose": turn["purpose"], "error": runner_said(turn.get("error"))}
                        if turn else None),
         "last_message": messages[-1].to_dict() if messages else None,
         "consensus": {"claude": bool(latest_claude and latest_claude.consensus),
@@ -44,7 +44,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
                       "reached": reached},
         "search_requests": latest_other.to_dict()["search_requests"] if latest_other else [],
         "degraded": reports.degraded_reasons(data),
-        "next": _next(session, settings, messages, turn, reached),
+        "next": Hint(_next(session, settings, messages, turn, reached)),
     }
 
 
