@@ -26,8 +26,8 @@ def test_the_two_spellings_differ_and_each_names_its_file() -> None:
 
 
 def test_check_lists_a_byte_name_and_its_lookalike_apart_and_revert_removes_both(
-        repo: Path, sparring: Any, tmp_path: Path) -> None:
-    baseline = tmp_path / "b.json"
+        repo: Path, sparring: Any, scratch: Path) -> None:
+    baseline = scratch / "b.json"  # inside the project, out of git and the guard's sight
     assert sparring("guard", "snapshot", "--out", str(baseline)).exit_code == 0
     make(repo, BYTE, "added by the turn\n")
     make(repo, LOOKALIKE, "added too\n")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sparring import guard
+from sparring.store.workspace import inbox_dir
 from support.gitrepo import git, git_env
 
 TRAPS = ("fsmonitor", "clean", "smudge", "process", "hook")
@@ -122,7 +123,7 @@ def test_a_repointed_submodule_git_file_never_makes_the_guard_run_anything(
     evil = project / "evil-gitdir"
     gitdir = project / ".git" / "modules" / "lib"
     subprocess.run(["cp", "-r", str(gitdir), str(evil)], check=True)
-    baseline = tmp_path / "b.json"
+    baseline = inbox_dir(project, create=True) / "b.json"  # inside the project, out of sight
     if when == "during the turn":
         assert sparring("guard", "snapshot", "--out", str(baseline)).exit_code == 0
     marks = arm(tmp_path, evil, project / "lib")

@@ -369,7 +369,7 @@ def test_a_recovery_is_under_the_same_rule(sparring: Any, session: str, fake_cod
 
 
 def test_a_reask_starts_only_under_what_the_user_allows_at_that_moment(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     """The runner re-asks on its own; it reads the user's word again where codex starts.
     Taken back while the first answer was on its way, the re-ask does not start."""
     path = user_config("sandbox: workspace-write\n")
@@ -377,8 +377,8 @@ def test_a_reask_starts_only_under_what_the_user_allows_at_that_moment(
                        {"mode": "writes_file", "write_path": TRAP, "reply": "{}"}])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     assert sparring("start", sid, input=b"q").exit_code == 0
-    (tmp_path / "analysis.md").write_text("C-1: mine.\n")
-    assert sparring("seal", sid, "--file", str(tmp_path / "analysis.md")).exit_code == 0
+    (scratch / "analysis.md").write_text("C-1: mine.\n")
+    assert sparring("seal", sid, "--file", str(scratch / "analysis.md")).exit_code == 0
     path.write_text("sandbox: read-only\n")  # the user changed their mind
 
     ended = sparring("wait", sid, "--timeout", "30").out
@@ -463,12 +463,12 @@ def test_a_forged_command_line_in_the_record_ends_the_turn_before_codex_starts(
 
 
 def test_the_report_and_its_json_say_which_sandbox_ran_and_why(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     path = user_config("sandbox: workspace-write\n")
     sid = sparring("init", "--skill", "think-about").out["session"]
     sparring("start", sid, "--sandbox", "read-only", input=b"Redis or SQLite?")
-    (tmp_path / "analysis.md").write_text("C-1: mine.\n")
-    sparring("seal", sid, "--file", str(tmp_path / "analysis.md"))
+    (scratch / "analysis.md").write_text("C-1: mine.\n")
+    sparring("seal", sid, "--file", str(scratch / "analysis.md"))
     sparring("wait", sid, "--timeout", "30")  # a report of where the debate stands
 
     out = sparring("report", sid).out

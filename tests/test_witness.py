@@ -47,10 +47,10 @@ def foreign(folder: Path, name: str) -> list[Path]:
 
 
 def test_a_forged_seal_verdict_and_reports_entry_are_put_back_and_never_trusted(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path, scratch: Path) -> None:
     """The issue's case: Codex replaced the seal, its digest and Claude's verdict, and added a
     `reports` entry naming its own file, which revert then kept as the runner's."""
-    debate = Debate(sparring, fake_codex, tmp_path)
+    debate = Debate(sparring, fake_codex, scratch)
     folder = repo / ".sparring" / "sessions" / debate.sid
     digest = hashlib.sha256(FORGED_SEAL.encode()).hexdigest()
     fake_codex.script([
@@ -293,10 +293,10 @@ def test_a_stopped_turn_leaves_no_watch_behind(sparring: Any, session: str, fake
 
 
 def test_claudes_own_writes_during_a_turn_are_not_a_violation(
-        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
     """`seal` while Codex works on round one, and `poll`/`wait` meanwhile, write the records
     the witness guards: they are sparring's own, so the turn stays clean."""
-    debate = Debate(sparring, fake_codex, tmp_path)
+    debate = Debate(sparring, fake_codex, scratch)
     fake_codex.script([{"mode": "slow", "delay": 2, "reply": answer([cpt("X-1", "agree")])}])
     debate.start()
     assert debate.seal(ANALYSIS).out["sealed"] is True

@@ -50,9 +50,9 @@ def run_python(tmp_path: Path, code: str) -> str:
 
 def test_real_codex_forging_the_seal_verdict_and_reports_is_put_back(
         real_codex: Path, responses_mock: ResponsesMock, sparring: Any, repo: Path,
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")
-    debate = Debate(sparring, None, tmp_path)
+    debate = Debate(sparring, None, scratch)
     folder = repo / ".sparring" / "sessions" / debate.sid
     record = folder / "session.json"
     copy = witness.copy_of(record)
