@@ -172,7 +172,7 @@ OUTSIDE = ["{{launcher}} render --list",
            "env SPARRING_SANDBOX=danger-full-access {{launcher}} status {{session}}",
            "export SPARRING_SANDBOX=danger-full-access && {{launcher}} status {{session}}"]
 NOT_THE_RULES = Scenario("outside-the-rules", "dual-model", "Redis or SQLite?", [], [
-    {"bash": "{{launcher}} doctor", "save": {"inbox": "inbox"}},
+    {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
     {"bash": "{{launcher}} init --skill dual-model", "save": {"session": "session"}},
     {"write": "{{inbox}}/q.yaml", "content": "QUESTION: Redis or SQLite?\n"},
     *[{"bash": command, "fails": True} for command in OUTSIDE],
