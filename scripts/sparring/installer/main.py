@@ -203,13 +203,16 @@ def parse_options(argv: list[str]) -> Options:
                        help="install into DIR/.claude/skills")
     where.add_argument("--user", action="store_true", help="install into ~/.claude/skills")
     where.add_argument("--runtime-only", action="store_true",
-                       help="only create or update the runtime (for the Claude Code plugin)")
+                       help="only create or update the runtime and the sparring command "
+                       "(for the Claude Code plugin)")
     parser.add_argument("--uninstall", action="store_true",
-                        help="remove what install.py installed there")
+                        help="remove what install.py installed there, and name what it "
+                        "leaves behind (.sparring/, reports, debate folders)")
     parser.add_argument("--dry-run", action="store_true", help="say what would happen")
     parser.add_argument("--force", action="store_true",
                         help="replace a skill folder of the same name sparring did not "
-                        "install, and files of its own folders that you edited")
+                        "install, and files of its own folders that you edited, after a "
+                        "backup in .claude/sparring-backup/")
     parser.add_argument("--no-permissions", action="store_true",
                         help="do not add permission rules for the skills to Claude Code's "
                         "settings (they allow each skill's runner verbs, and ask before a "
