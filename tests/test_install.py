@@ -292,11 +292,14 @@ def test_without_a_codex_login_the_install_completes_and_says_log_in(
 def test_user_install_goes_to_the_home_claude_folder(runtime: Path, env: dict[str, str],
                                                      tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])  # the fake home of conftest
-    done = run_install("--user", env=env, cwd=tmp_path)
+    clone = make_project(tmp_path / "a-clone")  # run from a clone, as a user does
+    before = snapshot(clone)
+    done = run_install("--user", env=env, cwd=clone)
 
     assert done.returncode == 0, done.stdout + done.stderr
     for skill in SKILLS:
         assert marker_of(home / ".claude" / "skills" / skill)["skill"] == skill
+    assert snapshot(clone) == before, "its doctor made no .sparring/inbox in the clone"
     done = run_install("--user", "--uninstall", env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert not (home / ".claude").exists(), "the folders install.py created are gone"

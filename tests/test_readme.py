@@ -191,3 +191,17 @@ def test_a_newcomers_commands_run_as_written_from_a_fresh_clone(
     assert not (project / ".claude" / "skills").exists()
     assert not (project / ".sparring").exists(), "nothing of ours was left in the project"
     assert os.access(home / "sparring" / "skills" / "think-about" / "sparring", os.X_OK)
+
+
+def test_the_rule_counts_the_docs_give_are_the_installs() -> None:
+    """56 allow and 4 ask rules for the four skills, as install.py writes them (layout.py)."""
+    from sparring.installer import layout
+
+    folders = [Path("/p/.claude/skills") / name for name in sorted(layout.SKILL_VERBS)]
+    allow, ask = len(layout.rules(folders)), len(layout.ask_rules(folders))
+    verbs = sum(len(layout.verbs(folder.name)) for folder in folders)
+    assert f"({allow} allow rules and {ask} ask rules for the four skills" in \
+        " ".join(README.read_text(encoding="utf-8").split())
+    install = " ".join((ROOT / "docs" / "install.md").read_text(encoding="utf-8").split())
+    assert f"**{allow} `permissions.allow` rules** ({verbs} launcher-and-verb rules" in install
+    assert f"**{ask} `permissions.ask` rules**" in install
