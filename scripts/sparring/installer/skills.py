@@ -132,10 +132,10 @@ def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
             marker["files"][rel] = old["files"][rel]
         else:  # the user's own file where this version ships one: ours once they let go
             marker["files"].pop(rel, None)
-    remove = _retire(folder, skill, old, edited, kept)
-    for rel in news:
+    remove = _retire(skill, old, edited, news)
+    for rel in news:  # beside the user's file, never over something of theirs
         new, spec = beside(rel), skill.files[rel]
-        if rel + layout.NEW_SUFFIX in old["files"] or file_state(folder / new) is None:
+        if new in old["files"] or not present(folder / new):
             marker["files"][new] = {"sha256": spec.sha256, "mode": f"{mode_of(spec):o}"}
             if file_state(folder / new) != (spec.sha256, f"{mode_of(spec):o}"):
                 write.append(new)
@@ -147,11 +147,10 @@ def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
     return Plan(write, remove, sorted(kept), sorted(news), backup, marker)
 
 
-def _retire(folder: Path, skill: Skill, old: dict[str, Any], edited: set[str],
-            kept: list[str]) -> list[str]:
+def _retire(skill: Skill, old: dict[str, Any], edited: set[str], news: list[str]) -> list[str]:
     """Files we installed that this version no longer ships, and new copies beside a file
     that no longer needs one: removed unless the user edited them."""
-    needed = {beside(rel) for rel in kept}
+    needed = {beside(rel) for rel in news}
     gone = [rel for rel in old["files"] if rel not in skill.files and rel not in needed]
     return sorted(rel for rel in gone if rel not in edited)
 
