@@ -174,6 +174,9 @@ def test_skills_installed_nowhere_is_a_problem_with_the_install_command(
 
     found = checks(out)["skills"]
     assert out["ready"] is False and found["ok"] is False
+    assert checks(out)["duplicates"]["detail"] == \
+        "no skills installed for the user or in this project"
+    assert checks(out)["updates"]["detail"] == "nothing installed from a clone to compare with it"
     assert f"install.py --project {repo}`" in found["hint"]
     assert found["hint"] in out["hints"]
 
@@ -464,7 +467,8 @@ def test_every_failing_check_is_a_problem_or_a_warning_never_both(
 
 def test_skills_installed_for_the_user_and_the_project_are_a_warning(
         sparring: Any, repo: Path, fake_codex: Any, installed: Path, tmp_path: Path) -> None:
-    assert checks(sparring("doctor").out)["duplicates"]["ok"]
+    once = checks(sparring("doctor").out)["duplicates"]
+    assert once["ok"] and once["detail"] == f"installed once, in {repo}/.claude/skills"
     done = run_install("--user", env=install_env(installed), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -125,7 +125,10 @@ def duplicates(where: dict[str, Path]) -> Check:
     user, project = installed(where[USER]), installed(where[PROJECT])
     both = sorted(set(user) & set(project))
     if not both or where[USER] == where[PROJECT]:
-        return check("duplicates", True, "each skill is installed once")
+        places = [str(where[label]) for label, found in ((USER, user), (PROJECT, project))
+                  if found]
+        return check("duplicates", True, f"installed once, in {' and '.join(places)}"
+                     if places else "no skills installed for the user or in this project")
     return check("duplicates", False, f"{', '.join(both)} installed twice: for your user "
                  f"({where[USER]}) and in this project ({where[PROJECT]}); Claude Code runs "
                  "the user's copy and passes over the project's (2.1.197 lists each twice)",
