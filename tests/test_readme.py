@@ -33,6 +33,9 @@ ELSEWHERE = {
     "npm install -g @openai/codex":
         "not run by a test: it installs from the npm registry; .ci/run installs the same "
         "package, pinned (@openai/codex@0.169.0), and the integration tests drive it",
+    "npm install -g @anthropic-ai/claude-code":
+        "not run by a test: it installs from the npm registry; .ci/run installs the same "
+        "package, pinned (@anthropic-ai/claude-code@2.1.332), and the integration tests drive it",
     "codex login":
         "tests/integration/test_runner_real_codex.py::"
         "test_doctor_tells_whether_the_real_codex_is_logged_in_and_the_fake_agrees "
@@ -142,7 +145,8 @@ def test_the_readme_is_for_users_first() -> None:
 def test_the_test_named_for_a_command_exists(command: str) -> None:
     named = ELSEWHERE[command]
     if named.startswith("not run by a test"):
-        assert "@openai/codex@0.169.0" in (ROOT / ".ci" / "run").read_text()
+        pinned = re.search(r"\((@[\w/.-]+@[\d.]+)\)", named)
+        assert pinned and pinned.group(1) in (ROOT / ".ci" / "run").read_text(), named
         return
     path, function = named.split(" ", 1)[0].split("::")
     assert re.search(rf"^def {function}\(", (ROOT / path).read_text(), re.M), named
