@@ -137,6 +137,9 @@ def test_the_readme_is_for_users_first() -> None:
         assert f"]({doc}" in text and (ROOT / doc).is_file(), doc
     for fenced in re.findall(r"^ *```\w*\n(.*?)^ *```", text, re.S | re.M):
         assert not re.search(r"^#+ ", fenced, re.M), fenced
+    prose = re.sub(r"^ *```\w*\n.*?^ *```", "", text, flags=re.S | re.M)
+    split = [line for line in prose.splitlines() if line.count("`") % 2]
+    assert not split, f"a code span across two lines is no command to copy: {split}"
     two = sections(text)["Two commands for a fresh machine"]
     assert "main job" in two and "test suite" in two and "tests/run.py" in two
 
