@@ -79,14 +79,14 @@ def test_the_commands_the_skills_write_are_approved() -> None:
                     "{L} wait S --seal {I}/analysis.md", "{L} verdict S --file {I}/verdict.json",
                     "{L} report S --synthesis {I}/synthesis.json", "{L} guard accept S",
                     "{L} finalize S", "{L} stop S", "{L} resume S --recover --effort medium"):
-        filled = command.format(L=launcher("think-about"), I="/work/app/.sparring/inbox")
+        filled = command.format(L=launcher("think-about"), I="/home/me/app/.sparring/inbox")
         assert hook.decide(bash(filled), PLUGIN), filled
 
 
 def test_a_path_with_a_space_is_approved_in_double_quotes_only(tmp_path: Path) -> None:
     plugin = copy_plugin(tmp_path / "My Plugins" / "sparring")
     spaced = launcher("think-about", plugin)
-    inbox = "/work/My App/.sparring/inbox/round.md"
+    inbox = "/home/me/My App/.sparring/inbox/round.md"
     approved = [f'"{spaced}" wait S', f'"{spaced}" verdict S --file "{inbox}"']
     refused = [f"{spaced} wait S", f"'{spaced}' wait S", spaced.replace(" ", "\\ ") + " wait S",
                f'"{spaced}"  wait S', f'"{spaced}" wait "S', f'x"{spaced}" wait S',
@@ -195,7 +195,7 @@ def test_no_write_through_a_link_out_of_the_inbox(tmp_path: Path) -> None:
 
 
 def test_reads_inside_the_plugins_skill_folders_only() -> None:
-    cwd = "/work/app"
+    cwd = "/home/me/app"
     for skill in SKILLS:
         for path in (ROOT / "skills" / skill).rglob("*"):
             assert hook.decide(tool("Read", str(path), cwd), PLUGIN), path
