@@ -5,20 +5,25 @@
     python3 install.py --user           the skills into ~/.claude/skills/
     python3 install.py --runtime-only   only the runtime (for the Claude Code plugin)
 
-Options: --dry-run (say what would happen, write nothing), --uninstall, --force (replace a
-skill folder sparring did not install, and files in its own folders that you edited),
---no-permissions (leave Claude Code's settings alone), --json (a machine-readable summary).
+Options: --dry-run (say what would happen, write nothing), --check (change nothing; exit 1
+when the install there is older than this clone), --uninstall (remove what it installed, and
+name what it leaves behind: .sparring/, reports, debate folders, the witness copies), --force
+(replace a skill folder sparring did not install, and files of its own folders that you
+edited, after a backup in .claude/sparring-backup/<time>/), --no-permissions (leave Claude
+Code's settings alone), --json (a machine-readable summary).
 
 Like pre-commit's installer it marks what it installs (`.sparring-install.json` in each
 skill folder: version, source, the hash of every file), never overwrites a folder it does
-not own nor a file you edited, changes nothing when run twice, and uninstalls cleanly. The
-runtime is a virtual environment in ${XDG_DATA_HOME:-~/.local/share}/sparring/venv, where the
-skills' launcher looks; `runtime.json` beside it records the sources it was built from, the
-targets that use it (uninstalling the last one removes it) and the permission rules each
-target added to Claude Code's settings (uninstall removes exactly those). The rules approve
-each skill's launcher only with the runner verbs that skill runs, and make a call naming
---sandbox ask; the broad rules of earlier versions are replaced. Standard library only;
-Python 3.10+.
+not own nor a file you edited (the new version of an edited file is written beside it, as
+<file>.sparring-new), changes nothing when run twice, and uninstalls cleanly. The runtime is
+a virtual environment in ${XDG_DATA_HOME:-~/.local/share}/sparring/venv, where the skills'
+launcher looks; `runtime.json` beside it records the sources it was built from, the targets
+that use it (uninstalling the last one removes it, and the `sparring` command linked into
+~/.local/bin with it) and the permission rules each target added to Claude Code's settings
+(uninstall removes exactly those). The rules approve each skill's launcher only with the
+runner verbs that skill runs, and make a call naming --sandbox ask; the broad rules of
+earlier versions are replaced. It ends with `sparring doctor` and one line: ready, or the
+next thing to do (install Codex, log it in). Standard library only; Python 3.10+.
 """
 
 # Only modules that exist in old Pythons are imported before the version check, and the

@@ -52,6 +52,7 @@ def _metavar(param: click.Parameter) -> str:
 
 def _option(param: click.Option) -> str:
     name = max((o for o in param.opts if o.startswith("--")), key=len, default=param.opts[0])
+    name += "".join(f"/{o}" for o in param.secondary_opts)  # --json/--text
     shown = name if param.is_flag else f"{name} {_metavar(param)}"
     return f"`{shown}`" + (" (repeatable)" if param.multiple else "")
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import stat
 from pathlib import Path
 from typing import Any
@@ -172,6 +174,9 @@ def test_skills_installed_nowhere_is_a_problem_with_the_install_command(
 
     found = checks(out)["skills"]
     assert out["ready"] is False and found["ok"] is False
+    assert checks(out)["duplicates"]["detail"] == \
+        "no skills installed for the user or in this project"
+    assert checks(out)["updates"]["detail"] == "nothing installed from a clone to compare with it"
     assert f"install.py --project {repo}`" in found["hint"]
     assert found["hint"] in out["hints"]
 
@@ -265,16 +270,26 @@ def test_an_older_claude_code_than_proven_is_named_with_the_upgrade(
     monkeypatch.setenv("PATH", f"{fake_claude(tmp_path, '2.1.150').parent}:/usr/bin:/bin")
     out = sparring("doctor").out
     found = checks(out)["claude_code"]
-    assert not found["ok"] and out["ready"] is False
+    assert not found["ok"] and found["level"] == "warning"
     assert "older than 2.1.197" in found["hint"]
     assert "npm install -g @anthropic-ai/claude-code" in found["hint"]
-    assert found["hint"] in out["hints"]
+    assert found["hint"] in out["warnings"] and found["hint"] not in out["hints"]
 
 
 def test_doctor_prints_the_inbox_ready_for_claude_to_write(sparring: Any, repo: Path) -> None:
+    """The skills ask for the inbox (`--inbox`): it is made, self-ignoring."""
+    out = sparring("doctor", "--json", "--inbox").out
+    assert out["inbox"] == str(repo / ".sparring" / "inbox")
+    assert (repo / ".sparring" / "inbox").is_dir()
+    assert (repo / ".sparring" / ".gitignore").is_file()
+
+
+def test_a_doctor_nobody_asked_for_an_inbox_creates_nothing(sparring: Any, repo: Path) -> None:
+    """A person's doctor, or install.py's (in the clone, for a --user install), leaves the
+    folder it runs in as it was."""
     out = sparring("doctor").out
     assert out["inbox"] == str(repo / ".sparring" / "inbox")
-    assert (repo / ".sparring" / ".gitignore").is_file()
+    assert not (repo / ".sparring").exists()
 
 
 # -- permissions: the skills allowed in every turn, not only the first ----------------------
@@ -294,9 +309,12 @@ def test_the_rules_install_wrote_make_the_permissions_check_pass(
     settings.write_text(json.dumps({"permissions": {"allow": allow}}))  # no ask rule
     assert checks(sparring("doctor").out)["permissions"]["ok"] is False
     settings.write_text('{"permissions": {"allow": []}}\n')
+    fake_codex.log_in()
     out = sparring("doctor").out
     found = checks(out)["permissions"]
-    assert out["ready"] is False and found["ok"] is False
+    assert found["ok"] is False and found["level"] == "warning"
+    assert out["ready"] is True, "a debate runs: Claude Code asks instead"
+    assert out["verdict"].startswith("ready, with") and found["hint"] in out["warnings"]
     assert "after a skill's first turn" in found["detail"]
     assert f"python3 {ROOT / 'install.py'} --project {repo}" in found["hint"]
 
@@ -313,17 +331,180 @@ def test_rules_in_the_users_settings_count_for_a_project_install(
     assert checks(sparring("doctor").out)["permissions"]["ok"]
 
 
-def test_plugin_skills_get_the_rules_to_add_by_hand(
+def test_the_plugins_hook_stands_for_the_rules(
         sparring: Any, repo: Path, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's own skills are approved by its PreToolUse hook, not by settings."""
     monkeypatch.setenv("SPARRING_LAUNCHER", str(ROOT / "skills" / SKILLS[0] / "sparring"))
 
     found = checks(sparring("doctor").out)["permissions"]
 
-    assert found["ok"] is False
+    assert found["ok"], found
+    assert f"the plugin's PreToolUse hook ({ROOT / 'hooks' / 'hooks.json'})" in found["detail"]
+
+
+def test_skills_of_a_clone_without_the_hook_get_the_rules_to_add_by_hand(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    clone = tmp_path / "clone"
+    shutil.copytree(ROOT / "skills", clone / "skills", symlinks=True)
+    shutil.copytree(ROOT / "scripts", clone / "scripts", symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (clone / "install.py").write_text("")
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(clone / "skills" / SKILLS[0] / "sparring"))
+
+    found = checks(sparring("doctor").out)["permissions"]
+
+    assert found["ok"] is False and found["level"] == "warning"
     assert "~/.claude/settings.json" in found["hint"]
-    launcher = f"{ROOT / 'skills' / SKILLS[0]}/sparring"
+    launcher = f"{clone / 'skills' / SKILLS[0]}/sparring"
     assert f"permissions.allow Bash({launcher} doctor *)" in found["hint"]
     assert f"Bash({launcher} render" not in found["hint"]  # no verb the skill does not run
     assert f"Bash({launcher} *)" not in found["hint"]
     assert f"permissions.ask Bash({launcher} *--sandbox*)" in found["hint"]
     assert "Edit(.sparring/inbox/**)" in found["hint"]
+
+
+# -- for a person, and for Claude ----------------------------------------------------------
+
+
+def run_doctor_on_a_terminal(cwd: Path, *args: str) -> str:
+    """`python -m sparring doctor` with a terminal as its stdout, as a person runs it."""
+    import pty
+    import subprocess
+    import sys
+
+    main, child = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "sparring", "doctor", *args], cwd=cwd,
+                          stdout=child, stderr=child, stdin=subprocess.DEVNULL) as proc:
+        os.close(child)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed: the child is done
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        proc.wait(timeout=60)
+    os.close(main)
+    return b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+def test_a_person_at_a_terminal_reads_text_and_a_program_gets_json(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path) -> None:
+    fake_codex.log_in()
+    text = run_doctor_on_a_terminal(repo)
+
+    assert text.startswith(f"sparring {__version__} doctor: ready"), text
+    assert not text.lstrip().startswith("{")
+    for name in ("python", "codex_login", "skills", "permissions", "runtime", "claude_code"):
+        assert re.search(rf"^  (ok|warning|PROBLEM) +{name} ", text, re.M), (name, text)
+    assert "{" not in text.splitlines()[0]
+    as_json = json.loads(run_doctor_on_a_terminal(repo, "--json"))
+    assert as_json["verb"] == "doctor" and as_json["ready"] is True
+    piped = sparring("doctor")  # stdout is not a terminal: JSON, as Claude reads it
+    assert piped.out["checks"] and piped.raw.startswith("{")
+    forced = sparring("doctor", "--text")
+    assert forced.out == {} and forced.raw.startswith(f"sparring {__version__} doctor: ")
+
+
+def test_the_text_names_each_problem_with_its_hint_and_says_what_next(
+        sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex, no claude, no runtime
+    text = sparring("doctor", "--text").raw
+
+    assert re.search(r"^sparring \S+ doctor: not ready: \d problem\(s\)", text)
+    assert re.search(r"^  PROBLEM  codex +codex was not found on PATH$", text, re.M), text
+    assert re.search(r"^ {25}-> install Codex: `npm install -g @openai/codex`", text, re.M)
+    assert re.search(r"^  warning  claude_code +Claude Code is not running this command", text,
+                     re.M), text
+    assert text.rstrip().splitlines()[-2].startswith("Next: install Codex: `npm install -g")
+
+
+# -- blocking and advisory ---------------------------------------------------------------------
+
+
+def test_codex_missing_blocks_and_says_install_then_log_in(sparring: Any, repo: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    out = sparring("doctor").out
+    found = checks(out)["codex"]
+    assert out["ready"] is False and found["level"] == "problem"
+    assert found["hint"] == ("install Codex: `npm install -g @openai/codex` (or set "
+                             "SPARRING_CODEX to it), then log it in: `codex login`")
+    assert out["hints"][0] == found["hint"]
+
+
+def test_claude_code_absent_says_so_and_does_not_block(sparring: Any, repo: Path,
+                                                      fake_codex: Any, installed: Path) -> None:
+    fake_codex.log_in()
+    out = sparring("doctor").out
+    found = checks(out)["claude_code"]
+    assert found["ok"] is False and found["level"] == "warning"
+    assert "`claude` is not on PATH" in found["detail"]
+    assert "npm install -g @anthropic-ai/claude-code" in found["hint"]
+    assert out["ready"] is True and found["hint"] in out["warnings"]
+
+
+def test_every_failing_check_is_a_problem_or_a_warning_never_both(
+        sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparring.commands.doctor import ADVISORY
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    out = sparring("doctor").out
+    for found in out["checks"]:
+        wanted = "ok" if found["ok"] else \
+            "warning" if found["name"] in ADVISORY else "problem"
+        assert found["level"] == wanted, found
+    assert out["hints"] == [c["hint"] for c in out["checks"] if c["level"] == "problem"]
+    assert out["warnings"] == [c["hint"] for c in out["checks"] if c["level"] == "warning"]
+    assert out["ready"] is not any(c["level"] == "problem" for c in out["checks"])
+
+
+# -- installed twice, and older than the clone ---------------------------------------------------
+
+
+def test_skills_installed_for_the_user_and_the_project_are_a_warning(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path, tmp_path: Path) -> None:
+    once = checks(sparring("doctor").out)["duplicates"]
+    assert once["ok"] and once["detail"] == f"installed once, in {repo}/.claude/skills"
+    done = run_install("--user", env=install_env(installed), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    found = checks(sparring("doctor").out)["duplicates"]
+
+    assert found["ok"] is False and found["level"] == "warning"
+    assert f"installed twice: for your user ({Path.home()}/.claude/skills) and in this " \
+        f"project ({repo}/.claude/skills)" in found["detail"]
+    assert "Claude Code runs the user's copy" in found["detail"]
+    assert f"python3 {ROOT / 'install.py'} --user --uninstall" in found["hint"]
+    assert f"python3 {ROOT / 'install.py'} --project {repo} --uninstall" in found["hint"]
+
+
+def test_skills_older_than_their_clone_are_a_warning_until_installed_again(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = shared_runtime(tmp_path_factory)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    clone = tmp_path / "clone"
+    for name in ("skills", "references", "scripts", "templates"):
+        shutil.copytree(ROOT / name, clone / name, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("install.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, clone / name)
+    installer = clone / "install.py"
+    assert run_install("--project", repo, env=install_env(data),
+                       installer=installer).returncode == 0
+    assert checks(sparring("doctor").out)["updates"]["ok"]
+    skill_md = clone / "skills" / SKILLS[0] / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nA new paragraph.\n")
+
+    found = checks(sparring("doctor").out)["updates"]
+
+    assert found["ok"] is False and found["level"] == "warning"
+    assert f"{SKILLS[0]} older than the clone {clone}" in found["detail"]
+    assert f"`python3 {clone}/install.py --project {repo}`" in found["hint"]
+    assert run_install("--project", repo, env=install_env(data),
+                       installer=installer).returncode == 0
+    assert checks(sparring("doctor").out)["updates"]["ok"]

@@ -36,6 +36,7 @@ from support.installing import (
     run_install,
     runtime_of,
     shared_runtime,
+    with_claude,
 )
 
 Snapshot = dict[str, tuple[str, int, int]]
@@ -98,8 +99,8 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def env(runtime: Path) -> dict[str, str]:
-    made = install_env(runtime)
+def env(runtime: Path, tmp_path: Path) -> dict[str, str]:
+    made = with_claude(install_env(runtime), tmp_path / "claude-bin")
     log_in_codex(made)  # so the final doctor can say ready
     return made
 
@@ -148,7 +149,8 @@ def test_installs_each_skill_as_plain_files_with_a_marker(project: Path,
             rel: hashlib.sha256(p.read_bytes()).hexdigest() for rel, p in copied.items()}
         assert marker["files"]["sparring"]["mode"] == "755"
     assert done.stdout.rstrip().splitlines()[-1] == (
-        f"sparring {__version__} installed in {target}; doctor: ready"), done.stdout
+        f"sparring {__version__} installed in {target}; doctor: ready. Next: `cd {project} && "
+        "claude`, then type /think-about <your question>"), done.stdout
 
 
 def test_every_named_file_and_command_runs_through_the_installed_launcher(
@@ -225,13 +227,14 @@ def test_a_second_run_changes_nothing_and_says_so(project: Path, runtime: Path,
     assert (snapshot(project), snapshot(runtime)) == before
     actions = [line.split()[0] for line in done.stdout.splitlines()
                if not line.startswith(("doctor", "nothing"))]
-    assert actions == ["unchanged"] * (len(SKILLS) + 2), done.stdout  # runtime, settings
-    assert done.stdout.rstrip().splitlines()[-1] == (
+    # the runtime, the sparring command, the skills, the settings, and their note
+    assert actions == ["unchanged"] * (len(SKILLS) + 3) + ["note"], done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith(
         f"nothing changed: sparring {__version__} is already installed in {target}; "
-        "doctor: ready")
+        "doctor: ready. Next: ")
     summary = json.loads(as_json.stdout)
     assert summary["ok"] is True and summary["changed"] is False
-    assert {a["verb"] for a in summary["actions"]} == {"unchanged"}
+    assert {a["verb"] for a in summary["actions"]} == {"unchanged", "note"}
     assert summary["target"] == str(target)
     assert summary["doctor"]["ready"] is True
 
@@ -259,22 +262,44 @@ def test_dry_run_writes_nothing(tmp_path: Path, project: Path, runtime: Path,
                      done.stdout, re.M), done.stdout
 
 
-def test_codex_missing_is_a_warning_not_a_failure(project: Path, runtime: Path) -> None:
+def test_without_codex_the_install_completes_and_says_what_next(project: Path,
+                                                               runtime: Path) -> None:
     done = run_install("--project", project, env=install_env(runtime, PATH=BARE_PATH))
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "doctor warning: codex:" in done.stdout
-    assert "npm install -g @openai/codex" in done.stdout
+    assert "doctor problem: codex: codex was not found on PATH" in done.stdout
+    assert (project / ".claude" / "skills" / SKILLS[0] / "SKILL.md").is_file()
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"sparring {__version__} installed in {project}/.claude/skills; next: install Codex: "
+        "`npm install -g @openai/codex` (or set SPARRING_CODEX to it), then log it in: "
+        "`codex login`")
+
+
+def test_without_a_codex_login_the_install_completes_and_says_log_in(
+        project: Path, runtime: Path, tmp_path: Path) -> None:
+    env = with_claude(install_env(runtime), tmp_path / "claude-bin")  # the fake codex, no login
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "doctor problem: codex_login: Not logged in" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == (
+        f"sparring {__version__} installed in {project}/.claude/skills; next: log Codex in: "
+        "run `codex login` (a ChatGPT account) or `printenv OPENAI_API_KEY | codex login "
+        "--with-api-key` (an API key)")
 
 
 def test_user_install_goes_to_the_home_claude_folder(runtime: Path, env: dict[str, str],
                                                      tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])  # the fake home of conftest
-    done = run_install("--user", env=env, cwd=tmp_path)
+    clone = make_project(tmp_path / "a-clone")  # run from a clone, as a user does
+    before = snapshot(clone)
+    done = run_install("--user", env=env, cwd=clone)
 
     assert done.returncode == 0, done.stdout + done.stderr
     for skill in SKILLS:
         assert marker_of(home / ".claude" / "skills" / skill)["skill"] == skill
+    assert snapshot(clone) == before, "its doctor made no .sparring/inbox in the clone"
     done = run_install("--user", "--uninstall", env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert not (home / ".claude").exists(), "the folders install.py created are gone"
@@ -539,7 +564,7 @@ def test_a_project_path_with_a_space_gets_rules_in_double_quotes(tmp_path: Path,
     project = make_project(tmp_path / "My Projects" / "app")
     done = run_install("--project", project, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.rstrip().endswith("doctor: ready"), done.stdout  # it finds the rules
+    assert "; doctor: ready. Next: " in done.stdout, done.stdout  # it finds the rules
     target = project / ".claude" / "skills"
     settings = project / ".claude" / "settings.local.json"
     bash = [r for r in allow_of(settings) if r.startswith("Bash(")]
@@ -609,7 +634,7 @@ def test_a_settings_file_that_is_not_json_is_left_alone_with_the_rules_to_add(
     assert settings.read_bytes() == before
     warning = next(line for line in done.stdout.splitlines() if line.startswith("warning:"))
     assert str(settings) in warning and "Bash(" in warning and "Edit(.sparring/inbox/**)" in warning
-    assert re.search(r"; fix the \d+ warning\(s\) above before a debate$", done.stdout.rstrip())
+    assert re.search(r"; doctor: ready, with \d+ warning\(s\) above$", done.stdout.rstrip())
     report = json.loads(run_install("--project", project, "--json", env=env).stdout)
     [check] = [c for c in report["doctor"]["checks"] if c["name"] == "permissions"]
     assert check["ok"] is False and "--project" in check["hint"]
@@ -657,7 +682,7 @@ def test_the_broad_rules_of_an_earlier_install_are_taken_back(project: Path,
     assert "remove 4 rule(s) sparring added before" in again.stdout, again.stdout
     assert sorted(allow_of(settings)) == sorted(rules_for(target))
     assert allow_of(settings, "ask") == asks_for(target)
-    assert again.stdout.rstrip().endswith("doctor: ready"), again.stdout
+    assert "; doctor: ready. Next: " in again.stdout, again.stdout
     mine = f"Bash({target / SKILLS[0]}/sparring *)"
     data = json.loads(settings.read_text())
     data["permissions"]["allow"].append(mine)  # the user's own, written by hand
@@ -717,13 +742,21 @@ def test_an_edited_file_is_kept_reported_and_replaced_only_with_force(
     assert done.returncode == 0, done.stderr
     assert skill_md.read_text() == edited
     assert re.search(rf"^unchanged +{re.escape(str(target / SKILLS[0]))} .*kept your edits: "
-                     r"SKILL.md \(--force replaces them\)", done.stdout, re.M), done.stdout
+                     r"SKILL.md \(--force replaces them, after a backup\)", done.stdout, re.M), \
+        done.stdout
     assert done.stdout.rstrip().splitlines()[-1].startswith("nothing changed")
+    assert not (skill_md.parent / "SKILL.md.sparring-new").exists(), "no news: nothing beside"
 
     done = run_install("--project", project, "--force", env=env)
 
     assert done.returncode == 0, done.stderr
     assert skill_md.read_bytes() == (ROOT / "skills" / SKILLS[0] / "SKILL.md").read_bytes()
+    [backup] = (project / ".claude" / "sparring-backup").glob(f"*/{SKILLS[0]}/SKILL.md")
+    assert backup.read_text() == edited, "--force kept a backup of the user's version"
+    assert re.search(rf"^backup +{re.escape(str(backup.parent))} +\(your version of SKILL.md, "
+                     r"before --force replaced it\)", done.stdout, re.M), done.stdout
+    assert not list((project / ".claude" / "skills").glob("*/SKILL.md.*")), \
+        "nothing a skill folder did not have before"
 
 
 def test_an_update_keeps_an_edited_file_and_writes_the_rest(project: Path, own_runtime: Path,
@@ -745,8 +778,22 @@ def test_an_update_keeps_an_edited_file_and_writes_the_rest(project: Path, own_r
     assert (folder / "SKILL.md").read_text() == "my own version\n"
     assert (folder / "references" / "runner.md").read_text().endswith("A new paragraph.\n")
     assert re.search(r"1 changed, 0 removed, .*kept your edits: SKILL.md", done.stdout)
+    # The new version of the file they edited waits beside it, and the install says so.
+    new = folder / "SKILL.md.sparring-new"
+    assert new.read_bytes() == (clone / "skills" / SKILLS[0] / "SKILL.md").read_bytes()
+    assert f"warning: {folder}: you edited SKILL.md; this version's is beside it " \
+        "(SKILL.md.sparring-new)" in done.stdout, done.stdout
     again = run_install("--project", project, env=env, installer=installer)
     assert again.stdout.rstrip().splitlines()[-1].startswith("nothing changed"), again.stdout
+    # They take the new version: the copy beside it is no longer needed, and goes.
+    (folder / "SKILL.md").write_bytes(new.read_bytes())
+    done = run_install("--project", project, env=env, installer=installer)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not new.exists() and "kept your edits" not in done.stdout, done.stdout
+    assert marker_of(folder)["files"]["SKILL.md"]["sha256"] == hashlib.sha256(
+        new.parent.joinpath("SKILL.md").read_bytes()).hexdigest()
+    done = run_install("--project", project, "--uninstall", env=env, installer=installer)
+    assert done.returncode == 0 and not folder.exists(), done.stdout
 
 
 def test_uninstall_leaves_a_file_the_user_edited(project: Path, env: dict[str, str]) -> None:
@@ -761,3 +808,174 @@ def test_uninstall_leaves_a_file_the_user_edited(project: Path, env: dict[str, s
     assert [p.name for p in (target / SKILLS[0]).rglob("*")] == ["SKILL.md"]
     assert re.search(r"kept 1 file\(s\) sparring did not install or you edited: SKILL.md",
                      done.stdout), done.stdout
+
+
+# -- the sparring command, for a person ----------------------------------------------------------
+
+
+def test_the_sparring_command_is_linked_for_a_person_and_goes_with_the_runtime(
+        project: Path, own_runtime: Path, tmp_path: Path) -> None:
+    home = Path(os.environ["HOME"])
+    bin_dir = home / ".local" / "bin"
+    env = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
+    log_in_codex(env)
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    link = bin_dir / "sparring"
+    assert os.readlink(link) == str(runtime_of(own_runtime).venv / "bin" / "sparring")
+    assert re.search(rf"^link +{re.escape(str(link))} +\(the sparring command, for you to "
+                     rf"type; {re.escape(str(bin_dir))} is not on your PATH", done.stdout, re.M)
+    # A person's shell, with ~/.local/bin on PATH: `sparring doctor` answers, in text.
+    shell = {**env, "PATH": f"{bin_dir}:{env['PATH']}"}
+    doctor = subprocess.run(["sparring", "doctor", "--text"], cwd=project, env=shell,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert doctor.returncode == 0 and doctor.stdout.startswith(
+        f"sparring {__version__} doctor: ready"), doctor.stdout + doctor.stderr
+    again = run_install("--project", project, env=shell)
+    assert re.search(rf"^unchanged +{re.escape(str(link))} +\(the sparring command\)$",
+                     again.stdout, re.M), again.stdout
+    assert run_install("--runtime-only", "--uninstall", env=env).returncode == 0
+    assert link.is_symlink(), "the project still uses the runtime"
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert not link.is_symlink(), "the last user took the runtime, and its command, along"
+
+
+def test_a_sparring_command_that_is_not_ours_is_left_alone(project: Path, own_runtime: Path,
+                                                            tmp_path: Path) -> None:
+    mine = Path(os.environ["HOME"]) / ".local" / "bin" / "sparring"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("#!/bin/sh\necho my own sparring\n")
+    env = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
+
+    done = run_install("--project", project, env=env)
+    gone = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0 and gone.returncode == 0, done.stdout + done.stderr
+    assert re.search(rf"^left alone +{re.escape(str(mine))} +\(not made by install.py",
+                     done.stdout, re.M), done.stdout
+    assert mine.read_text() == "#!/bin/sh\necho my own sparring\n"
+
+
+# -- install.py --check: older than the clone? ----------------------------------------------------
+
+
+def test_check_says_whether_the_install_is_older_than_the_clone(
+        project: Path, own_runtime: Path, clone: Path, tmp_path: Path) -> None:
+    env = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
+    installer = clone / "install.py"
+    target = project / ".claude" / "skills"
+
+    missing = run_install("--project", project, "--check", env=env, installer=installer)
+    assert missing.returncode == 1
+    assert missing.stdout.rstrip().splitlines()[-1] == \
+        f"not installed: sparring {__version__} is not in {target}"
+    assert not (project / ".claude").exists(), "--check changes nothing"
+    assert run_install("--project", project, env=env, installer=installer).returncode == 0
+
+    fine = run_install("--project", project, "--check", env=env, installer=installer)
+    assert fine.returncode == 0, fine.stdout + fine.stderr
+    assert fine.stdout.rstrip().splitlines()[-1] == \
+        f"up to date: {target} has what this clone installs (sparring {__version__})"
+
+    skill_md = clone / "skills" / SKILLS[0] / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nA new paragraph.\n")
+    before = snapshot(project)
+    older = run_install("--project", project, "--check", "--json", env=env, installer=installer)
+    assert older.returncode == 1
+    summary = json.loads(older.stdout)
+    assert summary["up_to_date"] is False and summary["dry_run"] is True
+    assert [a["path"] for a in summary["actions"] if a["verb"] == "would update"] == \
+        [str(target / SKILLS[0])]
+    text = run_install("--project", project, "--check", env=env, installer=installer)
+    assert text.stdout.rstrip().splitlines()[-1] == (
+        "older than this clone: installing would make the 1 change(s) above; run install.py "
+        f"again with the same --project {project} to update")
+    assert snapshot(project) == before
+    assert run_install("--project", project, "--check", "--uninstall", env=env).returncode == 2
+
+
+# -- what stays behind, and what is said about it ------------------------------------------------
+
+
+def test_uninstall_names_what_it_leaves_behind_and_how_to_remove_it(
+        project: Path, own_runtime: Path, tmp_path: Path) -> None:
+    from sparring.store import witness
+
+    env = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
+    installed(project, env)
+    (project / ".sparring" / "sessions").mkdir(parents=True)
+    (project / "debate" / "session-store").mkdir(parents=True)
+    (project / "debate" / "session-store" / "DEBATE-PROTOCOL.md").write_text("# q\n")
+    decisions = project / "docs" / "decisions"
+    decisions.mkdir(parents=True)
+    (decisions / "2026-11-22-think-about-redis.md").write_text("# report\n")
+    (decisions / "2026-11-22-think-about-redis.json").write_text("{}\n")
+    (decisions / "adr-001.md").write_text("# the team's own record\n")
+    copies = witness.folder(project)
+    copies.mkdir(parents=True)
+    kept = snapshot(project / "docs"), snapshot(project / "debate"), snapshot(copies)
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("left behind")]
+    assert re.search(rf"{re.escape(str(project / '.sparring'))} +\(the runner's working state: "
+                     r"its sessions and the inbox \(the runner moves each inbox file into its "
+                     r"session once it has read it\).*remove it with `rm -rf "
+                     rf"{re.escape(str(project / '.sparring'))}` when no debate runs\)",
+                     lines[0]), lines
+    assert any(f"{project / 'debate'}  (arch-debate's debate folders" in line for line in lines)
+    assert any(f"{decisions}  (1 think-about and dual-model report(s)" in line for line in lines)
+    assert any(f"{copies}  (sparring's copies of the runner's records" in line and
+               f"`rm -rf {copies}`" in line for line in lines), lines
+    assert (snapshot(project / "docs"), snapshot(project / "debate"), snapshot(copies)) == kept
+    assert (project / ".sparring" / "sessions").is_dir()
+    assert done.stdout.rstrip().splitlines()[-1] == \
+        f"sparring removed from {project}/.claude/skills"
+
+
+def test_force_moves_a_foreign_folder_to_the_backup_not_away(project: Path,
+                                                             env: dict[str, str]) -> None:
+    mine = project / ".claude" / "skills" / SKILLS[-1]
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text("my own skill\n")
+
+    done = run_install("--project", project, "--force", env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    [backup] = (project / ".claude" / "sparring-backup").glob(f"*/{SKILLS[-1]}")
+    assert (backup / "SKILL.md").read_text() == "my own skill\n"
+    assert re.search(rf"^replace +{re.escape(str(mine))} +\(.*moved to "
+                     rf"{re.escape(str(backup))}\)", done.stdout, re.M), done.stdout
+    assert marker_of(mine)["skill"] == SKILLS[-1]
+
+
+def test_the_install_says_when_git_would_commit_the_projects_personal_settings(
+        project: Path, env: dict[str, str]) -> None:
+    settings = project / ".claude" / "settings.local.json"
+    note = f"note             {settings}  (git does not ignore it"
+
+    done = run_install("--project", project, env=env)
+    assert note in done.stdout, done.stdout
+
+    (project / ".gitignore").write_text(".claude/settings.local.json\n")
+    done = run_install("--project", project, env=env)
+    assert done.returncode == 0 and note not in done.stdout, done.stdout
+
+
+def test_a_project_install_beside_a_user_install_is_warned_of(
+        project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    assert run_install("--user", env=env, cwd=tmp_path).returncode == 0
+
+    done = run_install("--project", project, env=env)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"^doctor warning: duplicates: .* installed twice: for your user "
+                     rf"\({re.escape(os.environ['HOME'])}/.claude/skills\) and in this project",
+                     done.stdout, re.M), done.stdout
+    assert re.search(r"; doctor: ready, with 1 warning\(s\) above$", done.stdout.rstrip())

@@ -27,6 +27,7 @@ import yaml
 
 from sparring import __version__
 from support import messages_mock as mm
+from support.habitat import plugin_copy
 from support.installing import (
     ROOT,
     install_env,
@@ -280,12 +281,7 @@ def test_plugin_validate_strict_finds_no_warning(claude_bin: Path, env: dict[str
 def plugin_source(dest: Path) -> Path:
     """What a git clone of the repository holds, links kept (a local marketplace is copied
     whole, ignored files too: the .ci binaries alone are more than a gigabyte)."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in (".claude-plugin", "skills", "references", "scripts", "templates"):
-        shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=ignore)
-    for name in ("install.py", "pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, dest / name)
-    return dest
+    return plugin_copy(dest)
 
 
 def claude_cli(claude: Path, env: dict[str, str], cwd: Path, *args: str) -> None:
@@ -342,3 +338,65 @@ def test_the_plugin_without_a_runtime_names_its_own_installer(
                          env=install_env(tmp_path / "empty"), capture_output=True, text=True,
                          timeout=60, check=False)
     assert dry.returncode == 0 and "would create runtime" in dry.stdout, dry
+
+
+# -- doctor, in Claude Code and without it ------------------------------------------------------
+
+
+def first_doctor(claude: Path, messages_mock: MessagesMock, env: dict[str, str],
+                 project: Path, name: str = "think-about") -> tuple[dict[str, Any], list[Path],
+                                                                    Finished]:
+    """`/<name>` in Claude Code: the skill's first runner command (doctor) and its output."""
+    first = RunFirstCommand()
+    messages_mock.script(first)
+    run = claude_print(claude, f"/{name} {QUESTION}", env, project)
+    assert first.commands and " doctor --json --inbox" in first.commands[0], first.commands
+    return runner_output(messages_mock), first.skill_dirs, run
+
+
+def test_doctor_names_the_claude_code_it_runs_in_and_says_when_there_is_none(
+        claude_each: Path, messages_mock: MessagesMock, env: dict[str, str],
+        installed: Installed) -> None:
+    """Inside Claude Code the skill's doctor names that very Claude Code and its version;
+    run by a person where no `claude` is on PATH, it says so, as a warning, not a block."""
+    out, _, run = first_doctor(claude_each, messages_mock, env, installed.project)
+
+    inside = {c["name"]: c for c in out["checks"]}["claude_code"]
+    version = subprocess.run([str(claude_each), "--version"], capture_output=True, text=True,
+                             timeout=60, check=True).stdout.split()[0]
+    assert inside["ok"] and inside["level"] == "ok", inside
+    assert f"(running this command): {version};" in inside["detail"]
+    assert result_event(run).get("permission_denials") == []
+
+    launcher = installed.skill_dir("think-about") / "sparring"
+    outside = subprocess.run([str(launcher), "doctor", "--json"], cwd=installed.project,
+                             env={k: v for k, v in env.items() if k != "CLAUDE_CODE_EXECPATH"},
+                             capture_output=True, text=True, timeout=120, check=False)
+    found = {c["name"]: c for c in json.loads(outside.stdout)["checks"]}["claude_code"]
+    assert found["ok"] is False and found["level"] == "warning", found
+    assert "`claude` is not on PATH" in found["detail"]
+    assert found["hint"] not in json.loads(outside.stdout)["hints"], "it does not block"
+
+
+def test_a_user_and_a_project_install_run_the_users_copy_and_doctor_warns(
+        claude_each: Path, messages_mock: MessagesMock, env: dict[str, str], tmp_path: Path,
+        installed: Installed) -> None:
+    """Installed twice, the skills are listed twice (2.1.197) or once (2.1.332), and Claude
+    Code runs the user's copy either way: the project's own is passed over. install.py and
+    doctor say so."""
+    project = make_project(tmp_path / "twice")
+    home = Path(env["HOME"])
+    for args in (["--project", project], ["--user"]):
+        done = run_install(*args, env=install_env(installed.data, home), cwd=project)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "doctor warning: duplicates: " in done.stdout, done.stdout
+
+    out, skill_dirs, run = first_doctor(claude_each, messages_mock, env, project)
+
+    assert skill_dirs == [home / ".claude" / "skills" / "think-about"], "the user's copy ran"
+    listing = mm.skill_listing(messages_mock.messages_requests()[0])
+    assert listing.count("- think-about: ") in (1, 2)
+    found = {c["name"]: c for c in out["checks"]}["duplicates"]
+    assert found["level"] == "warning" and "installed twice" in found["detail"], found
+    assert found["hint"] in out["warnings"] and found["hint"] not in out["hints"]
+    assert result_event(run).get("permission_denials") == []

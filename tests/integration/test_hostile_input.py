@@ -85,7 +85,7 @@ DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
     {"text": "done"}])
 
 ARCH = Scenario("hostile-arch-debate", "arch-debate", "Redis or SQLite?", [], [
-    {"bash": f"{L} doctor", "save": {"inbox": "inbox"}},
+    {"bash": f"{L} doctor --json --inbox", "save": {"inbox": "inbox"}},
     {"write": f"{INBOX}/protocol.yaml", "content": as_yaml({
         "question": TEXT, "codebase_context": TEXT, "options": TEXT, "open_questions": TEXT})},
     {"bash": f"{L} debate new debate/hostile --file {INBOX}/protocol.yaml",
@@ -98,7 +98,7 @@ ARCH = Scenario("hostile-arch-debate", "arch-debate", "Redis or SQLite?", [], [
     {"text": "done"}])
 
 DEEP = Scenario("hostile-deep-discussion", "deep-discussion", "NONE", [], [
-    {"bash": f"{L} doctor", "save": {"inbox": "inbox"}},
+    {"bash": f"{L} doctor --json --inbox", "save": {"inbox": "inbox"}},
     {"write": f"{INBOX}/args.txt", "content": "NONE"},
     {"bash": f"{L} discuss new --file {INBOX}/args.txt", "save": {"session": "session"}},
     {"write": f"{INBOX}/frame.yaml", "content": as_yaml({

@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sparring import __version__
 from support.habitat import (
+    CLEAN_PATH,
     WORKFLOW_TIMEOUT_S,
     Habitat,
     Outcome,
@@ -28,10 +31,10 @@ from support.habitat import (
     make_habitat,
     run_workflow,
 )
-from support.installing import shared_runtime
+from support.installing import ROOT, make_project, shared_runtime
 from support.messages_mock import MessagesMock
 from support.processes import run_bounded
-from support.responses_mock import ResponsesMock
+from support.responses_mock import MOCK_KEY_ENV, ResponsesMock
 from support.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.integration
@@ -130,11 +133,14 @@ def test_a_project_path_with_spaces_runs_hands_free(
     assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
 
 
+def readme_section(heading: str) -> str:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    return readme.split(f"\n## {heading}", 1)[1].split("\n## ", 1)[0]
+
+
 def readme_headless_command() -> list[str]:
     """The `claude -p` line the README tells a user to run unattended."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Unattended:", 1)[1]
-    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    block = re.search(r"```sh\n(.*?)```", readme_section("Unattended:"), re.S)
     assert block, "the README's headless section has no command"
     [line] = [x for x in block.group(1).splitlines() if x.startswith("claude -p ")]
     return shlex.split(line)
@@ -172,7 +178,7 @@ OUTSIDE = ["{{launcher}} render --list",
            "env SPARRING_SANDBOX=danger-full-access {{launcher}} status {{session}}",
            "export SPARRING_SANDBOX=danger-full-access && {{launcher}} status {{session}}"]
 NOT_THE_RULES = Scenario("outside-the-rules", "dual-model", "Redis or SQLite?", [], [
-    {"bash": "{{launcher}} doctor", "save": {"inbox": "inbox"}},
+    {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
     {"bash": "{{launcher}} init --skill dual-model", "save": {"session": "session"}},
     {"write": "{{inbox}}/q.yaml", "content": "QUESTION: Redis or SQLite?\n"},
     *[{"bash": command, "fails": True} for command in OUTSIDE],
@@ -203,3 +209,36 @@ def test_a_launcher_call_outside_the_skills_verbs_asks_the_user(claude_each: Pat
     assert ran and all(e.output is None for e in ran), "no runner output: nothing ran"
     assert habitat.responses.responses_requests() == [], "Codex never started"
     assert not list((habitat.project / ".sparring" / "sessions").glob("*/turns/*"))
+
+
+def test_the_readmes_first_command_installs_the_pack_and_runs_a_debate(
+        claude_bin: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+        messages_mock: MessagesMock, responses_mock: ResponsesMock, codex_bin: Path) -> None:
+    """The first of the README's two commands for a fresh machine, as written, in a clone:
+    install.py into a project, then a whole think-about, headless, in the real Claude Code."""
+    [line] = [x.strip() for x in readme_section("Two commands for a fresh machine").splitlines()
+              if x.strip().startswith("python3 install.py ")]
+    project = make_project(tmp_path / "your-repo")
+    scenario = Scenario.load("think-about-consensus")
+    for answer in scenario.codex:
+        responses_mock.script(codex_behaviour(answer))
+    model = ScriptedModel(scenario.steps, {"cwd": str(project)})
+    messages_mock.drive(model)
+    home = tmp_path / "home"
+    env = {**messages_mock.claude_env(home),
+           "PATH": f"{claude_bin.parent}:{CLEAN_PATH}:{Path(sys.executable).parent}",
+           "XDG_DATA_HOME": str(shared_runtime(tmp_path_factory)),
+           "SPARRING_CODEX": str(codex_bin), MOCK_KEY_ENV: "dummy", "SPARRING_STARTSECS": "5",
+           "CODEX_HOME": str(responses_mock.codex_home(tmp_path / "codex-home"))}
+
+    run = run_bounded(["bash", "-ec", line.replace("/path/to/your/repo", str(project))],
+                      env=env, cwd=ROOT, timeout=WORKFLOW_TIMEOUT_S)
+
+    assert run.returncode == 0 and not run.timed_out, run.stdout[-3000:] + run.stderr[-3000:]
+    assert f"sparring {__version__} installed in {project}/.claude/skills; doctor: ready" in \
+        run.stdout, run.stdout
+    assert model.finished and model.failures == [], model.failures
+    assert run.stdout.rstrip().endswith(scenario.steps[-1]["text"]), run.stdout[-1000:]
+    habitat = Habitat(project, env, messages_mock, responses_mock)
+    assert_records(habitat, scenario)
+    assert codex_processes(project) == []

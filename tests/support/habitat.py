@@ -2,26 +2,29 @@
 the installed skill, whose runner drives the real Codex CLI against the Responses mock.
 
 Used by tests/integration/test_workflows.py and bench/workflow_bench.py. A scenario file
-(tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's
-answers in order, the scripted model's steps (support/scripted_model.py), the files the
-run must leave behind, where the skills are installed (`scope`: `project`, the default, or
-`user`), files committed in the project first (`setup`), variables of the user's own shell
-Claude Code starts in (`user_env`: `SPARRING_SANDBOX`, the one place besides their config file
-where the user widens Codex's sandbox), the runner verbs the user approves when Claude Code
-asks in a later turn (`user_allows`: `guard revert`, which no installed rule approves; in `-p`
-nobody is asked, so the harness passes them with `--allowedTools`, as the user's "yes"), and
-`"bench": false` for a failure path bench/workflow_bench.py leaves out.
+(tests/integration/workflows/<name>.json) holds the skill and its arguments, Codex's answers in
+order, the scripted model's steps (support/scripted_model.py), the files the run must leave
+behind, where the skills are installed (`scope`: `project`, the default, `user`, or `plugin`:
+the Claude Code plugin, its skills named `sparring:<skill>`), files committed in the project
+first (`setup`), variables of the user's own shell Claude Code starts in (`user_env`:
+`SPARRING_SANDBOX`, the one place besides their config file where the user widens Codex's
+sandbox), the runner verbs the user approves when Claude Code asks in a later turn
+(`user_allows`: `guard revert`, which no installed rule approves; in `-p` nobody is asked, so
+the harness passes them with `--allowedTools`, as the user's "yes"), and `"bench": false` for a
+failure path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
 `claude -p --resume <session> "<then>"`. Skills' `allowed-tools` cover only the turn the skill
-was invoked in; what install.py writes into Claude Code's settings covers the later ones.
+was invoked in; what install.py writes into Claude Code's settings covers the later ones (for
+the plugin, its PreToolUse hook does).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,7 @@ from typing import Any
 import psutil
 
 from support.gitrepo import git
-from support.installing import install_env, make_project, run_install
+from support.installing import ROOT, install_env, make_project, run_install
 from support.loopback_server import Behaviour
 from support.messages_mock import MessagesMock
 from support.processes import Finished, run_bounded
@@ -70,7 +73,8 @@ class Scenario:
 
     @property
     def prompt(self) -> str:
-        return f"/{self.skill} {self.args}".rstrip()
+        skill = f"sparring:{self.skill}" if self.scope == "plugin" else self.skill
+        return f"/{skill} {self.args}".rstrip()
 
 
 @dataclass
@@ -81,15 +85,30 @@ class Habitat:
     env: dict[str, str]
     messages: MessagesMock
     responses: ResponsesMock
+    claude_args: list[str] = field(default_factory=list)  # e.g. --plugin-dir DIR, every turn
+
+
+def plugin_copy(dest: Path, hooks: bool = True) -> Path:
+    """The Claude Code plugin as a clone of the repository holds it (links kept); without
+    its hooks when `hooks` is False."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in (".claude-plugin", "skills", "references", "scripts", "templates",
+                 *(["hooks"] if hooks else [])):
+        shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=ignore)
+    for name in ("install.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, dest / name)
+    return dest
 
 
 def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: ResponsesMock,
                  codex: Path, scope: str = "project", setup: dict[str, str] | None = None,
                  permissions: bool = True) -> Habitat:
     """A project with the skills installed as a user would: `install.py --project` (its
-    settings in the project), or `--user` into the home Claude Code then runs with. `setup`
-    files are committed in the project first (a sparring.yaml, say). `permissions=False`
-    installs with --no-permissions: only the skills' own `allowed-tools` approve."""
+    settings in the project), or `--user` into the home Claude Code then runs with, or the
+    Claude Code plugin (`plugin`: a copy of it, loaded with --plugin-dir; nothing installed
+    but the runtime). `setup` files are committed in the project first (a sparring.yaml,
+    say). `permissions=False` installs with --no-permissions (for the plugin: a copy without
+    its hook): only the skills' own `allowed-tools` approve."""
     project = make_project(base / "project")
     for name, content in (setup or {}).items():
         (project / name).write_text(content, encoding="utf-8")
@@ -99,13 +118,18 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
     home = base / "home"
     (base / "install-home").mkdir()
     extra = [] if permissions else ["--no-permissions"]
-    if scope == "user":
+    claude_args: list[str] = []
+    if scope == "plugin":
+        plugin = plugin_copy(base / "sparring", hooks=permissions)
+        claude_args = ["--plugin-dir", str(plugin)]
+        done = None
+    elif scope == "user":
         home.mkdir(exist_ok=True)
         done = run_install("--user", *extra, env=install_env(data, home), cwd=project)
     else:
         done = run_install("--project", project, *extra,
                            env=install_env(data, base / "install-home"))
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done is None or done.returncode == 0, done.stdout + done.stderr
     codex_home = responses.codex_home(base / "codex-home")
     env = {**messages.claude_env(home), "PATH": CLEAN_PATH,
            "XDG_DATA_HOME": str(data), "SPARRING_CODEX": str(codex),
@@ -113,7 +137,7 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
            # A codex that fails at once must be seen failing within the start window even on
            # a busy machine; one that answers is not waited for (it ends sooner).
            "SPARRING_STARTSECS": "5"}
-    return Habitat(project, env, messages, responses)
+    return Habitat(project, env, messages, responses, claude_args)
 
 
 @dataclass
@@ -152,7 +176,7 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
     where = cwd or habitat.project
     model = ScriptedModel(scenario.steps, {"cwd": str(where)})
     habitat.messages.drive(model)
-    argv = [claude, "-p", scenario.prompt, "--output-format", "json"]
+    argv = [claude, "-p", scenario.prompt, *habitat.claude_args, "--output-format", "json"]
     env = {**habitat.env, **scenario.user_env}
     results = []
     while True:
@@ -167,7 +191,7 @@ def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
         if reply is None or "session_id" not in result:
             return Outcome(run, result, model, results)
         # The user answers; Claude Code goes on in the same conversation, a new turn.
-        argv = [claude, "-p", "--resume", result["session_id"], reply,
+        argv = [claude, "-p", "--resume", result["session_id"], reply, *habitat.claude_args,
                 *_approved(model, scenario.user_allows), "--output-format", "json"]
 
 

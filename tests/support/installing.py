@@ -44,6 +44,22 @@ def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str,
     return env
 
 
+def fake_claude(folder: Path, version: str = "2.1.332") -> Path:
+    """A `claude` that only answers `--version`, so doctor finds a Claude Code it is proven
+    with (the real one runs in tests/integration)."""
+    path = folder / "claude"
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\necho '{version} (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+def with_claude(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """`env` with a fake `claude` first on its PATH."""
+    fake_claude(folder)
+    return {**env, "PATH": f"{folder}{os.pathsep}{env.get('PATH', '')}"}
+
+
 def log_in_codex(env: dict[str, str]) -> None:
     """`codex login --with-api-key` with `env` (the fake codex, in the tests' CODEX_HOME),
     so doctor finds Codex logged in."""

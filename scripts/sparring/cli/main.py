@@ -235,18 +235,40 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 
 @cli.command()
 @CWD_OPTION
-def doctor(cwd: Path) -> int:
+@click.option("--json/--text", "as_json", default=None,
+              help="One JSON object (the default when stdout is not a terminal, as for "
+              "Claude), or text for a person (the default on a terminal).")
+@click.option("--inbox", is_flag=True, help="Make the inbox ready for Claude to write "
+              "(.sparring/inbox/ of the working directory; the skills ask for it). Without "
+              "it doctor creates nothing.")
+def doctor(cwd: Path, as_json: bool | None, inbox: bool) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
-    Prints `ready` (bool), a `verdict`, `checks` [{name, ok, detail, hint}] and
-    the `hints` to follow, in order. Exit status 0 either way. The `config` check
-    names the sandbox Codex would run in and where it came from; `permissions`,
-    whether Claude Code approves the skills' verbs and no more; `processes`, the
-    process backend in force.
+    Prints `ready` (bool: no blocking problem), a `verdict`, `checks` [{name, ok,
+    level, detail, hint}] (level: ok, problem, or warning for an advisory check:
+    codex_version, duplicates, updates, permissions, claude_code), the `hints` of
+    the problems in the order to fix them, the `warnings`' hints, and `inbox`. Exit
+    status 0 either way. `config` names the sandbox Codex would run in and where it
+    came from; `permissions`, whether Claude Code approves the skills' verbs and no
+    more; `updates`, whether what is installed is older than its clone; `processes`,
+    the process backend in force (SPARRING_PROCESS_BACKEND).
     """
+    from sparring.commands.doctor import as_text
     from sparring.commands.doctor import doctor as run
 
-    return run_verb("doctor", lambda: run(project_dir(cwd)))
+    if as_json is None:
+        as_json = not sys.stdout.isatty()
+    if as_json:
+        return run_verb("doctor", lambda: run(project_dir(cwd), inbox))
+    import shutil
+
+    try:
+        result = run(project_dir(cwd), inbox)
+    except SparringError as exc:
+        click.echo(f"error: {exc.message}\n  hint: {exc.hint}", err=True)
+        return EXIT_FAILED
+    click.echo(as_text(result, min(shutil.get_terminal_size().columns, 100)), nl=False)
+    return EXIT_OK
 
 
 @cli.command()

@@ -1,57 +1,105 @@
-"""`sparring doctor`: is everything sparring needs in place? A verdict with hints."""
+"""`sparring doctor`: is everything sparring needs in place? A verdict with hints.
+
+Two kinds of check. A blocking one failing (`level` "problem") means a debate cannot run:
+doctor says "not ready", and the skills stop and tell the user its hint. An advisory one
+failing (`level` "warning") means it runs, less well: Claude Code will ask before runner
+calls after a skill's first turn, the skills are installed twice, an update waits. Each check
+says what it saw (`detail`) and what to do (`hint`).
+"""
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from sparring import __version__, codex, config, process
 from sparring.errors import Hint, SparringError
-from sparring.installer import claude_code, layout
+from sparring.installer import claude_code, survey
 from sparring.store import witness, workspace
 
 TESTED_CODEX = "0.169.0"
-# Written by install.py: a marker in each skill folder it installed, and the runtime's
-# state beside the private virtual environment the launcher runs.
-MARKER = layout.MARKER
-RUNTIME_STATE = layout.RUNTIME_STATE
+# The checks a debate runs without: failing, they warn (the rest are blocking).
+ADVISORY = frozenset({"codex_version", "duplicates", "updates", "permissions", "claude_code"})
 
 
-def doctor(cwd: Path) -> dict[str, Any]:
+def doctor(cwd: Path, inbox: bool = False) -> dict[str, Any]:
+    """Every check; with `inbox`, the inbox made ready for Claude to write (the skills ask
+    for it; a person's doctor, or install.py's, creates nothing)."""
     checks = [_python(), _processes()]
     checks += _codex()
     checks.append(_project(cwd))
     checks.append(_records(cwd))
     checks.append(_config(cwd))
-    places = _skill_places(cwd)
-    checks.append(_skills(places))
-    checks.append(_permissions(places))
-    checks.append(_runtime(places))
+    places = survey.places(workspace.find_root(cwd))
+    checks.append(survey.skills(places))
+    checks.append(survey.duplicates(places))
+    checks.append(survey.updates(places))
+    checks.append(survey.permissions(places))
+    checks.append(survey.runtime(places))
     checks.append(_claude_code())
-    problems = [c for c in checks if not c["ok"]]
+    checks = [{**found, "level": _level(found)} for found in checks]
+    problems = [c for c in checks if c["level"] == "problem"]
+    warnings = [c for c in checks if c["level"] == "warning"]
     return {
         "ready": not problems,
-        "verdict": "ready" if not problems else
-        f"not ready: {len(problems)} problem(s); fix them in the order listed",
+        "verdict": _verdict(problems, warnings),
         "sparring": __version__,
         "checks": checks,
         "hints": [c["hint"] for c in problems],
-        "inbox": _inbox(),
+        "warnings": [c["hint"] for c in warnings],
+        "inbox": _inbox(inbox),
     }
 
 
-def _inbox() -> str:
-    """Where the skills write files for the runner, made ready (self-ignoring) when we can;
-    an unwritable folder shows up in the `project` check, not as a failed doctor."""
-    try:
-        return str(workspace.inbox_dir(Path.cwd(), create=True))
-    except SparringError:
-        return str(workspace.inbox_dir(Path.cwd()))
+def _level(found: dict[str, Any]) -> str:
+    """ok; else problem (a debate cannot run) or warning (it runs, less well)."""
+    if found["ok"]:
+        return "ok"
+    return "warning" if found["name"] in ADVISORY else "problem"
+
+
+def _verdict(problems: list[dict[str, Any]], warnings: list[dict[str, Any]]) -> str:
+    if problems:
+        return f"not ready: {len(problems)} problem(s); fix them in the order listed"
+    if warnings:
+        return f"ready, with {len(warnings)} warning(s): a debate runs; see their hints"
+    return "ready"
+
+
+def _inbox(create: bool) -> str:
+    """Where the skills write files for the runner; made ready (self-ignoring) when asked
+    and we can: an unwritable folder shows up in the `project` check, not as a failed doctor."""
+    if create:
+        try:
+            return str(workspace.inbox_dir(Path.cwd(), create=True))
+        except SparringError:
+            pass
+    return str(workspace.inbox_dir(Path.cwd()))
+
+
+# -- for a person: the same verdict, as text ---------------------------------------------------
+
+
+def as_text(result: dict[str, Any], width: int = 100) -> str:
+    """The verdict, one line per check (its hint below it when it failed), then what next."""
+    label = {"ok": "ok", "warning": "warning", "problem": "PROBLEM"}
+    lines = [f"sparring {result['sparring']} doctor: {result['verdict']}", ""]
+    indent = " " * 25
+    for found in result["checks"]:
+        head = f"  {label[found['level']]:<8} {found['name']:<13} "
+        lines += textwrap.wrap(found["detail"] or "-", width, initial_indent=head,
+                               subsequent_indent=indent, break_on_hyphens=False)
+        if found["hint"]:
+            lines += textwrap.wrap(found["hint"], width, initial_indent=indent + "-> ",
+                                   subsequent_indent=indent + "   ", break_on_hyphens=False)
+    first = result["hints"][:1] or result["warnings"][:1]
+    if first:
+        lines += ["", *textwrap.wrap(f"Next: {first[0]}", width, subsequent_indent="  ",
+                                     break_on_hyphens=False)]
+    return "\n".join(lines) + "\n"
 
 
 def _check(name: str, ok: bool, detail: str, hint: str = "") -> dict[str, Any]:
@@ -77,7 +125,11 @@ def _codex() -> list[dict[str, Any]]:
     try:
         executable = codex.find_executable()
     except SparringError as exc:
-        return [_check("codex", False, exc.message, exc.hint)]
+        if os.environ.get("SPARRING_CODEX"):
+            return [_check("codex", False, exc.message, exc.hint)]
+        return [_check("codex", False, exc.message, "install Codex: `npm install -g "
+                       "@openai/codex` (or set SPARRING_CODEX to it), then log it in: "
+                       "`codex login`")]
     found = [_check("codex", True, executable)]
     version = codex.version(executable)
     found.append(_check(
@@ -153,175 +205,16 @@ def _claude_code() -> dict[str, Any]:
     found = claude_code.find()
     proven = " and ".join(claude_code.PROVEN)
     if found.path is None:
-        return _check("claude_code", True, "Claude Code not found on PATH (the skills run in "
-                      f"it; sparring is proven with {proven})")
+        return _check("claude_code", False, "Claude Code is not running this command and "
+                      f"`claude` is not on PATH: the skills run in it (proven with {proven})",
+                      f"install Claude Code ({claude_code.UPGRADE}), or start `claude` from "
+                      "the shell where it is on PATH")
     where = f"{found.path} ({found.how})"
     if found.version is None:
-        return _check("claude_code", True, f"{where}: no version from `claude --version`")
+        return _check("claude_code", False, f"{where}: no version from `claude --version`",
+                      f"check that Claude Code runs: `{found.path} --version`")
     old = claude_code.older_than_proven(found.version)
     return _check("claude_code", not old, f"{where}: {found.version}; sparring is proven with "
                   f"{proven}", f"Claude Code {found.version} is older than "
                   f"{claude_code.OLDEST_PROVEN}, the oldest release the skills are proven to "
                   f"run in without permission prompts: upgrade it ({claude_code.UPGRADE})")
-
-
-# -- the installation: skills and runtime (install.py) ---------------------------------
-
-
-def _data_dir() -> Path:
-    return layout.data_dir()
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _installed(skills_dir: Path) -> dict[str, str]:
-    """Skill name -> version, for the folders install.py installed (they hold its marker)."""
-    if not skills_dir.is_dir():
-        return {}
-    found = {}
-    for folder in sorted(skills_dir.iterdir()):
-        marker = _read_json(folder / MARKER)
-        if marker.get("tool") == "sparring":
-            found[folder.name] = str(marker.get("version", "?"))
-    return found
-
-
-def _launcher() -> Path | None:
-    """The skill launcher that started us, when one did (it exports its path)."""
-    value = os.environ.get("SPARRING_LAUNCHER", "")
-    return Path(value).absolute() if value else None
-
-
-def _skill_places(cwd: Path) -> dict[str, Path]:
-    """Where Claude Code looks for skills: the project's root, and the user's home."""
-    root = workspace.find_root(cwd)
-    return {"project": root / ".claude" / "skills", "user": Path.home() / ".claude" / "skills"}
-
-
-def _clone(places: dict[str, Path]) -> Path | None:
-    """A sparring clone to run install.py from: the launcher's own (a clone or the plugin),
-    else the one the runtime or an installed skill was made from."""
-    launcher = _launcher()
-    candidates = [launcher.resolve().parents[1]] if launcher and launcher.exists() else []
-    sources = [_read_json(_data_dir() / RUNTIME_STATE).get("source")]
-    for skills_dir in places.values():
-        sources += [_read_json(d / MARKER).get("source") for d in sorted(skills_dir.glob("*"))]
-    candidates += [Path(s) for s in sources if isinstance(s, str) and s]
-    return next((c for c in candidates if (c / "install.py").is_file()), None)
-
-
-def _install_command(args: str, places: dict[str, Path]) -> str:
-    clone = _clone(places)
-    if clone is None:
-        return f"from a clone of sparring run `python3 install.py {args}`"
-    return f"run `python3 {clone / 'install.py'} {args}`"
-
-
-def _skills(places: dict[str, Path]) -> dict[str, Any]:
-    installed = {label: _installed(where) for label, where in places.items()}
-    parts = [f"{label} {places[label]}: " + (", ".join(
-        f"{name} {version}" for name, version in found.items()) or "none")
-        for label, found in installed.items()]
-    launcher = _launcher()
-    in_use = launcher.parent if launcher and (launcher.parent / "SKILL.md").is_file() else None
-    if in_use is not None and in_use.parent not in places.values():
-        parts.append(f"in use from {in_use.parent} (the plugin, or a clone)")
-    detail = "; ".join(parts)
-    project = places["project"].parents[1]
-    install = _install_command(f"--project {project}", places)
-    other = sorted({v for found in installed.values() for v in found.values()} - {__version__})
-    if other:
-        return _check("skills", False, detail,
-                      f"the installed skills are version {', '.join(other)} but the runtime "
-                      f"is {__version__}: reinstall them, {install} (or --user)")
-    ok = any(installed.values()) or in_use is not None
-    return _check("skills", ok, detail,
-                  f"install the skills: {install} (or --user, for every project)")
-
-
-def _permissions(places: dict[str, Path]) -> dict[str, Any]:
-    """Are the skills allowed in every turn, and no more? allowed-tools covers only the turn
-    a skill was invoked in; install.py writes the same rules into Claude Code's settings: the
-    launcher with its skill's verbs, and an ask rule for --sandbox."""
-    launcher = _launcher()
-    in_use = launcher.parent if launcher and (launcher.parent / "SKILL.md").is_file() else None
-    installed = [where / name for where in places.values() for name in _installed(where)]
-    folders = [in_use] if in_use is not None else installed
-    if not folders:
-        return _check("permissions", True, "no installed skills to check")
-    project = places["project"].parents[1]
-    files = [_read_json(f) for f in layout.settings_files(project, Path.home())]
-    have = {kind: {r for f in files for r in layout.allowed(f, kind)} for kind in ("allow", "ask")}
-    broad = [r for r in layout.broad_rules(folders) if r in have["allow"]]
-    if broad:
-        return _check("permissions", False, f"{len(broad)} rule(s) in Claude Code's settings "
-                      "approve the launcher with any arguments (every verb, `render`, `guard "
-                      f"revert`, `--sandbox`): {', '.join(broad)}", "remove them: run install.py "
-                      "again (it takes back the rules it wrote), or delete them from "
-                      "permissions.allow by hand")
-    missing = {"allow": [r for r in layout.rules(folders) if r not in have["allow"]],
-               "ask": [r for r in layout.ask_rules(folders) if r not in have["ask"]]}
-    if not any(missing.values()):
-        return _check("permissions", True, "Claude Code may run the skills' runner verbs and "
-                      "write the inbox in every turn, and asks before anything else (rules in "
-                      "its settings)")
-    detail = (f"{len(missing['allow']) + len(missing['ask'])} rule(s) missing from Claude "
-              "Code's settings: after a skill's first turn (an answer to its question, a "
-              "deeper dive) Claude Code asks before each runner call, or does not ask before "
-              "one naming --sandbox")
-    if in_use is not None and in_use not in installed:  # the plugin, or a clone's skills
-        return _check("permissions", False, detail, "add them to ~/.claude/settings.json: to "
-                      f"permissions.allow {', '.join(missing['allow']) or 'nothing'}; to "
-                      f"permissions.ask {', '.join(missing['ask']) or 'nothing'}")
-    where = "--user" if in_use is not None and in_use.parent == places["user"] else \
-        f"--project {project}"
-    return _check("permissions", False, detail, "add them: "
-                  + _install_command(where, places) + " (without --no-permissions)")
-
-
-def _runtime(places: dict[str, Path]) -> dict[str, Any]:
-    """The Python the launcher will run, found in the launcher's own order."""
-    chosen = os.environ.get("SPARRING_PYTHON", "")
-    venv = _data_dir() / "venv"
-    fix = _install_command("--runtime-only", places)
-    if chosen and os.access(chosen, os.X_OK):
-        return _runtime_python(Path(chosen), "SPARRING_PYTHON", [], fix)
-    if os.access(venv / "bin" / "python", os.X_OK):
-        return _runtime_python(venv / "bin" / "python", "private runtime", ["-I"], fix)
-    on_path = shutil.which("sparring")
-    if on_path:
-        return _check("runtime", True, f"no private runtime in {venv}; the launcher falls back "
-                      f"to `sparring` on PATH ({on_path})")
-    return _check("runtime", False, f"no runtime: {venv} does not exist",
-                  f"create it: {fix}")
-
-
-def _runtime_python(python: Path, label: str, flags: list[str], fix: str) -> dict[str, Any]:
-    version = _imports(python, flags)
-    where = f"{label} {python}"
-    state = _read_json(_data_dir() / RUNTIME_STATE) if label == "private runtime" else {}
-    built = f", built from {state['source']}" if state.get("source") else ""
-    if version is None:
-        return _check("runtime", False, f"{where} cannot import sparring", f"repair it: {fix}")
-    if version != __version__:
-        return _check("runtime", False, f"{where} has sparring {version}, this is {__version__}",
-                      f"update it: {fix}")
-    return _check("runtime", True, f"{where}: sparring {version}{built}")
-
-
-def _imports(python: Path, flags: list[str]) -> str | None:
-    """The sparring version `python` imports; ours when it is the Python running now."""
-    if Path(sys.executable).absolute() == python.absolute():
-        return __version__
-    try:
-        done = process.run([str(python), *flags, "-c",
-                            "import sparring; print(sparring.__version__)"], timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -17,6 +18,8 @@ DOCTOR_TIMEOUT_S = 120
 # Failing doctor checks that mean the install itself is unusable; the rest (codex, the
 # project's config) are warnings the user fixes outside this installer.
 INSTALL_CHECKS = ("python", "skills", "runtime")
+# Actions that only say something: nothing was (or would be) changed.
+INFORMATION = ("unchanged", "left alone", "left behind", "note")
 
 
 class InstallError(Exception):
@@ -62,6 +65,7 @@ class Options(NamedTuple):
     force: bool
     as_json: bool
     permissions: bool = True  # write Claude Code permission rules for the skills
+    check: bool = False  # --check: say whether the install is older than this clone
 
 
 class Context:
@@ -71,6 +75,7 @@ class Context:
         self.options = options
         self.actions: list[Action] = []
         self.warnings: list[str] = []
+        self.started = time.strftime("%Y%m%d-%H%M%S")  # names this run's backup folder
 
     @property
     def dry_run(self) -> bool:
@@ -101,5 +106,5 @@ class Context:
             print(f"warning: {text}", flush=True)
 
     def changed(self) -> bool:
-        return any(a.verb not in ("unchanged", "left alone") for a in self.actions)
+        return any(a.verb not in INFORMATION for a in self.actions)
 

@@ -30,7 +30,11 @@ from sparring.output import shell_word
 MARKER = ".sparring-install.json"  # in every skill folder install.py installed
 RUNTIME_STATE = "runtime.json"  # beside the runtime's virtual environment
 LAUNCHER = "sparring"  # in every skill folder
-INBOX_RULE = "Edit(.sparring/inbox/**)"  # the working directory's inbox (workspace.py)
+INBOX = ".sparring/inbox"  # of the directory Claude Code runs in (workspace.py)
+INBOX_RULE = f"Edit({INBOX}/**)"
+COMMAND = "sparring"  # the command a person runs, linked into bin_dir() to the runtime's
+NEW_SUFFIX = ".sparring-new"  # the new version of a file the user edited, written beside it
+BACKUP_DIR = "sparring-backup"  # in the `.claude` folder: what --force replaced, by time
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -38,6 +42,12 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "sparring"
+
+
+def bin_dir(home: Path | None = None) -> Path:
+    """Where install.py links the `sparring` command: ~/.local/bin, the user's own folder of
+    commands (the XDG base directory spec's, and pipx's), on PATH in most shells."""
+    return (Path.home() if home is None else home) / ".local" / "bin"
 
 
 def settings_file(project: Path | None, home: Path) -> Path:

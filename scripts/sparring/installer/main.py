@@ -18,10 +18,12 @@ from sparring.installer.core import (
     Source,
 )
 from sparring.installer.files import present
+from sparring.installer.leftovers import leftovers
 from sparring.installer.permissions import grant_permissions, revoke_permissions
 from sparring.installer.runtime import (
     Runtime,
     data_dir,
+    ensure_command,
     ensure_runtime,
     locked,
     register,
@@ -56,6 +58,7 @@ def install(ctx: Context, source: Source, runtime: Runtime) -> None:
         check_conflicts(target, source, ctx.options.force)
     with locked(runtime, ctx.dry_run, create=True):
         ensure_runtime(ctx, runtime, source)
+        ensure_command(ctx, runtime)
         created: list[str] = []
         grant = None
         if target is not None:
@@ -103,8 +106,9 @@ def launcher_for(ctx: Context, source: Source) -> Path | None:
 
 
 def run_doctor(launcher: Path, cwd: Path) -> dict[str, Any]:
+    """The runtime's own doctor, as JSON; it creates nothing (no inbox: no debate runs)."""
     try:
-        done = subprocess.run([str(launcher), "doctor"], cwd=cwd, capture_output=True,
+        done = subprocess.run([str(launcher), "doctor", "--json"], cwd=cwd, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=DOCTOR_TIMEOUT_S,
                               check=False)
         result = json.loads(done.stdout)
@@ -117,42 +121,75 @@ def run_doctor(launcher: Path, cwd: Path) -> dict[str, Any]:
     return result
 
 
-def doctor_failures(report: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(problems that make the install unusable, warnings)."""
+Checks = list[dict[str, Any]]
+
+
+def doctor_failures(report: dict[str, Any]) -> tuple[Checks, Checks, Checks]:
+    """(problems that make the install unusable, problems the user fixes outside this
+    installer (codex, its login), warnings)."""
     if "checks" not in report:  # an error envelope, e.g. runtime_missing
         error = report.get("error") or {}
         return [{"name": error.get("code", "doctor"), "detail": error.get("message", ""),
-                 "hint": error.get("hint", "")}], []
-    failing = [c for c in report["checks"] if not c.get("ok")]
-    fatal = [c for c in failing if c.get("name") in INSTALL_CHECKS]
-    return fatal, [c for c in failing if c not in fatal]
+                 "hint": error.get("hint", "")}], [], []
+    problems = [c for c in report["checks"] if c.get("level") == "problem"]
+    fatal = [c for c in problems if c.get("name") in INSTALL_CHECKS]
+    warnings = [c for c in report["checks"] if c.get("level") == "warning"]
+    return fatal, [c for c in problems if c not in fatal], warnings
 
 
 def print_doctor(report: dict[str, Any]) -> None:
-    fatal, warnings = doctor_failures(report)
-    for check, label in [(c, "problem") for c in fatal] + [(c, "warning") for c in warnings]:
+    fatal, problems, warnings = doctor_failures(report)
+    labelled = [(c, "problem") for c in fatal + problems] + [(c, "warning") for c in warnings]
+    for check, label in labelled:
         hint = f" — {check['hint']}" if check.get("hint") else ""
         print(f"doctor {label}: {check['name']}: {check.get('detail', '')}{hint}")
 
 
 def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str:
-    """The one line that says how it ended (an error goes to stderr instead)."""
+    """The one line that says how it ended and what to do next (an error goes to stderr)."""
     options = ctx.options
     where = str(options.target) if options.target else \
         f"the runtime only ({Runtime(data_dir()).venv})"
+    if options.check:
+        return check_line(ctx, version, where)
     if options.dry_run:
         return "dry run: nothing was changed"
     if options.uninstall:
         return f"sparring removed from {where}" if ctx.changed() else \
             f"nothing changed: sparring is not installed in {where}"
-    fatal, warnings = doctor_failures(report) if report else ([], [])
+    fatal, problems, warnings = doctor_failures(report) if report else ([], [], [])
     head = f"sparring {version} installed in {where}" if ctx.changed() else \
         f"nothing changed: sparring {version} is already installed in {where}"
     if fatal:
         return f"{head}, but it cannot run yet: fix the {len(fatal)} problem(s) above"
+    if problems:  # Codex missing or not logged in: the install is done, a debate is not yet
+        more = f" (then the {len(problems) - 1} other problem(s) above)" \
+            if len(problems) > 1 else ""
+        return f"{head}; next: {problems[0].get('hint') or problems[0]['detail']}{more}"
     count = len(warnings) + len(ctx.warnings)
-    return f"{head}; fix the {count} warning(s) above before a debate" if count else \
-        f"{head}; doctor: ready"
+    if count:
+        return f"{head}; doctor: ready, with {count} warning(s) above"
+    if options.project is not None:
+        return f"{head}; doctor: ready. Next: `cd {options.project} && claude`, then type " \
+            "/think-about <your question>"
+    return f"{head}; doctor: ready"
+
+
+def check_line(ctx: Context, version: str, where: str) -> str:
+    """--check: is what is installed older than this clone?"""
+    changes = [a for a in ctx.actions if a.verb.startswith("would ")]
+    if any(a.verb == "would install" for a in changes):
+        return f"not installed: sparring {version} is not in {where}"
+    if changes:
+        return f"older than this clone: installing would make the {len(changes)} change(s) " \
+            f"above; run install.py again with the same {where_option(ctx)} to update"
+    return f"up to date: {where} has what this clone installs (sparring {version})"
+
+
+def where_option(ctx: Context) -> str:
+    if ctx.options.project is not None:
+        return f"--project {ctx.options.project}"
+    return "--user" if ctx.options.target is not None else "--runtime-only"
 
 
 # -- command line ---------------------------------------------------------------------------
@@ -166,34 +203,44 @@ def parse_options(argv: list[str]) -> Options:
                        help="install into DIR/.claude/skills")
     where.add_argument("--user", action="store_true", help="install into ~/.claude/skills")
     where.add_argument("--runtime-only", action="store_true",
-                       help="only create or update the runtime (for the Claude Code plugin)")
+                       help="only create or update the runtime and the sparring command "
+                       "(for the Claude Code plugin)")
     parser.add_argument("--uninstall", action="store_true",
-                        help="remove what install.py installed there")
+                        help="remove what install.py installed there, and name what it "
+                        "leaves behind (.sparring/, reports, debate folders)")
     parser.add_argument("--dry-run", action="store_true", help="say what would happen")
     parser.add_argument("--force", action="store_true",
                         help="replace a skill folder of the same name sparring did not "
-                        "install, and files of its own folders that you edited")
+                        "install, and files of its own folders that you edited, after a "
+                        "backup in .claude/sparring-backup/")
     parser.add_argument("--no-permissions", action="store_true",
                         help="do not add permission rules for the skills to Claude Code's "
                         "settings (they allow each skill's runner verbs, and ask before a "
                         "call naming --sandbox), and remove those an earlier install added: "
                         "Claude Code then asks before each runner call after a skill's first "
                         "turn")
+    parser.add_argument("--check", action="store_true",
+                        help="change nothing; say whether what is installed there is older "
+                        "than this clone (exit status 1 when installing would change "
+                        "something)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary")
     args = parser.parse_args(argv)
+    if args.check and args.uninstall:
+        parser.error("--check and --uninstall do not go together")
     project = args.project.resolve() if args.project else None
     if project is not None and not project.is_dir():
         parser.error(f"--project {args.project}: not a directory")
     target = (project / ".claude" / "skills" if project else
               Path.home() / ".claude" / "skills" if args.user else None)
-    return Options(target, project, args.uninstall, args.dry_run, args.force, args.json,
-                   permissions=not args.no_permissions)
+    return Options(target, project, args.uninstall, args.dry_run or args.check, args.force,
+                   args.json, permissions=not args.no_permissions, check=args.check)
 
 
 def run(ctx: Context, source: Source) -> dict[str, Any] | None:
     runtime = Runtime(data_dir())
     if ctx.options.uninstall:
         uninstall(ctx, source, runtime)
+        leftovers(ctx)
         return None
     install(ctx, source, runtime)
     launcher = launcher_for(ctx, source)
@@ -217,6 +264,8 @@ def summary(ctx: Context, report: dict[str, Any] | None, error: InstallError | N
         "actions": [a._asdict() for a in ctx.actions],
         "doctor": report,
         "warnings": ctx.warnings,
+        "up_to_date": not any(a.verb.startswith("would ") for a in ctx.actions)
+        if ctx.options.check else None,
         "error": {"message": error.message, "hint": error.hint} if error else None,
     }
 
@@ -232,6 +281,8 @@ def main(root: Path, argv: list[str] | None = None) -> int:
     except InstallError as exc:
         error = exc
     ok = error is None and (report is None or not doctor_failures(report)[0])
+    if ctx.options.check:
+        ok = ok and not any(a.verb.startswith("would ") for a in ctx.actions)
     if ctx.options.as_json:
         print(json.dumps(summary(ctx, report, error, ok), indent=2))
     elif error is not None:

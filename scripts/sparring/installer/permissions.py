@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,26 @@ def grant_permissions(ctx: Context, target: Path, source: Source,
     record["created"] = (recorded.get("created", not present(path)) if any(ours.values())
                          else not present(path))
     _apply(ctx, path, data, changes)
+    if ctx.options.project is not None:
+        _out_of_git(ctx, ctx.options.project, path)
     return record if record["added"] or record["asked"] else None
+
+
+def _out_of_git(ctx: Context, project: Path, path: Path) -> None:
+    """The project's personal settings hold this machine's paths: say so when git would
+    commit them. Only git's ignore rules are read (fsmonitor off: nothing of the tree runs)."""
+    if not (project / ".git").exists():
+        return
+    rel = path.relative_to(project).as_posix()
+    try:
+        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(project),
+                               "check-ignore", "-q", "--", rel], capture_output=True,
+                              stdin=subprocess.DEVNULL, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if done.returncode == 1:  # 0: ignored; 128: git could not tell
+        ctx.note("note", path, f"git does not ignore it: it holds this machine's paths, so "
+                 f"keep it out of git (add `{rel}` to .gitignore)")
 
 
 def _apply(ctx: Context, path: Path, data: dict[str, Any], changes: Changes) -> None:

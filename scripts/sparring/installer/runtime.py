@@ -45,6 +45,11 @@ class Runtime(NamedTuple):
         return self.venv / "bin" / "python"
 
     @property
+    def command(self) -> Path:
+        """The `sparring` command pip installs into the runtime."""
+        return self.venv / "bin" / layout.COMMAND
+
+    @property
     def state_file(self) -> Path:
         return self.data / layout.RUNTIME_STATE
 
@@ -192,6 +197,49 @@ def ensure_runtime(ctx: Context, runtime: Runtime, source: Source) -> None:
     ctx.do(verb, runtime.venv, detail, lambda: build_runtime(runtime, source, fresh))
 
 
+# -- the `sparring` command ----------------------------------------------------------------
+
+
+def command_link() -> Path:
+    return layout.bin_dir() / layout.COMMAND
+
+
+def is_our_command(link: Path, runtime: Runtime) -> bool:
+    """A link install.py made: it points at this runtime's own `sparring` (pip's script)."""
+    return link.is_symlink() and os.readlink(link) == str(runtime.command)
+
+
+def on_path(folder: Path) -> bool:
+    return any(Path(p or ".").absolute() == folder
+               for p in os.environ.get("PATH", "").split(os.pathsep))
+
+
+def ensure_command(ctx: Context, runtime: Runtime) -> None:
+    """`sparring` for a person to type (`sparring doctor`): a link in ~/.local/bin to the
+    runtime's own command. Never over a file that is not ours."""
+    link = command_link()
+    where = "" if on_path(link.parent) else \
+        f"; {link.parent} is not on your PATH: add it, or type {link}"
+    if is_our_command(link, runtime):
+        ctx.note("unchanged", link, f"the sparring command{where}")
+    elif present(link):
+        ctx.note("left alone", link, "not made by install.py; the skills do not need it")
+    else:
+        ctx.do("link", link, f"the sparring command, for you to type{where}",
+               lambda: make_link(link, runtime.command))
+
+
+def make_link(link: Path, target: Path) -> None:
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+
+
+def remove_command(ctx: Context, runtime: Runtime) -> None:
+    link = command_link()
+    if is_our_command(link, runtime):
+        ctx.do("remove", link, "the sparring command, with the runtime", link.unlink)
+
+
 def live_users(state: dict[str, Any]) -> dict[str, Any]:
     """Users still there: a target whose sparring skills were all deleted by hand (or
     whose project is gone) no longer holds the runtime."""
@@ -244,6 +292,7 @@ def unregister(ctx: Context, runtime: Runtime, key: str) -> dict[str, Any]:
         ctx.note("left alone", runtime.venv,
                  f"runtime still used by {len(users)} other target(s)")
     else:
+        remove_command(ctx, runtime)
         ctx.do("remove runtime", runtime.venv, "no target uses it any more",
                lambda: remove_runtime(runtime))
     return entry if isinstance(entry, dict) else {}

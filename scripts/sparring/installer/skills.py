@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sparring.installer import layout
 from sparring.installer.core import (
     MARKER,
     MARKER_FORMAT,
@@ -24,7 +25,6 @@ from sparring.installer.files import (
     present,
     read_json,
     remove_empty_dirs,
-    remove_path,
     write_atomic,
 )
 from sparring.installer.source import sha256_of
@@ -94,33 +94,65 @@ def edited_files(folder: Path, marker: dict[str, Any]) -> list[str]:
 class Plan(NamedTuple):
     """What updating one installed skill folder takes."""
 
-    write: list[str]  # files to (re)write from the source
-    remove: list[str]  # files this version no longer ships
+    write: list[str]  # files to (re)write from the source, new copies beside edits included
+    remove: list[str]  # files this version no longer ships, and copies no longer needed
     kept: list[str]  # files the user edited (or added where we would write): left as they are
+    beside: list[str]  # of those, the ones whose new version is written beside them
+    backup: list[str]  # with --force: edited files whose user version is saved first
     marker: dict[str, Any]  # the marker to write: kept files keep their old entry
+
+
+def beside(rel: str) -> str:
+    """Where the new version of a file the user edited goes: beside it, under a name Claude
+    Code never loads (it reads SKILL.md and the files SKILL.md names, exactly)."""
+    return rel + layout.NEW_SUFFIX
 
 
 def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
                 force: bool) -> Plan:
-    edited = set() if force else set(edited_files(folder, old))
-    write, kept = [], []
+    """Each file the source ships: up to date (or the user took this version), written
+    (missing, or ours and unedited), or the user's and kept, its new version written beside
+    it when it has one they have not seen. --force writes over an edit, after a backup."""
+    edited = set(edited_files(folder, old))
+    marker = marker_for(source, skill)
+    write, kept, news, backup = [], [], [], []
     for rel, spec in skill.files.items():
         state = file_state(folder / rel)
-        ours = rel in old["files"] or state is None
-        if not force and (rel in edited or not ours):
-            kept.append(rel)
-        elif state != (spec.sha256, f"{mode_of(spec):o}"):
+        if state == (spec.sha256, f"{mode_of(spec):o}"):
+            continue
+        ours = rel in old["files"] and rel not in edited
+        if state is None or ours or force:
             write.append(rel)
-    gone = sorted(set(old["files"]) - set(skill.files))
-    remove = [rel for rel in gone if rel not in edited]
-    kept += [rel for rel in gone if rel in edited]
-    marker = marker_for(source, skill)
-    for rel in kept:
+            backup += [rel] if state is not None and not ours else []
+            continue
+        kept.append(rel)
+        if old["files"].get(rel) != marker["files"][rel]:  # a version they have not seen
+            news.append(rel)
         if rel in old["files"]:
             marker["files"][rel] = old["files"][rel]
         else:  # the user's own file where this version ships one: ours once they let go
             marker["files"].pop(rel, None)
-    return Plan(write, remove, sorted(kept), marker)
+    remove = _retire(skill, old, edited, news)
+    for rel in news:  # beside the user's file, never over something of theirs
+        new, spec = beside(rel), skill.files[rel]
+        if new in old["files"] or not present(folder / new):
+            marker["files"][new] = {"sha256": spec.sha256, "mode": f"{mode_of(spec):o}"}
+            if file_state(folder / new) != (spec.sha256, f"{mode_of(spec):o}"):
+                write.append(new)
+    for rel in old["files"]:  # what the user edited and this version no longer ships
+        if rel in edited and rel not in skill.files and rel not in marker["files"] \
+                and rel not in remove:
+            marker["files"][rel] = old["files"][rel]
+            kept.append(rel)
+    return Plan(write, remove, sorted(kept), sorted(news), backup, marker)
+
+
+def _retire(skill: Skill, old: dict[str, Any], edited: set[str], news: list[str]) -> list[str]:
+    """Files we installed that this version no longer ships, and new copies beside a file
+    that no longer needs one: removed unless the user edited them."""
+    needed = {beside(rel) for rel in news}
+    gone = [rel for rel in old["files"] if rel not in skill.files and rel not in needed]
+    return sorted(rel for rel in gone if rel not in edited)
 
 
 def check_inside(folder: Path, rel: str) -> None:
@@ -139,6 +171,11 @@ def write_skill_file(folder: Path, rel: str, spec: FileSpec) -> None:
     write_atomic(folder / rel, spec.source.read_bytes(), mode_of(spec))
 
 
+def spec_of(skill: Skill, rel: str) -> FileSpec:
+    """The source of a file to write: the skill's own, or (beside an edit) its new version."""
+    return skill.files.get(rel) or skill.files[rel.removesuffix(layout.NEW_SUFFIX)]
+
+
 def build_skill(target: Path, source: Source, skill: Skill) -> Path:
     """The complete folder built beside its final place, so a skill appears whole."""
     tmp = Path(tempfile.mkdtemp(dir=target, prefix=".sparring-tmp-"))
@@ -153,16 +190,35 @@ def build_skill(target: Path, source: Source, skill: Skill) -> Path:
     return tmp
 
 
-def create_skill(target: Path, source: Source, skill: Skill, replace: bool) -> None:
+def backup_folder(ctx: Context, target: Path) -> Path:
+    """Where --force puts what it replaces: `.claude/sparring-backup/<time>/`, one folder per
+    run, out of the skills folder (Claude Code would load a copied SKILL.md as a skill)."""
+    return target.parent / layout.BACKUP_DIR / ctx.started
+
+
+def move_aside(path: Path, dest: Path) -> None:
+    """Move a file, a link (not what it points to) or a folder to `dest`, never over
+    anything already there."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if present(dest):
+        raise InstallError(f"{dest} already exists", "move it away, then run install.py again")
+    os.rename(path, dest)
+
+
+def create_skill(target: Path, source: Source, skill: Skill, backup: Path | None) -> None:
     built = build_skill(target, source, skill)
-    if replace:
-        remove_path(target / skill.name)
+    if backup is not None:  # a folder of the same name sparring did not install (--force)
+        move_aside(target / skill.name, backup)
     os.rename(built, target / skill.name)
 
 
-def update_skill(folder: Path, skill: Skill, plan: Plan) -> None:
+def update_skill(folder: Path, skill: Skill, plan: Plan, backup: Path) -> None:
+    for rel in plan.backup:  # the user's version, copied before --force writes over it
+        check_inside(folder, rel)
+        (backup / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(folder / rel, backup / rel, follow_symlinks=False)
     for rel in plan.write:
-        write_skill_file(folder, rel, skill.files[rel])
+        write_skill_file(folder, rel, spec_of(skill, rel))
     for rel in plan.remove:
         check_inside(folder, rel)
         with contextlib.suppress(FileNotFoundError):
@@ -175,20 +231,35 @@ def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> N
     old = read_marker(folder)
     if old is None:
         exists = present(folder)
-        detail = (f"replaced a folder sparring did not install ({len(skill.files)} files)"
-                  if exists else f"{len(skill.files)} files, version {source.version}")
+        backup = backup_folder(ctx, target) / skill.name if exists else None
+        detail = (f"{len(skill.files)} files; the folder sparring did not install moved to "
+                  f"{backup}" if exists else f"{len(skill.files)} files, version {source.version}")
         ctx.do("replace" if exists else "install", folder, detail,
-               lambda: create_skill(target, source, skill, replace=exists))
+               lambda: create_skill(target, source, skill, backup))
         return
     plan = plan_update(folder, source, skill, old, ctx.options.force)
-    kept = f"; kept your edits: {', '.join(plan.kept)} (--force replaces them)" \
-        if plan.kept else ""
+    backup = backup_folder(ctx, target) / skill.name
+    if plan.backup:
+        ctx.do("backup", backup, f"your version of {', '.join(plan.backup)}, before --force "
+               "replaced it", lambda: None)  # copied by update_skill, just before it writes
     if plan.write or plan.remove or read_json(folder / MARKER) != plan.marker:
-        detail = f"{len(plan.write)} changed, {len(plan.remove)} removed, " \
-                 f"version {source.version}{kept}"
-        ctx.do("update", folder, detail, lambda: update_skill(folder, skill, plan))
+        changed = len([r for r in plan.write if not r.endswith(layout.NEW_SUFFIX)])
+        detail = f"{changed} changed, {len(plan.remove)} removed, version {source.version}"
+        ctx.do("update", folder, detail + kept_note(plan),
+               lambda: update_skill(folder, skill, plan, backup))
     else:
-        ctx.note("unchanged", folder, f"version {source.version}{kept}")
+        ctx.note("unchanged", folder, f"version {source.version}{kept_note(plan)}")
+    if plan.beside:
+        ctx.warn(f"{folder}: you edited {', '.join(plan.beside)}; this version's is beside "
+                 f"it ({', '.join(beside(rel) for rel in plan.beside)}): compare, keep what you "
+                 "want, then delete the copy (or run install.py with --force, which backs up "
+                 "your version and takes the new one)")
+
+
+def kept_note(plan: Plan) -> str:
+    if not plan.kept:
+        return ""
+    return f"; kept your edits: {', '.join(plan.kept)} (--force replaces them, after a backup)"
 
 
 def uninstall_skill(ctx: Context, folder: Path, marker: dict[str, Any]) -> None:
@@ -220,6 +291,6 @@ def check_conflicts(target: Path, source: Source, force: bool) -> None:
         names = ", ".join(str(p) for p in foreign)
         raise InstallError(
             f"{names} exists and was not installed by sparring; nothing was changed",
-            "move it away (it may be your own skill of the same name), "
-            "or rerun with --force to replace it")
+            "move it away (it may be your own skill of the same name), or rerun with --force "
+            f"to replace it (yours is moved to {target.parent / layout.BACKUP_DIR}/)")
 

@@ -1,0 +1,184 @@
+"""The Claude Code plugin, hands-free: its PreToolUse hook approves in every turn what
+install.py's rules approve for an installed pack, in the real Claude Code.
+
+The plugin is a copy of this repository loaded with `--plugin-dir` (nothing installed but the
+runtime, and no permission rule in any settings file); a scripted model follows the skill's
+SKILL.md over two turns, the second after the user answered a question, where only the hook
+can approve. tests/test_hook.py holds the hook's rules one by one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from support.habitat import Habitat, Scenario, codex_processes, make_habitat, run_workflow
+from support.installing import shared_runtime
+from support.messages_mock import MessagesMock
+from support.responses_mock import ResponsesMock
+
+pytestmark = pytest.mark.integration
+
+MakeHabitat = Callable[..., Habitat]
+
+
+@pytest.fixture
+def plugin_habitat(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                   messages_mock: MessagesMock, responses_mock: ResponsesMock,
+                   codex_bin: Path) -> Iterator[MakeHabitat]:
+    """Makes the habitat a test asks for (with or without the hook, with set-up files)."""
+    made: list[Habitat] = []
+
+    def make(hook: bool = True, setup: dict[str, str] | None = None) -> Habitat:
+        habitat = make_habitat(tmp_path, shared_runtime(tmp_path_factory), messages_mock,
+                               responses_mock, codex_bin, "plugin", setup, permissions=hook)
+        assert not (habitat.project / ".claude").exists(), "no settings: the plugin's own"
+        made.append(habitat)
+        return habitat
+
+    yield make
+    for habitat in made:
+        assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
+
+
+def as_plugin(name: str) -> Scenario:
+    return dataclasses.replace(Scenario.load(name), scope="plugin")
+
+
+def test_the_plugin_runs_a_whole_think_about_hands_free(claude_each: Path,
+                                                       plugin_habitat: MakeHabitat) -> None:
+    """Over two turns: the user answers think-about's questions, then the debate runs to its
+    report; in the second turn only the plugin's hook approves the runner, the inbox and the
+    skill's folder."""
+    habitat = plugin_habitat()
+    scenario = as_plugin("think-about-clarified")
+
+    outcome = run_workflow(claude_each, habitat, scenario)
+
+    model = outcome.model
+    assert model.failures == [] and model.finished, (model.failures, outcome.run.stderr[-2000:])
+    assert len(outcome.results) == 2 and outcome.denials == [], outcome.denials
+    assert outcome.result.get("is_error") is False, outcome.result
+    assert model.values["skill_dir"].startswith(habitat.claude_args[1] + "/skills/")
+    doctor = next(e.output for e in model.log if e.tool == "Bash" and "doctor" in e.input[
+        "command"])
+    assert doctor is not None and doctor["ready"] is True, doctor
+    found = {c["name"]: c for c in doctor["checks"]}
+    assert "the plugin's PreToolUse hook" in found["permissions"]["detail"]
+    [report] = habitat.project.glob("docs/decisions/*-think-about-*.md")
+    assert "Consensus" in report.read_text(encoding="utf-8")
+
+
+def test_without_its_hook_the_plugin_stops_to_ask_after_the_first_turn(
+        claude_bin: Path, plugin_habitat: MakeHabitat) -> None:
+    """The control: a plugin that has no hook. The skill's allowed-tools cover the turn it was
+    invoked in; in the next, each runner call, each write into the inbox and each read of the
+    skill's folder (outside the project) asks."""
+    habitat = plugin_habitat(hook=False)
+    scenario = Scenario("no-hook", "think-about", "Redis or SQLite?", [], [
+        {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
+        {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}},
+        {"text": "Two questions first.", "then": "Three replicas."},
+        {"bash": "{{launcher}} status {{session}}", "fails": True},
+        {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis?\n", "fails": True},
+        {"read": "{{skill_dir}}/references/verdict.md", "fails": True},
+        {"bash": "{{launcher}} stop {{session}}", "fails": True},
+        {"text": "I need your approval to go on."}], scope="plugin")
+
+    outcome = run_workflow(claude_bin, habitat, scenario)
+
+    assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
+    assert outcome.results[0]["permission_denials"] == []
+    denied = outcome.results[1]["permission_denials"]
+    assert [d["tool_name"] for d in denied] == ["Bash", "Write", "Read", "Bash"], denied
+    session = habitat.project / ".sparring" / "sessions"
+    for run in session.glob("*/session.json"):  # nothing stopped it: the user was not asked
+        assert json.loads(run.read_text())["turns"] == []
+
+
+# Calls the hook must leave to the user in a later turn, where it alone could approve them.
+ASKED = ["{{launcher}} render --list",
+         "{{launcher}} guard revert --session {{session}}",
+         "{{launcher}} guard check --session {{session}}",
+         "{{launcher}} start {{session}} --sandbox read-only --vars-file {{inbox}}/q.yaml",
+         "{{launcher}} status {{session}} && {{launcher}} status {{session}}",
+         "{{launcher}} status {{session}}; id",
+         "{{launcher}} status {{session}} | head -1",
+         "{{launcher}} status $(echo {{session}})",
+         "SPARRING_SANDBOX=danger-full-access {{launcher}} status {{session}}",
+         "cd / && {{launcher}} status {{session}}",
+         "{{launcher}} status {{session}} > {{inbox}}/out.json",
+         "{{launcher}}  status {{session}}"]
+OUTSIDE_THE_HOOK = Scenario("outside-the-hook", "dual-model", "Redis or SQLite?", [], [
+    {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
+    {"bash": "{{launcher}} init --skill dual-model", "save": {"session": "session"}},
+    {"write": "{{inbox}}/q.yaml", "content": "QUESTION: Redis or SQLite?\n"},
+    {"text": "Shall I go on?", "then": "Yes."},
+    # The next turn: only the plugin's hook may approve.
+    *[{"bash": command, "fails": True} for command in ASKED],
+    {"write": "{{cwd}}/notes.md", "content": "not in the inbox\n", "fails": True},
+    {"write": "{{cwd}}/.sparring/sessions/notes.md", "content": "x\n", "fails": True},
+    {"read": "{{skill_dir}}/../../install.py", "fails": True},
+    {"write": "{{inbox}}/q2.yaml", "content": "QUESTION: Redis?\n"},
+    {"read": "{{skill_dir}}/references/runner.md"},
+    {"bash": "{{launcher}} status {{session}}", "expect": {"ok": True}},
+    {"bash": "{{launcher}} stop {{session}}", "expect": {"ok": True}},
+    {"text": "done"}], scope="plugin")
+
+
+def test_what_the_hook_must_not_allow_still_asks(claude_each: Path,
+                                                plugin_habitat: MakeHabitat) -> None:
+    """Verbs no rule approves, --sandbox, chained, piped, substituted or redirected commands,
+    a variable set for one command, writes outside the inbox, reads outside the skill's
+    folder: Claude Code asks (in `-p`, refuses), and what the rules allow goes on."""
+    habitat = plugin_habitat()
+
+    outcome = run_workflow(claude_each, habitat, OUTSIDE_THE_HOOK)
+
+    model = outcome.model
+    assert model.failures == [] and model.finished, model.failures
+    assert outcome.results[0]["permission_denials"] == []
+    values = model.values
+    wanted = [c.replace("{{launcher}}", values["launcher"]).replace("{{session}}",
+              values["session"]).replace("{{inbox}}", values["inbox"])
+              .replace("{{cwd}}", values["cwd"]) for c in ASKED]
+    denied = outcome.results[1]["permission_denials"]
+    assert [d["tool_input"].get("command") for d in denied if d["tool_name"] == "Bash"] == wanted
+    paths = [os.path.normpath(d["tool_input"]["file_path"]) for d in denied
+             if d["tool_name"] != "Bash"]  # 2.1.332 shows a path with `..` resolved
+    assert paths == [f"{values['cwd']}/notes.md", f"{values['cwd']}/.sparring/sessions/notes.md",
+                     os.path.normpath(f"{values['skill_dir']}/../../install.py")]
+    assert not (habitat.project / "notes.md").exists()
+    assert habitat.responses.responses_requests() == [], "Codex never started"
+
+
+def test_where_the_hook_approves_the_runner_still_refuses(claude_each: Path,
+                                                         plugin_habitat: MakeHabitat) -> None:
+    """The hook approves `start`, a verb the skill runs; the project's committed sparring.yaml
+    asks for a sandbox the user never allowed, and the runner refuses: nothing starts."""
+    habitat = plugin_habitat(setup={"sparring.yaml": "sandbox: danger-full-access\n"})
+    scenario = Scenario("hook-and-runner", "think-about", "Redis or SQLite?", [], [
+        {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"},
+         "expect": {"ready": False}},
+        {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}},
+        {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis or SQLite?\n"},
+        {"text": "The project asks for a wider sandbox. Try anyway?", "then": "Yes."},
+        {"bash": "{{launcher}} start {{session}} --template think-about/round1 --vars-file "
+         "{{inbox}}/round1.yaml", "fails": True,
+         "expect": {"error.code": "sandbox_not_allowed"}},
+        {"bash": "{{launcher}} stop {{session}}", "expect": {"ok": True}},
+        {"text": "Codex did not start: only you can widen its sandbox."}], scope="plugin")
+
+    outcome = run_workflow(claude_each, habitat, scenario)
+
+    assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
+    assert outcome.denials == [], "the hook approved it; the runner is what refused"
+    assert habitat.responses.responses_requests() == []
+    assert not list((habitat.project / ".sparring" / "sessions").glob("*/turns/*"))
+    doctor = outcome.model.log[0].output or {}
+    assert json.dumps(doctor).count("danger-full-access") >= 1
