@@ -13,9 +13,7 @@ import pytest
 
 from sparring.store.session import Session
 from sparring.store.state import StateFile, written_by_someone_else
-from test_arch_debate import Debate as ArchDebate
-from test_deep_discussion import FRAME
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 USER_EDIT = "print('hello')  # the user's edit, never committed\n"
 
