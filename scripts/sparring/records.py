@@ -119,7 +119,7 @@ class TurnRecord(TypedDict, total=False):
 
     n: int
     round: int
-    purpose: str  # round | recovery | reask | synthesis | stand-in
+    purpose: str  # turn/contract.py's PURPOSES
     status: str  # states.py
     created_at: float
     started_at: float | None

@@ -84,8 +84,6 @@ def degraded_reasons(data: AnySession) -> list[str]:
         if turn["status"] in _BAD:
             code = (turn.get("error") or {}).get("code", "")
             found.append(f"{label} {_BAD[turn['status']]}" + (f" [{code}]" if code else ""))
-        if turn.get("purpose") == "stand-in":
-            found.append(f"round {turn['round']}: Codex was unavailable; Claude stood in")
         guard = turn.get("guard") or {}
         if guard.get("violation"):
             found.append(f"{label}: files changed during the turn: "
@@ -242,11 +240,4 @@ def unique_path(path: Path, ours: set[str]) -> Path:
 def slug(text: str, limit: int = 48) -> str:
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return words[:limit].rstrip("-") or "untitled"
-
-
-def usage_line(usage: dict[str, int]) -> str:
-    total = sum(usage.get(k, 0) for k in ("input_tokens", "output_tokens"))
-    return (f"{total:,} tokens ({usage.get('input_tokens', 0):,} in, "
-            f"{usage.get('output_tokens', 0):,} out, {usage.get('cached_input_tokens', 0):,} "
-            "cached)")
 

@@ -15,14 +15,12 @@ express: the runner checks them when a turn ends).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sparring import ledger as ledgers
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
 from sparring.records import AnySession, DecisionRecord, PointEntry, Verdict
 
-_ID = re.compile(r"^[XC]-[1-9][0-9]*$")
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
 # push the prompt past what codex accepts; a cut is marked where Codex will see it.
 CARRY_LIMIT = 4_000  # a claim, a note, one piece of evidence
