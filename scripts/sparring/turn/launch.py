@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import answers, codex, config, limits, process, states, templates
+from sparring import codex, config, limits, process, states, templates
 from sparring.errors import SparringError
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
@@ -84,15 +84,13 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
-    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
-                                sandbox=settings.sandbox, model=settings.model,
-                                output_schema=answers.schema_path(schema) if schema else None)
+    argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
                                 "started", f"continue it with `sparring resume {session.id}`")
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
-                              prompt=prompt.text, argv=codex.exec_argv(executable, request),
+                              prompt=prompt.text, argv=argv,
                               thread_id=None, schema=schema, template=prompt.template,
                               answer_file=answer_file)
     return _launch(session, turn["n"])
@@ -122,10 +120,8 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     start_window()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
-    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
-                                sandbox=settings.sandbox, model=settings.model,
-                                thread_id=data["thread_id"],
-                                output_schema=answers.schema_path(schema) if schema else None)
+    argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
+                            schema=schema)
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",
@@ -134,7 +130,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
             session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
             round_no=_round_after(locked, previous, recover),
             purpose=_purpose(previous, recover, purpose),
-            argv=codex.exec_argv(executable, request),
+            argv=argv,
             recovers=previous["n"] if recover else None, schema=schema,
             template=prompt.template, answer_file=answer_file,
         )

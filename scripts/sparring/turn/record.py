@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, ledger, process, states
+from sparring import answers, codex, ledger, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES
@@ -41,6 +41,16 @@ _RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_
 class Outcome:
     status: str
     error: dict[str, Any] | None
+
+
+def codex_argv(executable: str, data: Mapping[str, Any], settings: TurnSettings, *,
+               thread_id: str | None, schema: str | None) -> list[str]:
+    """The request to Codex for one turn of the session, as argv: a new thread in the
+    session's folder, or the thread `thread_id` resumed; `schema` names the answer's."""
+    return codex.exec_argv(executable, codex.TurnRequest(
+        cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
+        model=settings.model, thread_id=thread_id,
+        output_schema=answers.schema_path(schema) if schema else None))
 
 
 def new_turn(

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import answers, codex, process, states, templates
+from sparring import process, states, templates
 from sparring.codex import network
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.store.session import Session, find_turn
@@ -109,14 +109,12 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
         return
     problems = "\n".join(f"- {p}" for p in error.get("problems", []))
     settings = TurnSettings(**ended["settings"])
-    request = codex.TurnRequest(
-        cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
-        model=settings.model, thread_id=data["thread_id"],
-        output_schema=answers.schema_path(ended["schema"]))
     turn = turns.new_turn(
         session, data, round_no=ended["round"], purpose="reask", settings=settings,
         prompt=templates.render("reask", {"PROBLEMS": problems}).encode(),
-        argv=codex.exec_argv(ended["argv"][0], request), thread_id=data["thread_id"],
+        argv=turns.codex_argv(ended["argv"][0], data, settings, thread_id=data["thread_id"],
+                              schema=ended["schema"]),
+        thread_id=data["thread_id"],
         schema=ended["schema"])
     turn["runner"] = ended["runner"]  # this same runner carries on with it
     queued.append(turn["n"])
