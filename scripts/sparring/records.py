@@ -131,7 +131,7 @@ class TurnRecord(TypedDict, total=False):
     schema: str | None
     template: dict[str, Any] | None
     answer: Any  # an Answer once validated, else None
-    guard: dict[str, Any] | None
+    guard: Any  # a guard.TurnGuard (guard/records.py) once checked, else None
     answer_file: str | None
     runner: dict[str, Any] | None
     codex: dict[str, Any] | None

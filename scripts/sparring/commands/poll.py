@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring import states
+from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
@@ -43,7 +44,7 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
         time.sleep(_WAIT_STEP_S)
 
 
-def _revealed(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
               seen: events.TurnView) -> dict[str, Any]:
     """The poll object; when it shows Codex's answer, that is recorded as its reveal."""
     found = view.to_dict(session, data, turn, seen)
@@ -52,7 +53,7 @@ def _revealed(session: Session, data: dict[str, Any], turn: dict[str, Any],
     return found
 
 
-def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
            found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
     """The poll object (brief unless `full`), and once Codex's turn of an arch-debate or a
     deep-discussion has ended, where that workflow stands: one call instead of two a round."""

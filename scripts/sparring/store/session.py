@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from sparring.errors import SparringError
-from sparring.records import AnySession, EngineRecord, SessionRecord
+from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 from sparring.store import shapes, workspace
 from sparring.store.state import PRIVATE_DIR, StateFile
 
@@ -128,13 +128,14 @@ def all_sessions(root: Path) -> list[Session]:
     return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
 
 
-def latest_turn(data: AnySession) -> dict[str, Any] | None:
-    turns: list[Any] = data.get("turns", [])
+def latest_turn(data: AnySession) -> TurnRecord | None:
+    turns: list[TurnRecord] = data.get("turns", [])
     return turns[-1] if turns else None
 
 
-def find_turn(data: dict[str, Any], n: int) -> dict[str, Any]:
-    for turn in data.get("turns", []):
+def find_turn(data: AnySession, n: int) -> TurnRecord:
+    turns: list[TurnRecord] = data.get("turns", [])
+    for turn in turns:
         if turn["n"] == n:
-            return turn  # type: ignore[no-any-return]
+            return turn
     raise KeyError(n)

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from sparring import codex, config, limits, process, states, templates
 from sparring.errors import SparringError
+from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
 from sparring.store.session import Session, find_turn
@@ -137,14 +138,14 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     return _launch(session, turn["n"])
 
 
-def _purpose(previous: dict[str, Any], recover: bool, given: str) -> str:
+def _purpose(previous: TurnRecord, recover: bool, given: str) -> str:
     if not recover:
         return given
     # A recovered synthesis is still the synthesis, not a round of the transcript.
     return "synthesis" if previous["purpose"] == "synthesis" else "recovery"
 
 
-def unaccepted_violations(data: dict[str, Any]) -> list[dict[str, Any]]:
+def unaccepted_violations(data: dict[str, Any]) -> list[TurnRecord]:
     """Turns whose guard found changed files the user has not yet accepted."""
     return [t for t in data["turns"]
             if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
@@ -184,7 +185,7 @@ def _can_start(data: dict[str, Any]) -> bool:
         states.is_terminal(t["status"]) for t in data["turns"]))
 
 
-def _round_after(data: dict[str, Any], previous: dict[str, Any], recover: bool) -> int:
+def _round_after(data: dict[str, Any], previous: TurnRecord, recover: bool) -> int:
     """The round a new turn belongs to: a round without an answer is asked again, not skipped
     (the engine judges rounds in order and would otherwise judge a stale one)."""
     answered = any(t["round"] == previous["round"] and t["status"] == states.COMPLETED
@@ -202,7 +203,7 @@ def _require_seal(session: Session, data: dict[str, Any]) -> None:
 
 
 def _resumable(session: Session, data: dict[str, Any], recover: bool
-               ) -> tuple[dict[str, Any], dict[str, Any]]:
+               ) -> tuple[TurnRecord, dict[str, Any]]:
     """The ended turn to follow, and the session as it is now (after any repair)."""
     lifecycle.current_turn(session, data)  # there is one
     data, previous = lifecycle.require_idle(session, data)
@@ -220,13 +221,13 @@ def _resumable(session: Session, data: dict[str, Any], recover: bool
     return previous, data
 
 
-def _because(turn: dict[str, Any]) -> str:
+def _because(turn: TurnRecord) -> str:
     error = turn.get("error") or {}
     return f" (its last turn: {turn['status']}, {error['code']}: {error.get('message', '')})" \
         if error.get("code") else f" (its last turn: {turn['status']})"
 
 
-def _not_recoverable(turn: dict[str, Any]) -> str:
+def _not_recoverable(turn: TurnRecord) -> str:
     """Why `--recover` cannot ask this turn again, naming what really went wrong."""
     error = turn.get("error") or {}
     if turn["status"] == states.COMPLETED:
@@ -241,7 +242,7 @@ def _not_recoverable(turn: dict[str, Any]) -> str:
             f"({error.get('message', '')}), which asking again would not cure")
 
 
-def _resume_settings(data: dict[str, Any], previous: dict[str, Any],
+def _resume_settings(data: dict[str, Any], previous: TurnRecord,
                      options: dict[str, Any]) -> config.TurnSettings:
     # A thread keeps its model: switching models mid-thread makes codex inject a
     # large model-switch message. Effort and sandbox carry over unless given.
@@ -276,7 +277,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
             "next": f"`sparring wait {session.id}`"}
 
 
-def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
+def _wait_for_start(session: Session, n: int) -> TurnRecord:
     window, begun = start_window(), time.monotonic()
     while True:
         turn = find_turn(session.load(), n)
@@ -293,7 +294,7 @@ def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
         time.sleep(_START_POLL_S)
 
 
-def _failed_start(turn: dict[str, Any]) -> SparringError:
+def _failed_start(turn: TurnRecord) -> SparringError:
     error = dict(turn["error"] or {})
     code = error.pop("code", "codex_start_failed")
     if code == "codex_crashed":

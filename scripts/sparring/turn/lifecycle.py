@@ -14,6 +14,7 @@ from typing import Any
 from sparring import process, states
 from sparring.codex import events
 from sparring.errors import SparringError
+from sparring.records import TurnRecord
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.turn import record as turns
 
@@ -23,7 +24,7 @@ _RUNNER_GRACE_S = 15.0
 _RUNNER_RECORD_S = 5.0
 
 
-def current_turn(session: Session, data: dict[str, Any]) -> dict[str, Any]:
+def current_turn(session: Session, data: dict[str, Any]) -> TurnRecord:
     turn = latest_turn(data)
     if turn is None:
         raise SparringError("invalid_transition", f"session {session.id} has no turn yet",
@@ -32,7 +33,7 @@ def current_turn(session: Session, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def require_idle(session: Session, data: dict[str, Any]
-                 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+                 ) -> tuple[dict[str, Any], TurnRecord | None]:
     """The session and its latest turn, which has ended (a dead runner's turn is recorded
     first); `session_busy` while codex still works on it."""
     turn = latest_turn(data)
@@ -45,7 +46,7 @@ def require_idle(session: Session, data: dict[str, Any]
     return data, turn
 
 
-def observe(session: Session) -> tuple[dict[str, Any], dict[str, Any], events.TurnView]:
+def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnView]:
     """(session data, latest turn, its events), after repairing a turn whose runner died."""
     data = session.load()
     turn = current_turn(session, data)
@@ -57,14 +58,14 @@ def observe(session: Session) -> tuple[dict[str, Any], dict[str, Any], events.Tu
     return data, turn, events.read(session.turn_file(turn["n"], turns.EVENTS), finished)
 
 
-def _runner_gone(turn: dict[str, Any]) -> bool:
+def _runner_gone(turn: TurnRecord) -> bool:
     runner = process.Identity.from_dict(turn.get("runner"))
     if runner is None:
         return time.time() - float(turn["created_at"]) > _RUNNER_GRACE_S
     return not process.is_alive(runner)
 
 
-def _finish_orphan(session: Session, turn: dict[str, Any]) -> None:
+def _finish_orphan(session: Session, turn: TurnRecord) -> None:
     """The runner is gone: end codex if it is past a limit, record the end once it is gone."""
     codex = process.Identity.from_dict(turn.get("codex"))
     if process.is_alive(codex):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sparring import process, states, templates
 from sparring.codex import network
 from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.records import TurnRecord
 from sparring.store.session import Session, find_turn
 from sparring.turn import budget
 from sparring.turn import guard as turnguard
@@ -91,7 +92,7 @@ def _run_one(session: Session, n: int) -> int | None:
     return queued[0] if queued else None
 
 
-def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
+def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
                  queued: list[int]) -> None:
     """An answer that breaks its schema gets one re-ask on the same thread."""
     error = ended.get("error") or {}
@@ -148,7 +149,7 @@ def _spawn_codex(session: Session, n: int) -> Popen[bytes] | None:
         return proc
 
 
-def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
+def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
            identity: process.Identity | None) -> str | None:
     """Wait for codex to exit; end it when a limit passes or we are told to stop."""
     offline = network.OfflineWatch(session.turn_file(turn["n"], turns.EVENTS),

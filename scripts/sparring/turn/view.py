@@ -12,6 +12,7 @@ from typing import Any
 
 from sparring import states
 from sparring.codex import events
+from sparring.records import TurnRecord
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
 from sparring.turn import record as turns
@@ -19,7 +20,7 @@ from sparring.turn import record as turns
 MAX_ACTIVITIES = 20
 
 
-def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
             view: events.TurnView) -> dict[str, Any]:
     now = time.time()
     status = states.reported(turn["status"])
@@ -54,7 +55,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
     }
 
 
-def _activities(turn: dict[str, Any], view: events.TurnView,
+def _activities(turn: TurnRecord, view: events.TurnView,
                 found: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
     notices = [{"kind": "notice", "message": m} for m in view.notices[-3:]]
     if found or notices or states.is_terminal(turn["status"]):
@@ -69,7 +70,7 @@ def _activities(turn: dict[str, Any], view: events.TurnView,
     return [{"kind": "waiting", "message": f"{what} ({now - started:.0f} s)"}]
 
 
-def _review(turn: dict[str, Any], view: events.TurnView) -> dict[str, Any] | None:
+def _review(turn: TurnRecord, view: events.TurnView) -> dict[str, Any] | None:
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message

@@ -12,7 +12,7 @@ from typing import Any
 from sparring import states, templates
 from sparring.errors import SparringError
 from sparring.output import shell_word
-from sparring.records import AnySession
+from sparring.records import AnySession, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
@@ -110,7 +110,7 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
 
 
 def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
-          turn: dict[str, Any] | None) -> str:
+          turn: TurnRecord | None) -> str:
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
     if step == "agreed":

@@ -11,7 +11,7 @@ from typing import Any
 from sparring import states
 from sparring.errors import SparringError
 from sparring.output import shell_word
-from sparring.records import DiscussionRecord
+from sparring.records import DiscussionRecord, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
@@ -49,7 +49,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
 
 
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
-          turn: dict[str, Any] | None, reached: bool) -> str:
+          turn: TurnRecord | None, reached: bool) -> str:
     sid = session.id
     inbox = workspace.session_inbox(session.load())
     frame, report, answer = (f"{inbox}/{name}" for name in ("frame.yaml", "report.yaml",
