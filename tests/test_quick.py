@@ -239,6 +239,36 @@ def test_fastjson_reads_as_json_does(text: str) -> None:
     assert found == expected
 
 
+@pytest.mark.parametrize("raw", [
+    b'{"type": "x"}', b'\xef\xbb\xbf{"a": 1}', '{"a": "\u00e9"}'.encode("utf-16"),
+    '{"a": 1}'.encode("utf-16-le"), '{"a": 1}'.encode("utf-32-be"), b"\xff\xfe", b"7",
+    b"\x80{}", b'{"a": "\xed\xa0\x80"}', b"", b"  [1] ",
+])
+def test_fastjson_reads_bytes_as_json_does(raw: bytes) -> None:
+    """Codex's events are read as bytes, by the CLI and the fast path alike (events.py)."""
+    try:
+        expected: Any = ("ok", repr(json.loads(raw)))
+    except ValueError:
+        expected = ("error",)
+    try:
+        found: Any = ("ok", repr(fastjson.loads(raw)))
+    except ValueError:
+        found = ("error",)
+    assert found == expected
+
+
+def test_an_answer_nested_past_the_bound_is_text_on_both_paths(sparring: Any, session: str,
+                                                               fake_codex: Any) -> None:
+    """One reader of Codex's answer (events.parse_review): nested past what sparring reads,
+    the answer is shown as text by the CLI and the fast path alike."""
+    deep = "[" * 40 + "]" * 40
+    fake_codex.mode("ok", reply=deep)
+    sparring("start", session, input=b"q")
+    cli = ended(sparring, session)
+    assert cli["review"] == {"text": deep}
+    assert answered("wait", session) == (0, cli)
+
+
 def test_fastjson_writes_as_json_does() -> None:
     value = {"é\u2028": ["\ud800", 1, 2.5, 1e400, float("nan"), -0.0, None, True, {}],
              "nested": {"k": [[], {"x": "`sparring poll`"}]}, 3: "int key", None: 1}

@@ -7,7 +7,6 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -17,12 +16,12 @@ from typing import Any, cast
 
 from sparring.errors import SparringError
 from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
-from sparring.store import shapes, workspace
+from sparring.store import locate, shapes, workspace
+from sparring.store.locate import SESSION_FILE
+from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
 
-SESSION_FILE = "session.json"
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
-FORMAT = 1
 
 
 def local_time(epoch: float) -> str:
@@ -103,15 +102,9 @@ def _with_engine(data: dict[str, Any]) -> dict[str, Any]:
 
 def resolve(ref: str, cwd: Path) -> Session:
     """A session named by its id (in this project) or by its directory."""
-    candidates = []
-    as_path = Path(ref).expanduser()
-    if os.sep in ref or as_path.is_dir():
-        candidates.append(as_path if as_path.is_absolute() else cwd / as_path)
-    else:
-        candidates.append(workspace.sessions_dir(workspace.find_root(cwd)) / ref)
-    for directory in candidates:
-        if (directory / SESSION_FILE).is_file():
-            return Session(directory.resolve())
+    found = locate.session_folder(ref, str(cwd))
+    if found is not None:
+        return Session(Path(found))
     raise SparringError(
         "session_not_found",
         f"no session {ref!r} here",

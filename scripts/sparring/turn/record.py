@@ -48,10 +48,10 @@ def codex_argv(executable: str, data: Mapping[str, Any], settings: TurnSettings,
                thread_id: str | None, schema: str | None) -> list[str]:
     """The request to Codex for one turn of the session, as argv: a new thread in the
     session's folder, or the thread `thread_id` resumed; `schema` names the answer's."""
-    return codex.exec_argv(executable, codex.TurnRequest(
-        cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
+    return codex.exec_argv(
+        executable, cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
         model=settings.model, thread_id=thread_id,
-        output_schema=answers.schema_path(schema) if schema else None))
+        output_schema=answers.schema_path(schema) if schema else None)
 
 
 def new_turn(
@@ -201,7 +201,7 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
                   text: str | None) -> Outcome:
     """A structured answer must match `schema`, the one codex was given, and the debate's
     rules."""
-    answer = parse_review(text)
+    answer = events.parse_review(text)
     found = (answers.problems(schema, answer) if answer is not None
              else ["the answer is not JSON"])
     if not found:
@@ -334,25 +334,6 @@ def _round_usage(
         if earlier.get("thread_id") == thread_id and earlier.get("usage_cumulative"):
             baseline = earlier["usage_cumulative"]
     return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
-
-
-def total_usage(data: dict[str, Any]) -> dict[str, int]:
-    total = dict.fromkeys(events.USAGE_KEYS, 0)
-    for turn in data["turns"]:
-        for key, value in (turn.get("usage") or {}).items():
-            total[key] = total.get(key, 0) + value
-    return total
-
-
-def parse_review(text: str | None) -> Any:
-    """Codex's answer as JSON when it is JSON (a fenced block counts: fence.unfence),
-    else None."""
-    if text is None:
-        return None
-    try:
-        return answers.parse_bounded(unfence(text, lenient=True))
-    except ValueError:  # not JSON, or nested past what anything here should read
-        return None
 
 
 def files(session: Session, n: int) -> dict[str, str]:

@@ -44,7 +44,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "activities_total": len(activities),
         "review": review,
         "review_withheld": withheld,
-        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
+        "usage": {"round": turn.get("usage"), "total": budget.total_usage(data),
                   "budget": budget.figures(data)},
         "error": turn.get("error"),
         "recoverable": bool(turn.get("recoverable")),
@@ -74,7 +74,7 @@ def _review(turn: TurnRecord, view: events.TurnView) -> dict[str, Any] | None:
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message
-    return {"text": text, "data": turns.parse_review(text)}
+    return {"text": text, "data": events.parse_review(text)}
 
 
 def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
