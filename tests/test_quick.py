@@ -278,7 +278,7 @@ def test_fastjson_writes_as_json_does() -> None:
 
 
 def test_ctrl_c_is_one_json_object_as_the_cli_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(verb: str, ref: str) -> None:
+    def interrupted(*request: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reader, "ended_turn", interrupted)

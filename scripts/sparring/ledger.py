@@ -256,3 +256,15 @@ def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str
 def duplicates(points: list[PointEntry]) -> list[str]:
     counts = Counter(p["id"] for p in points)
     return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]
+
+
+def point_row(point: Point) -> dict[str, Any]:
+    """A point as the decisions and the reports show it: both sides' latest stance."""
+    def side(name: str) -> dict[str, Any] | None:
+        stance = point.latest(name)
+        return {"stance": stance.stance, "evidence": stance.evidence,
+                "round": stance.round} if stance else None
+
+    return {"id": point.id, "claim": point.claim, "raised_by": point.owner,
+            "class": point.claude_class, "claude": side(CLAUDE), "codex": side(CODEX),
+            "note": point.note, "pending": point.is_pending()}

@@ -144,6 +144,7 @@ class TurnRecord(TypedDict, total=False):
     usage: dict[str, int] | None
     prompt_bytes: int
     prompt_sha256: str
+    go_on: str | None  # what carries the workflow on after `guard accept` (launch.py)
     # added when Codex's answer is delivered to its file (arch-debate)
     answer_sha256: str
     answer_file_kept: str

@@ -20,8 +20,15 @@ def main() -> int:
     """`python -m sparring` and the `sparring` command: this fast path, else the CLI."""
     code = run(sys.argv[1:])
     if code is None:
-        from sparring.cli.main import main as cli
+        from sparring.errors import SparringError
 
+        try:
+            from sparring.cli.main import main as cli
+        except SparringError as exc:  # the registry refused a workflow SPARRING_WORKFLOWS names
+            from sparring.output import EXIT_FAILED, emit, failure
+
+            emit(failure("sparring", exc))
+            return EXIT_FAILED
         code = cli()
     return code
 
@@ -38,7 +45,9 @@ def run(argv: list[str]) -> int | None:
     from sparring.turn.quick import ended_turn
 
     try:
-        found = ended_turn(*request)
+        from sparring.workflows.registry import STATUS_KEYS
+
+        found = ended_turn(*request, STATUS_KEYS)
     except KeyboardInterrupt:
         return _interrupted()
     except Exception:  # quick.SlowPath, or anything unexpected: the full CLI reports it

@@ -12,6 +12,7 @@ from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief
+from sparring.workflows import registry
 
 if TYPE_CHECKING:
     from sparring.codex import events
@@ -55,22 +56,19 @@ def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
 
 def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
            found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
-    """The poll object (brief unless `full`), and once Codex's turn of an arch-debate or a
-    deep-discussion has ended, where that workflow stands: one call instead of two a round."""
+    """The poll object (brief unless `full`), and once Codex's turn has ended, where the
+    workflow stands when it says (its `status` part, as arch-debate's and deep-discussion's
+    do): one call instead of two a round."""
     shown = found if full else brief(found)
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
-    if data.get("debate"):
-        from sparring.workflows.arch_debate import status as debate_status
-
-        shown["debate"] = _without_repeats(debate_status.status(Path(data["debate"]["dir"]),
-                                                                cwd))
-    elif data.get("discussion"):
-        from sparring.workflows.deep_discussion import status as discussion_status
-
-        shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
-        if not full:
-            shown.pop("review", None)  # Codex's message is the discussion's `last_message`
+    flow = registry.get(data["skill"])
+    status = flow.part("status")
+    if status is None or not flow.status_key or not data.get(flow.status_key):
+        return shown
+    shown[flow.status_key] = _without_repeats(status(session, data, cwd))
+    if flow.status_replaces_review and not full:
+        shown.pop("review", None)  # its status carries Codex's message
     return shown
 
 

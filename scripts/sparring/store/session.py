@@ -62,9 +62,10 @@ class Session:
 
 
 def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
-           budget_tokens: int | None) -> Session:
+           budget_tokens: int | None, sections: dict[str, Any]) -> Session:
     """A new session with an id unique even when many `init`s run at once, starting with
-    the engine record and token budget its workflow gives it (workflows/sessions.py)."""
+    the engine record, token budget and own records (`sections`: top-level keys) its
+    workflow gives it (workflows/sessions.py)."""
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -79,7 +80,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
              "inbox": str(inbox), "budget_tokens": budget_tokens,
-             "engine": engine}
+             "engine": engine, **sections}
         )
         return session
     raise SparringError("not_writable", f"could not allocate a session id in {parent}",

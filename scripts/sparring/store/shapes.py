@@ -31,7 +31,7 @@ _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "crea
          "thread_id": "str?", "recovers": "int?", "schema": "str?", "template": "dict?",
          "guard": "dict?", "answer_file": "str?", "runner": "dict?", "codex": "dict?",
          "stop_requested": "bool", "exit_code": "int?", "end_reason": "str?", "error": "dict?",
-         "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?"}
+         "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?", "go_on": "str?"}
 _TURN_REQUIRED = ("n", "round", "purpose", "status", "created_at", "settings", "argv")
 _SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num",
              "stall_after": "num"}

@@ -1,7 +1,9 @@
 """Starting and resuming a Codex turn: the service behind `start`, `resume` and the workflows.
 
 `start` opens round one, `resume` follows the thread (or asks an interrupted round again);
-files changed during an earlier turn stop both until the user accepts them. Both return
+files changed during an earlier turn stop both until the user accepts them. Their caller
+says how its workflow carries on after `guard accept` (`go_on`): each turn records it, for
+the hint of a guard violation the runner finds when the turn ends. Both return
 once codex has run for a short start window (or ended sooner), so a codex that dies at
 once — a rejected flag, a missing binary, a bad config — is reported as a failed start
 with its stderr, not as `running`.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -27,6 +30,9 @@ from sparring.turn.brief import brief
 
 _START_POLL_S = 0.05
 _START_CAP_S = 30.0
+
+# (session, its data) -> the command that carries its workflow on after `guard accept`.
+GoOn = Callable[[Session, dict[str, Any]], str]
 
 
 def start_window() -> float:
@@ -73,7 +79,8 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
-          schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
+          schema: str | None = None, answer_file: str | None = None, *,
+          go_on: GoOn) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     if not _can_start(data):
@@ -93,20 +100,23 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
                               prompt=prompt.text, argv=argv,
                               thread_id=None, schema=schema, template=prompt.template,
-                              answer_file=answer_file)
+                              answer_file=answer_file, go_on=go_on(session, locked))
     return _launch(session, turn["n"])
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
            recover: bool = False, schema: str | None = None,
            accept_changes: bool = False, answer_file: str | None = None,
-           purpose: str = "round") -> dict[str, Any]:
+           purpose: str = "round", *, go_on: GoOn, again: str | None = None
+           ) -> dict[str, Any]:
+    """`again`: the command to run again once the user accepted changed files, when it is
+    not this `resume` itself (a workflow's own verb that resumed for it)."""
     session = sessions.resolve(ref, cwd)
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
     budget.require(session, options.get("budget_tokens"))  # a recovery spends tokens too
-    _check_guard(session, data, accept_changes)
+    _check_guard(session, data, accept_changes, again)
     if recover:
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
@@ -133,7 +143,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
             purpose=_purpose(previous, recover, purpose),
             argv=argv,
             recovers=previous["n"] if recover else None, schema=schema,
-            template=prompt.template, answer_file=answer_file,
+            template=prompt.template, answer_file=answer_file, go_on=go_on(session, locked),
         )
     return _launch(session, turn["n"])
 
@@ -151,7 +161,8 @@ def unaccepted_violations(data: dict[str, Any]) -> list[TurnRecord]:
             if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
 
 
-def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
+def _check_guard(session: Session, data: dict[str, Any], accept: bool,
+                 again: str | None) -> None:
     """Changed files stop the loop until the user says go on (every such turn counts, also
     one whose round was then re-asked)."""
     found = unaccepted_violations(data)
@@ -161,8 +172,7 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
         from sparring.turn import guard as turnguard
 
         violation = found[-1]["guard"]["violation"]
-        retry = (turnguard.go_on(session) if data.get("debate") or data.get("discussion")
-                 else f"run this `sparring resume {session.id}` again")
+        retry = again or f"run this `sparring resume {session.id}` again"
         raise SparringError("guard_violation", violation["message"],
                             turnguard.hint(session, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])

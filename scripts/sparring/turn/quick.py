@@ -28,6 +28,7 @@ from sparring.turn.budget import figures, total_usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 
@@ -35,8 +36,12 @@ class SlowPath(Exception):
     """This one is for the full CLI."""
 
 
-def ended_turn(verb: str, ref: str) -> dict[str, Any]:
-    """The brief poll object of the session's latest turn, which has ended."""
+def ended_turn(verb: str, ref: str, status_keys: Mapping[str, str] | None = None
+               ) -> dict[str, Any]:
+    """The brief poll object of the session's latest turn, which has ended. `status_keys`:
+    the workflows whose status comes with an ended turn, and the key of their own record in
+    session.json (the registry's, which the caller knows): the CLI adds that status, so a
+    session holding that record goes the slow way."""
     directory = session_folder(ref, os.getcwd())
     if directory is None:
         raise SlowPath("no such session: the full CLI says so")
@@ -50,7 +55,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     turn = data["turns"][-1]
     if not states.is_terminal(turn["status"]):
         raise SlowPath("the turn runs (or its runner died): the full CLI watches it")
-    if turn["purpose"] != "synthesis" and (data.get("debate") or data.get("discussion")):
+    own = (status_keys or {}).get(data["skill"])
+    if turn["purpose"] != "synthesis" and own and data.get(own):
         raise SlowPath("the workflow's status comes with the answer: the full CLI adds it")
     seen = events.read(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"),
                        finished=True)

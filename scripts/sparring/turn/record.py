@@ -68,6 +68,7 @@ def new_turn(
     schema: str | None = None,
     template: dict[str, Any] | None = None,
     answer_file: str | None = None,
+    go_on: str | None = None,
 ) -> TurnRecord:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
@@ -88,6 +89,7 @@ def new_turn(
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
         "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+        "go_on": go_on,
     }
     data["turns"].append(turn)
     return turn

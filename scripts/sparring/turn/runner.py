@@ -116,7 +116,7 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
         argv=turns.codex_argv(ended["argv"][0], data, settings, thread_id=data["thread_id"],
                               schema=ended["schema"]),
         thread_id=data["thread_id"],
-        schema=ended["schema"])
+        schema=ended["schema"], go_on=ended.get("go_on"))
     turn["runner"] = ended["runner"]  # this same runner carries on with it
     queued.append(turn["n"])
 

@@ -25,8 +25,6 @@ from sparring.store.session import Session, local_time
 from sparring.store.state import write_atomic
 from sparring.turn import budget
 from sparring.turn.summary import summarize
-from sparring.workflows import registry
-from sparring.workflows.structured import engine
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -47,9 +45,9 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
         "outcome": _outcome(data, decision),
         "decision": decision,
         "degraded": degraded_reasons(data),
-        "consensus_points": [engine.point_row(p) for p in known.points.values()
+        "consensus_points": [ledgers.point_row(p) for p in known.points.values()
                              if p.is_agreed() and not p.is_pending()],
-        "disagreements": [engine.point_row(p) for p in known.points.values()
+        "disagreements": [ledgers.point_row(p) for p in known.points.values()
                           if p.is_disputed() or p.is_pending()],
         "codex_position": _last_position(data, CODEX),
         "claude_position": _last_position(data, CLAUDE),
@@ -203,10 +201,10 @@ def remember(session: Session, path: Path) -> None:
             locked["reports"] = [*reports, str(path)]
 
 
-def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
-    """Where the report goes: the workflow's `report_path` with its placeholders filled."""
+def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = None) -> Path:
+    """Where the report goes: `pattern` (the workflow's `report_path` setting) with its
+    placeholders filled."""
     root = Path(data["root"])
-    pattern = registry.settings(registry.load_settings(root), data["skill"])["report_path"]
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
               "slug": slug(question(data) or data["id"]), "skill": data["skill"],
@@ -214,10 +212,11 @@ def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
     return root / str(pattern).format(**values)
 
 
-def destination(data: AnySession, out: Path | None,
+def destination(data: AnySession, out: Path | None, pattern: str | None,
                 extra: dict[str, str] | None = None) -> Path:
-    """Where a record goes; another session's record (or any other file) is never replaced:
-    an explicit --out that exists is refused, a default path gets -2, -3, ..."""
+    """Where a record goes: --out, else `pattern` (default_path; needed only without --out);
+    another session's record (or any other file) is never replaced: an explicit --out that
+    exists is refused, a default path gets -2, -3, ..."""
     ours = set(data.get("reports", []))
     if out is not None:
         path = out.resolve()
@@ -225,7 +224,8 @@ def destination(data: AnySession, out: Path | None,
             raise SparringError("report_exists", f"{path} exists and is not this session's "
                                 "report", "choose another --out, or move the file away")
         return path
-    return unique_path(default_path(data, extra), ours)
+    assert pattern is not None, "a record without --out needs the workflow's report_path"
+    return unique_path(default_path(data, pattern, extra), ours)
 
 
 def unique_path(path: Path, ours: set[str]) -> Path:
