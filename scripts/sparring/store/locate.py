@@ -32,7 +32,7 @@ def project_root(cwd: str) -> str:
         candidate = parent
 
 
-def sessions_folder(root: str) -> str:
+def _sessions_folder(root: str) -> str:
     return os.path.join(root, STATE_DIR, "sessions")
 
 
@@ -43,7 +43,7 @@ def session_folder(ref: str, cwd: str) -> str | None:
     if os.sep in ref or os.path.isdir(path):
         candidate = os.path.join(cwd, path)  # an absolute `path` stays as it is
     else:
-        candidate = os.path.join(sessions_folder(project_root(cwd)), ref)
+        candidate = os.path.join(_sessions_folder(project_root(cwd)), ref)
     if not os.path.isfile(os.path.join(candidate, SESSION_FILE)):
         return None
     return os.path.realpath(candidate)
