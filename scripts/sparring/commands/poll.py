@@ -62,9 +62,9 @@ def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
     shown = found if full else brief(found)
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
-    flow = registry.get(data["skill"])
-    status = flow.part("status")
-    if status is None or not flow.status_key or not data.get(flow.status_key):
+    flow = registry.WORKFLOWS.get(data["skill"])  # one sparring does not know is only watched
+    status = flow.part("status") if flow is not None else None
+    if flow is None or status is None or not flow.status_key or not data.get(flow.status_key):
         return shown
     shown[flow.status_key] = _without_repeats(status(session, data, cwd))
     if flow.status_replaces_review and not full:

@@ -17,8 +17,9 @@ that reading the registry loads no workflow's code; poll's fast path reads it):
   carries Codex's answer, so the brief object leaves `review` out);
 - `after_verdict(session, cwd, data, decision, known, given) -> dict`: what follows
   Claude's verdict on a structured round (`sparring verdict`'s `next`);
-- `report(session, data, synthesis, out, settings) -> dict`: what `sparring report` writes;
-  a workflow without it keeps its records with its own verbs (`records_hint` says which).
+- `report(context, session, data, synthesis_file, out) -> dict`: what `sparring report`
+  writes; a workflow without it keeps its records with its own verbs (`records_hint` says
+  which).
 Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb` names
 its function and declares its parameters as data (`Param`); cli/workflows.py makes the
 click command, and the function is called as `function(context, **values)`.
