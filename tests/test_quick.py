@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from sparring import fastjson
+from sparring import fastjson, records
 from sparring.cli import door as quick
+from sparring.store import shapes
 from sparring.turn import quick as reader
+from sparring.workflows import registry
 
 
 def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
@@ -167,6 +169,29 @@ def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
     assert answered("wait", sid) is None
 
 
+def test_keys_the_runner_adds_to_any_session_keep_it_quick(sparring: Any, session: str,
+                                                           fake_codex: Any, repo: Path) -> None:
+    """Only a workflow's own record sends a session to the CLI (which adds that workflow's
+    status): what the runner writes into any session (a finalize, a budget's refusal) does
+    not."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    ended(sparring, session)
+    assert sparring("finalize", session).exit_code == 0
+    refused = sparring("resume", session, "--budget-tokens", "1", input=b"again")
+    assert refused.error_code == "budget_exhausted"
+    data = json.loads((repo / ".sparring" / "sessions" / session / "session.json").read_text())
+    assert {"finalized_at", "budget_stop"} <= set(data)
+    assert answered("poll", session) == (0, sparring("poll", session).out)
+
+
+def test_the_session_formats_own_keys_are_all_but_the_workflows_records() -> None:
+    declared = set(records.SessionRecord.__annotations__)
+    own = {flow.status_key for flow in registry.WORKFLOWS.values() if flow.status_key}
+    assert own and declared - own <= shapes.SESSION_KEYS
+    assert not shapes.SESSION_KEYS & own
+
+
 def test_python_m_sparring_answers_alone_and_as_the_cli_does(
         sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
     """The real way in: `python -m sparring` prints the CLI's object, and loads neither
@@ -278,7 +303,7 @@ def test_fastjson_writes_as_json_does() -> None:
 
 
 def test_ctrl_c_is_one_json_object_as_the_cli_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(*request: object) -> None:
+    def interrupted(verb: str, ref: str) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(reader, "ended_turn", interrupted)

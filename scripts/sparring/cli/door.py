@@ -45,9 +45,7 @@ def run(argv: list[str]) -> int | None:
     from sparring.turn.quick import ended_turn
 
     try:
-        from sparring.workflows.registry import STATUS_KEYS
-
-        found = ended_turn(*request, STATUS_KEYS)
+        found = ended_turn(*request)
     except KeyboardInterrupt:
         return _interrupted()
     except Exception:  # quick.SlowPath, or anything unexpected: the full CLI reports it

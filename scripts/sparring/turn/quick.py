@@ -3,8 +3,9 @@
 Claude runs `wait` after every Codex round, and most often the turn has ended by then: all
 there is to print is what session.json and the turn's events say. `ended_turn` answers only
 that common case and raises `SlowPath` for everything else: a turn still running (or whose
-runner died), a workflow whose status comes with the answer, the first reveal of a sealed
-answer (it is recorded), anything unusual on disk. The full CLI then prints the same object
+runner died), a session holding a workflow's own record (the CLI adds where the workflow
+stands, as the registry says), the first reveal of a sealed answer (it is recorded), anything
+unusual on disk. The full CLI then prints the same object
 the slow way: tests/test_quick.py holds the two to the same bytes, and so does conftest.py
 for every poll, wait and guard check of the suite.
 
@@ -21,14 +22,13 @@ from sparring import states
 from sparring.codex import events
 from sparring.fastjson import loads
 from sparring.store.locate import SESSION_FILE, SESSION_FORMAT, session_folder
-from sparring.store.shapes import session_problem
+from sparring.store.shapes import SESSION_KEYS, session_problem
 from sparring.turn.barrier import withheld
 from sparring.turn.brief import brief
 from sparring.turn.budget import figures, total_usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
 
@@ -36,12 +36,8 @@ class SlowPath(Exception):
     """This one is for the full CLI."""
 
 
-def ended_turn(verb: str, ref: str, status_keys: Mapping[str, str] | None = None
-               ) -> dict[str, Any]:
-    """The brief poll object of the session's latest turn, which has ended. `status_keys`:
-    the workflows whose status comes with an ended turn, and the key of their own record in
-    session.json (the registry's, which the caller knows): the CLI adds that status, so a
-    session holding that record goes the slow way."""
+def ended_turn(verb: str, ref: str) -> dict[str, Any]:
+    """The brief poll object of the session's latest turn, which has ended."""
     directory = session_folder(ref, os.getcwd())
     if directory is None:
         raise SlowPath("no such session: the full CLI says so")
@@ -55,8 +51,7 @@ def ended_turn(verb: str, ref: str, status_keys: Mapping[str, str] | None = None
     turn = data["turns"][-1]
     if not states.is_terminal(turn["status"]):
         raise SlowPath("the turn runs (or its runner died): the full CLI watches it")
-    own = (status_keys or {}).get(data["skill"])
-    if turn["purpose"] != "synthesis" and own and data.get(own):
+    if turn["purpose"] != "synthesis" and not SESSION_KEYS.issuperset(data):
         raise SlowPath("the workflow's status comes with the answer: the full CLI adds it")
     seen = events.read(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"),
                        finished=True)

@@ -9,8 +9,7 @@ workflow.py), none of which imports it: what they need from here (a workflow's s
 passed to them (`context`).
 
 Reading it loads only the packages' declarations, never their code (the parts are named,
-and imported when called): poll's fast path (cli/door.py) reads which workflows add their
-status to an ended turn.
+and imported when called): every verb of the CLI reads it.
 
 `SPARRING_WORKFLOWS` adds workflows from outside the package, `module:attribute` of a
 `Workflow` each, separated by commas: how a test registers a toy workflow for the real
@@ -57,9 +56,6 @@ WORKFLOWS: dict[str, Workflow] = {flow.name: flow for flow in (
     deep_discussion.WORKFLOW, *_extra())}
 
 SKILLS = tuple(sorted(WORKFLOWS))  # what a session's `skill` may be
-# The workflows whose status poll and wait add once Codex's turn has ended, and the key of
-# their own record in session.json (a session holding it gets the status).
-STATUS_KEYS = {name: flow.status_key for name, flow in WORKFLOWS.items() if flow.status_key}
 
 
 def get(name: str) -> Workflow:

@@ -8,7 +8,7 @@ revealed), the round cap and the report path (the defaults sparring.yaml overrid
 default effort, the templates it renders.
 
 The parts, each `module:function` in the workflow's own package, imported when called (so
-that reading the registry loads no workflow's code; poll's fast path reads it):
+that reading the registry loads no workflow's code):
 - `go_on(session, data) -> str`: the command that carries the workflow on, once the user
   has accepted files Codex changed (`guard accept`); every workflow has one;
 - `status(session, data, cwd) -> dict`: where the workflow stands, which poll and wait add
