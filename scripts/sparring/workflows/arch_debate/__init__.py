@@ -1,7 +1,8 @@
 """arch-debate: a folder of round files, read and judged by the runner.
 
 folder.py reads a debate folder's state, status.py says where the debate stands (and writes
-its outcome files), verbs.py holds its own verbs (`sparring debate new|round|status`).
+its outcome files), verbs.py holds its own verbs (`sparring debate new|round|status`),
+go_on.py how it carries on after `guard accept`.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ WORKFLOW = Workflow(
     templates=("arch-debate/protocol", "arch-debate/codex-round", "arch-debate/agreed",
                "arch-debate/decision-needed"),
     report_templates=("arch-debate/agreed", "arch-debate/decision-needed"),
-    parts={"go_on": "status:go_on", "status": "status:after_turn"},
+    parts={"go_on": "go_on:go_on", "status": "status:after_turn"},
     records_hint="`sparring debate status DIR` writes its records",
     status_key="debate", command="debate", command_help=_GROUP, verbs=(
         Verb("new", "verbs:new", _NEW, (

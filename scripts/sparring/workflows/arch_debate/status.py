@@ -2,7 +2,7 @@
 
 `debate status` prints it, and so does `wait` once Codex's round is in (`after_turn`, the
 registry's `status` part). Once the debate is agreed it writes round-N-agreed.md; once it
-is stuck, DECISION-NEEDED.md. `go_on` says how the debate carries on after `guard accept`.
+is stuck, DECISION-NEEDED.md.
 """
 
 from __future__ import annotations
@@ -76,12 +76,6 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
 def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
     """Where the debate stands, for poll and wait once Codex's round has ended."""
     return status(Path(data["debate"]["dir"]), cwd)
-
-
-def go_on(session: Session, data: dict[str, Any]) -> str:
-    inbox = workspace.session_inbox(data)
-    return (f"hand in your round: `sparring debate round {shell_word(data['debate']['dir'])} "
-            f"--file {shell_word(f'{inbox}/round.md')}`")
 
 
 def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:

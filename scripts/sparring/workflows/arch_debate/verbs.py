@@ -23,7 +23,8 @@ from sparring.store.state import write_atomic
 from sparring.turn import launch, lifecycle
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
-from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session, go_on
+from sparring.workflows.arch_debate.go_on import go_on
+from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
 

@@ -1,7 +1,8 @@
 """deep-discussion: free-text rounds with markers, a transcript, a synthesis.
 
 transcript.py reads the arguments, the transcript and its markers; status.py says where the
-discussion stands; verbs.py holds its own verbs (`sparring discuss ...`).
+discussion stands; verbs.py holds its own verbs (`sparring discuss ...`); go_on.py how it
+carries on after `guard accept`.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ WORKFLOW = Workflow(
     templates=("deep-discussion/first", "deep-discussion/round", "deep-discussion/synthesis",
                "deep-discussion/report"),
     report_templates=("deep-discussion/report",),
-    parts={"go_on": "status:go_on", "status": "status:after_turn"},
+    parts={"go_on": "go_on:go_on", "status": "status:after_turn"},
     records_hint="`sparring discuss report {session}`",
     status_key="discussion", status_replaces_review=True, command="discuss",
     command_help=_GROUP, verbs=(

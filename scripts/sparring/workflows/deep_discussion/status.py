@@ -1,7 +1,7 @@
 """Where a deep-discussion stands: rounds, the last message, consensus per side, what next.
 
 `discuss status` prints it, and so does `wait` once Codex's round is in (`after_turn`, the
-registry's `status` part). `go_on` says how the discussion carries on after `guard accept`.
+registry's `status` part).
 """
 
 from __future__ import annotations
@@ -53,12 +53,6 @@ def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, A
     """Where the discussion stands, for poll and wait once Codex's round has ended (its
     `last_message` carries Codex's answer)."""
     return status(session.id, cwd)
-
-
-def go_on(session: Session, data: dict[str, Any]) -> str:
-    inbox = workspace.session_inbox(data)
-    return (f"answer Codex: `sparring discuss round {session.id} --file "
-            f"{shell_word(f'{inbox}/round.yaml')}`")
 
 
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],

@@ -23,7 +23,8 @@ from sparring.turn import launch, lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
-from sparring.workflows.deep_discussion.status import codex_rounds, go_on, load
+from sparring.workflows.deep_discussion.go_on import go_on
+from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
 

@@ -1,5 +1,4 @@
-"""What follows Claude's verdict on a structured round (`sparring verdict`'s `next`), and
-what carries the debate on once the user has accepted files Codex changed.
+"""What follows Claude's verdict on a structured round (`sparring verdict`'s `next`).
 
 think-about goes on at once: a `continue` starts Codex's next round (one call less a
 round). dual-model has one round, then the synthesis; a deeper dive on the same thread is
@@ -22,6 +21,7 @@ from sparring.store.session import Session
 from sparring.store.state import write_private
 from sparring.turn import launch
 from sparring.workflows.structured import engine
+from sparring.workflows.structured.go_on import go_on
 
 
 def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
@@ -54,10 +54,6 @@ def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.D
                    f"--vars-file {shell_word(str(path))} --var-file "
                    f"{shell_word(f'FOLLOW_UP={inbox}/follow-up.md')}"}}
     return _guard_stop(session, data, step) or step
-
-
-def go_on(session: Session, data: dict[str, Any]) -> str:
-    return "judge the round as usual (`sparring verdict`), which starts the next one"
 
 
 def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
