@@ -8,7 +8,9 @@
    rounds measured in one run, interleaved; goal <= 2.0x for both. Prints the modules poll
    imports beyond Python's own start-up.
    An arch-debate's (or a deep-discussion's) `wait` also prints where the workflow stands:
-   that one goes through the full CLI, and is printed for comparison.
+   that one goes through the full CLI, and is printed for comparison. So do three verbs
+   that always go through it: `status SESSION`, `debate status DIR`, and `start` (a new
+   session each time, start window 0: the command until the runner has launched codex).
 2. Side by side, when --node-runner names codex_skill's `codex-runner.js` (kept outside
    this repository): its `poll` on its own finished session, same fake codex.
 3. Latency from the end of a turn (codex's last event reaching disk) to `sparring wait`
@@ -102,6 +104,11 @@ def finished_debate_round(run: Sparring, base: Path) -> str:
     return str(sid)
 
 
+def fresh_sessions(run: Sparring, count: int) -> list[str]:
+    """Sessions with nothing started yet, one for each `start` to measure."""
+    return [str(run("init", "--skill", "deep-discussion")["session"]) for _ in range(count)]
+
+
 def node_session(runner: Path, repo: Path, env: dict[str, str]) -> str:
     """codex_skill's runner: its own think-about session, one finished round (its poll
     records the end and caches the answer, as it does for Claude)."""
@@ -184,11 +191,20 @@ def main() -> int:
         run = Sparring(python, make_repo(base, "repo"), env)
         sid = finished_round(run, base)
         debate_sid = finished_debate_round(run, base)
+        unstarted = iter(fresh_sessions(run, args.runs))
+        prompt = base / "prompt.txt"
+        prompt.write_text("Redis or SQLite?\n")
+        at_once = {**env, "SPARRING_STARTSECS": "0"}
         commands: dict[str, Callable[[], float]] = {
             "python": lambda: wall([str(python), "-I", "-c", "pass"], run.repo, env),
             "poll": lambda: wall([*run.argv, "poll", sid], run.repo, env),
             "wait": lambda: wall([*run.argv, "wait", sid], run.repo, env),
             "debate wait": lambda: wall([*run.argv, "wait", debate_sid], run.repo, env),
+            "status": lambda: wall([*run.argv, "status", sid], run.repo, env),
+            "debate status": lambda: wall([*run.argv, "debate", "status", "debate"], run.repo,
+                                          env),
+            "start": lambda: wall([*run.argv, "start", next(unstarted), "--prompt-file",
+                                   str(prompt)], run.repo, at_once),
         }
         if args.node_runner:
             node_repo = make_repo(base, "node-repo")
@@ -214,6 +230,9 @@ def report(args: argparse.Namespace, found: dict[str, float],
     debate = found["debate wait"]
     print(f"sparring wait (arch-debate round, + debate status): {ms(debate)}  "
           f"{debate / bare:.2f}x python (the full CLI: it reads and checks the round files)")
+    for verb in ("status", "debate status", "start"):
+        print(f"sparring {verb} (the full CLI):{' ' * (20 - len(verb))}{ms(found[verb])}  "
+              f"{found[verb] / bare:.2f}x python")
     if "node poll" in found:
         node = found["node poll"]
         print(f"codex-runner.js poll (finished round):       {ms(node)}  {node / bare:.2f}x "
@@ -228,6 +247,9 @@ def report(args: argparse.Namespace, found: dict[str, float],
     print(f"RESULT python_ms={bare * 1000:.1f} poll_ms={found['poll'] * 1000:.1f} "
           f"wait_ms={found['wait'] * 1000:.1f} poll_ratio={found['poll'] / bare:.2f} "
           f"wait_ratio={found['wait'] / bare:.2f} debate_wait_ms={debate * 1000:.1f}{node_part} "
+          f"status_ms={found['status'] * 1000:.1f} "
+          f"debate_status_ms={found['debate status'] * 1000:.1f} "
+          f"start_ms={found['start'] * 1000:.1f} "
           f"wait_latency_median_ms={statistics.median(latencies) * 1000:.0f} "
           f"wait_latency_max_ms={max(latencies) * 1000:.0f}")
 

@@ -9,32 +9,9 @@ from typing import Any
 
 import pytest
 
+from support.debates import ARCH_QUESTION as QUESTION
+from support.debates import ArchDebate as Debate
 from support.gitrepo import git
-
-QUESTION = "Should we use Redis or SQLite for sessions?"
-
-
-class Debate:
-    def __init__(self, sparring: Any, fake: Any, repo: Path) -> None:
-        self.sparring, self.fake, self.dir = sparring, fake, repo / "debate"
-        created = sparring("debate", "new", "debate", QUESTION)
-        assert created.exit_code == 0, created.raw
-        self.session = created.out["session"]
-
-    def write(self, n: int, text: str) -> None:
-        (self.dir / f"round-{n}-claude.md").write_text(text)
-
-    def codex_round(self, *args: str) -> dict[str, Any]:
-        started = self.sparring("debate", "round", str(self.dir), *args)
-        assert started.exit_code == 0, started.raw
-        done = self.sparring("wait", self.session)
-        assert done.out["status"] == "completed", done.out
-        return self.status()
-
-    def status(self) -> dict[str, Any]:
-        result = self.sparring("debate", "status", str(self.dir))
-        assert result.exit_code == 0, result.raw
-        return dict(result.out)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
+from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 
 # What the fake codex reports for each turn: 1,200 tokens (the cached ones are part of the
 # input, the reasoning ones part of the output).

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from test_think_about import answer, cpt, pt
+from support.debates import answer, cpt, pt
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = sorted([*ROOT.glob("skills/*/SKILL.md"), *ROOT.glob("references/**/*.md")])

@@ -14,7 +14,7 @@ from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
 from sparring.states import REPORTED
 from sparring.turn.contract import POLL_KEYS, PURPOSES
-from test_deep_discussion import FRAME
+from support.debates import FRAME
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 

@@ -14,15 +14,8 @@ import pytest
 from sparring.errors import SparringError
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import transcript as discussion
+from support.debates import FRAME
 from support.gitrepo import git
-
-FRAME = b"""TOPIC: Event sourcing for the billing service?
-FRAMING: |
-  Billing needs an audit trail; the team has no event-sourcing experience.
-CONTEXT: services/billing
-CLAUDE_VIEW: |
-  An append-only audit table gets most of the benefit at a fraction of the cost.
-"""
 
 SYNTHESIS = b"""agreed_points: "- audit table first"
 key_trade_offs: "- replay vs simplicity"

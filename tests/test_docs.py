@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,22 @@ def test_every_test_docs_security_names_exists() -> None:
                if not re.search(rf"^(def {name}\(|{name} = )", (ROOT / path).read_text(
                    encoding="utf-8"), re.M)]
     assert not missing, f"docs/security.md names tests that do not exist: {missing}"
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def test_the_module_map_lists_every_module_and_no_other() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    region = text.split("<!-- module map -->", 1)[1].split("<!-- end: module map -->", 1)[0]
+    listed = re.findall(r"^\| `([\w/]+\.py)` \|", region, re.M)
+    package = ROOT / "scripts" / "sparring"
+    modules = sorted(p.relative_to(package).as_posix() for p in package.rglob("*.py"))
+    assert len(listed) == len(set(listed)), "a module listed twice"
+    assert sorted(listed) == modules, (
+        f"not in docs/architecture.md: {sorted(set(modules) - set(listed))}; "
+        f"listed but gone: {sorted(set(listed) - set(modules))}")
+
+
+def test_the_readme_leads_to_the_architecture() -> None:
+    assert "docs/architecture.md" in (ROOT / "README.md").read_text(encoding="utf-8")

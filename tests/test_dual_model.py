@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_think_about import answer, cpt, pt
+from support.debates import answer, cpt, pt
 
 SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
              "open_questions": ["What is the p99 budget?"],

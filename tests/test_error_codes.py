@@ -26,9 +26,7 @@ import psutil
 import pytest
 
 from sparring.errors import CODES
-from test_arch_debate import Debate as ArchDebate
-from test_deep_discussion import FRAME
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDED = {"failed", "timeout", "stalled", "stopped"}

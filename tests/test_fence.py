@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from sparring import answers
+from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.fence import unfence
-from sparring.turn import record as turns
 
 BODY = '{"a": 1}'
 
@@ -46,7 +46,7 @@ def test_anything_else_is_left_as_it_is(text: str) -> None:
 def test_claude_s_hand_in_codex_s_answer_and_its_round_file_all_unwrap_the_same() -> None:
     fenced = f"  ```json\n{BODY}\n```\n"
     assert answers.load_json(fenced.encode(), "verdict") == {"a": 1}
-    assert turns.parse_review(fenced) == {"a": 1}
+    assert events.parse_review(fenced) == {"a": 1}
     assert answers.load_json(b"```yaml\na: 1\nb: two\n```", "verdict") == {"a": 1, "b": "two"}
 
 
@@ -79,11 +79,11 @@ def test_leniently_anything_else_is_left_as_it_is(text: str) -> None:
 ])
 def test_the_json_readers_take_a_block_with_a_loose_fence(text: str) -> None:
     assert answers.load_json(text.encode(), "verdict") == {"a": 1}
-    assert turns.parse_review(text) == {"a": 1}
+    assert events.parse_review(text) == {"a": 1}
 
 
 def test_a_block_with_prose_before_it_is_not_json() -> None:
-    assert turns.parse_review(f"My answer:\n```json\n{BODY}\n```") is None
+    assert events.parse_review(f"My answer:\n```json\n{BODY}\n```") is None
     with pytest.raises(SparringError) as caught:
         answers.load_json(f"Here:\n```json\n{BODY}\n```".encode(), "verdict")
     assert caught.value.code == "verdict_invalid"

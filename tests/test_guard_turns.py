@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 
 from sparring.store.session import Session
-from test_arch_debate import Debate as ArchDebate
-from test_deep_discussion import FRAME
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 USER_EDIT = "print('hello')  # the user's edit, never committed\n"
 

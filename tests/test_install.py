@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from sparring import __version__
+from sparring.workflows import registry
 from support.installing import (
     BARE_PATH,
     INSTALL,
@@ -120,7 +121,7 @@ def installed(project: Path, env: dict[str, str]) -> Path:
 
 
 def test_the_repo_has_the_four_skills() -> None:
-    assert set(SKILLS) <= {"arch-debate", "deep-discussion", "dual-model", "think-about"}
+    assert set(SKILLS) == set(registry.SKILLS)  # one skill per workflow, and no other
     assert {"dual-model", "think-about"} <= set(SKILLS)
 
 

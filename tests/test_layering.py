@@ -5,6 +5,9 @@ and the installer side by side, the store, the process door, and the leaf module
 scripts/sparring/. A module imports only from its own folder or from a lower layer, lazily
 inside a function too; folders side by side in one layer, the verbs, and the workflows'
 own packages do not import each other; and no import closes a circle. Nothing is exempt.
+Among the workflows, the registry stands above their packages, which stand above what they
+share: neither a package nor a shared module imports the registry, and no shared module
+imports a package.
 A turn's status changes only through the state machine (states.py).
 """
 
@@ -32,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # own packages (each knows only itself and what the workflows share).
 VERBS = "sparring.commands."
 WORKFLOW_PACKAGES = "sparring.workflows."
+REGISTRY = "sparring.workflows.registry"
 
 
 def module_name(path: str) -> str:
@@ -98,7 +102,17 @@ def layering_problems(sources: dict[str, str]) -> list[str]:
                 problems.append(f"{module} imports {target}, beside it in the same layer")
             elif _side_by_side(module, target):
                 problems.append(f"{module} imports {target}: they stand side by side")
+            elif theirs == mine and _rank(target) > _rank(module):
+                problems.append(f"{module} imports {target}, above it among the workflows")
     return problems
+
+
+def _rank(module: str) -> int:
+    """Among the workflows: the registry 2, a workflow's own package 1, what they share 0
+    (and 0 for every module of another layer)."""
+    if module == REGISTRY:
+        return 2
+    return 1 if _workflow_package(module) is not None else 0
 
 
 def _side_by_side(module: str, target: str) -> bool:
@@ -183,6 +197,11 @@ def test_no_import_closes_a_circle() -> None:
     ({"commands/verdict.py": "from .start import unaccepted_violations\n"}, "side by side"),
     ({"workflows/arch_debate/status.py": "from sparring.workflows.structured import engine\n"},
      "side by side"),
+    ({"workflows/report.py": "from sparring.workflows import registry\n"}, "above it"),
+    ({"workflows/arch_debate/status.py": "def f():\n    from sparring.workflows.registry "
+                                         "import get\n"}, "above it"),
+    ({"workflows/sessions.py": "from sparring.workflows.structured import engine\n"},
+     "above it"),
 ])
 def test_the_layering_check_finds_what_it_forbids(sources: dict[str, str], needle: str) -> None:
     found = layering_problems(sources)
@@ -194,7 +213,9 @@ def test_the_command_line_may_import_every_verb_and_the_verbs_what_is_below() ->
                               "from sparring.commands.poll import poll\n",
                "commands/debate.py": "from sparring.workflows.arch_debate import status\n"
                                      "from sparring import ledger\n",
-               "turn/launch.py": "from .brief import brief\n"}
+               "turn/launch.py": "from .brief import brief\n",
+               "workflows/registry.py": "from sparring.workflows import arch_debate\n",
+               "workflows/arch_debate/verbs.py": "from sparring.workflows import sessions\n"}
     assert layering_problems(sources) == []
 
 

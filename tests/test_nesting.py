@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sparring.codex import events
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import Debate, answer, cpt, pt
 
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 DEEP_YAML = "points: " + "[" * 100_000 + "]" * 100_000 + "\n"

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import Debate, answer, cpt, pt
 
 
 def modes(top: Path) -> dict[str, int]:

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from sparring.codex import MAX_PROMPT_CHARS
-from test_deep_discussion import FRAME
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import FRAME, Debate, answer, cpt, pt
 
 TOO_LONG = b"x" * (MAX_PROMPT_CHARS + 1)
 

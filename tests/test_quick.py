@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from sparring import fastjson
+from sparring import fastjson, records
 from sparring.cli import door as quick
+from sparring.store import shapes
 from sparring.turn import quick as reader
+from sparring.workflows import registry
 
 
 def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
@@ -167,6 +169,29 @@ def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
     assert answered("wait", sid) is None
 
 
+def test_keys_the_runner_adds_to_any_session_keep_it_quick(sparring: Any, session: str,
+                                                           fake_codex: Any, repo: Path) -> None:
+    """Only a workflow's own record sends a session to the CLI (which adds that workflow's
+    status): what the runner writes into any session (a finalize, a budget's refusal) does
+    not."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    ended(sparring, session)
+    assert sparring("finalize", session).exit_code == 0
+    refused = sparring("resume", session, "--budget-tokens", "1", input=b"again")
+    assert refused.error_code == "budget_exhausted"
+    data = json.loads((repo / ".sparring" / "sessions" / session / "session.json").read_text())
+    assert {"finalized_at", "budget_stop"} <= set(data)
+    assert answered("poll", session) == (0, sparring("poll", session).out)
+
+
+def test_the_session_formats_own_keys_are_all_but_the_workflows_records() -> None:
+    declared = set(records.SessionRecord.__annotations__)
+    own = {flow.status_key for flow in registry.WORKFLOWS.values() if flow.status_key}
+    assert own and declared - own <= shapes.SESSION_KEYS
+    assert not shapes.SESSION_KEYS & own
+
+
 def test_python_m_sparring_answers_alone_and_as_the_cli_does(
         sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
     """The real way in: `python -m sparring` prints the CLI's object, and loads neither
@@ -237,6 +262,36 @@ def test_fastjson_reads_as_json_does(text: str) -> None:
     except ValueError:
         found = ("error",)
     assert found == expected
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"type": "x"}', b'\xef\xbb\xbf{"a": 1}', '{"a": "\u00e9"}'.encode("utf-16"),
+    '{"a": 1}'.encode("utf-16-le"), '{"a": 1}'.encode("utf-32-be"), b"\xff\xfe", b"7",
+    b"\x80{}", b'{"a": "\xed\xa0\x80"}', b"", b"  [1] ",
+])
+def test_fastjson_reads_bytes_as_json_does(raw: bytes) -> None:
+    """Codex's events are read as bytes, by the CLI and the fast path alike (events.py)."""
+    try:
+        expected: Any = ("ok", repr(json.loads(raw)))
+    except ValueError:
+        expected = ("error",)
+    try:
+        found: Any = ("ok", repr(fastjson.loads(raw)))
+    except ValueError:
+        found = ("error",)
+    assert found == expected
+
+
+def test_an_answer_nested_past_the_bound_is_text_on_both_paths(sparring: Any, session: str,
+                                                               fake_codex: Any) -> None:
+    """One reader of Codex's answer (events.parse_review): nested past what sparring reads,
+    the answer is shown as text by the CLI and the fast path alike."""
+    deep = "[" * 40 + "]" * 40
+    fake_codex.mode("ok", reply=deep)
+    sparring("start", session, input=b"q")
+    cli = ended(sparring, session)
+    assert cli["review"] == {"text": deep}
+    assert answered("wait", session) == (0, cli)
 
 
 def test_fastjson_writes_as_json_does() -> None:

@@ -14,7 +14,7 @@ from sparring import records
 from sparring.store import shapes
 from sparring.store.session import Session
 from sparring.workflows.registry import WORKFLOWS
-from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
+from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 
 RECORDS = [(records.SessionRecord, shapes._SESSION), (records.TurnRecord, shapes._TURN),
            (records.EngineRecord, shapes._ENGINE), (records.DebateRecord, shapes._DEBATE),

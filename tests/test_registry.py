@@ -1,29 +1,36 @@
-"""The workflow registry (workflows/registry.py): every workflow has all its parts, and the modules
-that used to keep their own copy of the model read it from there."""
+"""The workflow registry (workflows/registry.py): every workflow has all its parts, the
+modules that used to keep their own copy of the model read it from there, and the verbs
+dispatch through it (a toy fifth workflow, registered from outside, runs through the real
+command line)."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sparring import answers, config, templates
 from sparring.workflows import registry as workflows
 from sparring.workflows import report
-from sparring.workflows.registry import SKILLS, WORKFLOWS, Workflow
+from sparring.workflows.registry import SKILLS, WORKFLOWS
+from sparring.workflows.workflow import PARTS, Workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_registry_holds_the_four_workflows_each_with_a_skill() -> None:
-    assert SKILLS == ("arch-debate", "deep-discussion", "dual-model", "think-about")
-    assert set(WORKFLOWS) == set(SKILLS)
+def test_the_registry_holds_a_workflow_for_each_skill_and_no_other() -> None:
+    shipped = tuple(sorted(p.parent.name for p in ROOT.glob("skills/*/SKILL.md")))
+    assert shipped == SKILLS
+    assert len(SKILLS) >= 4 and set(WORKFLOWS) == set(SKILLS)
     for name in SKILLS:
-        assert (ROOT / "skills" / name / "SKILL.md").is_file()
         assert workflows.get(name).name == name
 
 
@@ -38,10 +45,16 @@ def test_every_workflow_has_all_its_parts(flow: Workflow) -> None:
         assert loaded["type"] == "object", name
     assert (flow.answer_schema is None) == (not flow.claude_schemas)
     assert flow.barrier is (flow.answer_schema is not None)  # the seal guards a structured round 1
-    writer = flow.writer()
-    assert callable(writer) and writer.__name__ == flow.report_writer.rpartition(":")[2]
-    assert "reports.write(" in inspect.getsource(writer)  # the one report writer
-    assert (flow.records_hint is None) == (flow.report_writer == "sparring.commands.report:report")
+    # What the verbs call: `sparring report` writes with the report part (the one report
+    # writer), or the workflow keeps its records with its own verbs; a structured round
+    # says what follows a verdict; a status poll adds has its key.
+    report = flow.part("report")
+    assert (report is None) == (flow.records_hint is not None)
+    assert report is None or "reports.write(" in inspect.getsource(report)
+    assert (flow.part("after_verdict") is None) == (flow.answer_schema is None)
+    assert (flow.part("status") is None) == (flow.status_key is None)
+    assert callable(flow.part("go_on"))
+    assert bool(flow.command) == bool(flow.verbs)
     assert flow.effort in config.EFFORTS
     assert isinstance(flow.max_rounds, int) and flow.max_rounds > 0
     if flow.report_path is not None:
@@ -72,11 +85,112 @@ def test_a_report_file_is_private_atomic_and_its_json_ends_in_a_newline(tmp_path
     assert [p.name for p in path.parent.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.parametrize("flow", list(WORKFLOWS.values()), ids=list(WORKFLOWS))
+def test_every_part_and_verb_is_a_function_of_the_workflows_own_package(flow: Workflow) -> None:
+    """The registry names them (so that reading it loads no workflow's code): each name is
+    a function in the workflow's own package, which the layering test holds to importing
+    only what the workflows share."""
+    for spec in [*flow.parts.values(), *(verb.function for verb in flow.verbs)]:
+        found = flow.function(spec)
+        assert callable(found) and found.__module__.startswith(f"{flow.package}."), spec
+    assert set(flow.parts) <= set(PARTS)
+
+
 def test_the_registry_stays_cheap_to_import() -> None:
-    """poll's fast path imports it: it must load nothing beyond itself."""
+    """poll's fast path imports it: it loads the workflows' declarations, nothing else."""
     code = ("import sys; before = set(sys.modules); import sparring.workflows.registry; "
             "print(sorted(set(sys.modules) - before))")
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                           check=True, cwd=ROOT)
-    assert done.stdout.strip() == str(["sparring", "sparring.workflows",
-                                       "sparring.workflows.registry"])
+    assert done.stdout.strip() == str(sorted([
+        "sparring", "sparring.workflows", "sparring.workflows.registry",
+        "sparring.workflows.workflow", *{flow.package for flow in WORKFLOWS.values()}]))
+
+
+# --- a fifth workflow, registered from outside: the registry really dispatches ----------
+
+def _reload() -> None:
+    """The command line is made from the registry when it loads: load it again."""
+    import sparring.cli.main
+
+    importlib.reload(sparring.cli.main)
+
+
+@pytest.fixture
+def toy() -> Iterator[None]:
+    from support.toy_workflow import WORKFLOW
+
+    workflows.register(WORKFLOW)
+    _reload()
+    try:
+        yield
+    finally:
+        workflows.unregister("toy")
+        _reload()
+        assert "toy" not in workflows.WORKFLOWS
+
+
+def test_a_toy_workflow_runs_through_the_real_command_line(
+        toy: None, sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    """Its own verbs, its sparring.yaml section, its status in wait's object, its way on
+    after `guard accept`, and `sparring report` sending it to its own records: each comes
+    from its package through the registry, and nothing else in sparring names it."""
+    (repo / "sparring.yaml").write_text("toy:\n  max_rounds: 7\n")
+    made = sparring("toy", "new")
+    assert made.exit_code == 0, made.raw
+    sid = made.out["session"]
+    assert made.out["max_rounds"] == 7 and sid.startswith("toy-")
+    assert sparring("init", "--skill", "toy").out["skill"] == "toy"
+
+    fake_codex.mode("ok", reply="Heard you.")
+    said = sparring("toy", "say", sid, input=b"Hello, Codex.")
+    assert said.exit_code == 0, said.raw
+    assert said.out["verb"] == "toy say" and said.out["turn"] == 1
+    done = sparring("wait", sid, "--timeout", "30").out
+    assert done["status"] == "completed"
+    assert done["toy"] == {"said": ["Hello, Codex."], "heard": "Heard you."}
+    assert sparring("toy", "status", sid).out["heard"] == "Heard you."
+
+    fake_codex.mode("writes_file", write_path="notes.txt")
+    assert sparring("toy", "say", sid, input=b"Again.").exit_code == 0
+    changed = sparring("wait", sid, "--timeout", "30").out
+    toy_on = f"say something again: `sparring toy say {sid} --file FILE`"
+    assert changed["guard"]["violation"]["hint"].endswith(toy_on)
+    refused = sparring("toy", "say", sid, input=b"Once more.")
+    assert refused.error_code == "guard_violation" and refused.out["error"]["hint"].endswith(
+        toy_on)
+    assert sparring("guard", "accept", sid).out["next"] == toy_on
+
+    kept = sparring("report", sid)
+    assert kept.error_code == "invalid_transition"
+    assert kept.out["error"]["hint"] == f"`sparring toy status {sid}` is all it keeps"
+
+
+# `python -m sparring` with the toy registered first, as a test can (nothing else can).
+_WITH_TOY = ("import sys; from sparring.workflows import registry; "
+             "from support.toy_workflow import WORKFLOW; registry.register(WORKFLOW); "
+             "from sparring.cli.door import main; sys.exit(main())")
+
+
+def test_python_m_sparring_runs_the_toy_workflow_registered_in_its_process(
+        repo: Path, fake_codex: Any) -> None:
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])}
+
+    def run(*argv: str, code: str = _WITH_TOY) -> tuple[int, dict[str, Any]]:
+        done = subprocess.run([sys.executable, "-c", code, *argv], cwd=repo, env=env,
+                              capture_output=True, text=True, check=False, timeout=60)
+        return done.returncode, json.loads(done.stdout)
+
+    code, made = run("toy", "new")
+    assert code == 0 and made["verb"] == "toy new" and made["max_rounds"] == 2, made
+    code, shown = run("toy", "status", made["session"])
+    assert code == 0 and shown == {**shown, "said": [], "heard": None}
+    code, listed = run("status")
+    assert [row["skill"] for row in listed["sessions"]] == ["toy"]
+    # No variable adds a workflow: the environment of a project's .claude/settings.json
+    # reaches every verb, and a workflow is code.
+    plain = "import sys; from sparring.cli.door import main; sys.exit(main())"
+    env["SPARRING_WORKFLOWS"] = "support.toy_workflow:WORKFLOW"
+    code, refused = run("toy", "status", made["session"], code=plain)
+    assert code == 2 and refused["error"]["code"] == "usage_error", refused

@@ -44,6 +44,19 @@ def test_layout_of_the_design_card() -> None:
         assert (ROOT / name).exists(), name
 
 
+def test_every_package_is_one_the_installed_runtime_gets() -> None:
+    """pyproject.toml lists the packages a (non-editable) install copies: one missing is an
+    ImportError in the runtime the skills run, and in no test that imports from the clone."""
+    text = (ROOT / "pyproject.toml").read_text()
+    listed = re.search(r"^packages = \[(.*?)\]", text, re.S | re.M)
+    assert listed is not None
+    packages = set(re.findall(r'"([\w.]+)"', listed.group(1)))
+    scripts = ROOT / "scripts"
+    found = {".".join(p.parent.relative_to(scripts).parts)
+             for p in (scripts / "sparring").rglob("__init__.py")}
+    assert packages - {"sparring.templates"} == found
+
+
 def test_ruff_is_clean() -> None:
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "install.py", "scripts", "tests",
                            "bench", "docs"], cwd=ROOT, capture_output=True, text=True)

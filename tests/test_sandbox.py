@@ -406,10 +406,12 @@ def test_a_model_name_cannot_smuggle_a_codex_flag(sparring: Any, plant: Any, rep
 
 def test_every_command_line_the_runner_builds_passes_the_last_check(tmp_path: Path) -> None:
     allowed = sandbox.Allowance("workspace-write", "environment", "SPARRING_SANDBOX")
-    for request in (codex.TurnRequest(tmp_path, "high", "read-only", "gpt-5.5"),
-                    codex.TurnRequest(tmp_path, "low", "workspace-write", None, "0a-b",
-                                      tmp_path / "s.json")):
-        assert sandbox.refusal(codex.exec_argv("codex", request), allowed) is None
+    for request in ({"effort": "high", "sandbox": "read-only", "model": "gpt-5.5",
+                     "thread_id": None, "output_schema": None},
+                    {"effort": "low", "sandbox": "workspace-write", "model": None,
+                     "thread_id": "0a-b", "output_schema": tmp_path / "s.json"}):
+        argv = codex.exec_argv("codex", cwd=tmp_path, **request)
+        assert sandbox.refusal(argv, allowed) is None
 
 
 FORGED = {

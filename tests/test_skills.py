@@ -16,9 +16,10 @@ from sparring import templates
 from sparring.cli.main import cli
 from sparring.errors import CODES
 from sparring.installer import layout
+from sparring.workflows import registry
 
 ROOT = Path(__file__).resolve().parents[1]
-SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
+SKILLS = registry.SKILLS  # one skill folder per workflow (tests/test_registry.py)
 LAUNCHER = "${CLAUDE_SKILL_DIR}/sparring"
 # Verbs a skill names that no rule approves, on purpose: Claude Code asks the user.
 ASKS_THE_USER = {"guard revert"}
@@ -296,6 +297,8 @@ def test_every_error_code_a_document_tells_what_to_do_about_exists() -> None:
 # -- every command the skills give has run in the real Claude Code ---------------------------
 
 SCENARIOS = ROOT / "tests" / "integration" / "workflows"
+# The verbs that take a second word: the groups of the workflows' own verbs, and the guard's.
+GROUPS = {*(flow.command for flow in registry.WORKFLOWS.values() if flow.command), "guard"}
 # Commands the runner prints for Claude to run as they are (scenarios run them from the
 # saved value): the shape they have, and where a scenario runs one.
 PRINTED = {
@@ -309,7 +312,7 @@ def shape(command: str, launcher: str) -> tuple[str, tuple[str, ...]]:
     """(verb, its flags) of a runner command; `launcher` is how the command names it."""
     words = command.split()
     rest = words[words.index(launcher) + 1:]
-    verb = rest[:2] if rest[0] in ("debate", "discuss", "guard") else rest[:1]
+    verb = rest[:2] if rest[0] in GROUPS else rest[:1]
     return " ".join(verb), tuple(sorted(set(re.findall(r"(?:^|\s)(--[a-z-]+)",
                                                         " ".join(rest)))))
 

@@ -22,7 +22,7 @@ import pytest
 
 from sparring import process
 from sparring.process import backend, tree
-from sparring.store import runs
+from sparring.store import locate, runs
 from sparring.store.session import Session
 from sparring.turn import quick
 
@@ -244,7 +244,7 @@ def test_a_backend_this_system_lacks_is_refused_before_anything_starts(
 def test_door_finds_the_runners_record_where_store_keeps_it(tmp_path: Path) -> None:
     directory = tmp_path / "a session"
     where = runs.path_for(directory)
-    assert quick._run_record(str(where.parent), str(directory)) == str(where)
+    assert locate.run_record(str(directory)) == str(where)  # the one spelling of it
     assert not quick._run_recorded(str(directory))
     where.parent.mkdir(parents=True)
     where.write_text("{}")

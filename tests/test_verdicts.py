@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from sparring.store.session import Session
-from test_think_about import SYNTHESIS, Debate, answer, cpt, pt
+from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 
 CONSENSUS = {"points": [pt("X-1", "agree", cls="genuine_agreement")],
              "convergence": {"state": "agree", "reason": "we agree"}, "approve_summary": "S-1"}

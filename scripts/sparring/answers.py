@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
+from sparring.fastjson import MAX_DEPTH as MAX_DEPTH  # store/inputs.py bounds with these too
+from sparring.fastjson import too_deep as too_deep
 from sparring.fence import unfence
 
 CODEX_ANSWER = "codex-answer"
 CLAUDE_VERDICT = "claude-verdict"
 CLAUDE_SYNTHESIS = "claude-synthesis"
 _MAX_ERRORS = 8
-# Far deeper than any answer, verdict or synthesis nests (about five levels), and far
-# shallower than Python's recursion limit: parsing, validating and printing stay safe.
-MAX_DEPTH = 32
 
 
 def schema_path(name: str) -> Path:
@@ -46,17 +45,6 @@ def problems(name: str, data: Any) -> list[str]:
 def _where(path: Any) -> str:
     text = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
     return text.lstrip(".") or "(top level)"
-
-
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists and objects nest more than `limit` levels (measured without recursion)."""
-    level: list[Any] = [value]
-    for _ in range(limit + 1):
-        level = [child for item in level if isinstance(item, (dict, list))
-                 for child in (item.values() if isinstance(item, dict) else item)]
-        if not level:
-            return False
-    return True
 
 
 def parse_bounded(text: str) -> Any:

@@ -3,8 +3,11 @@
 `import json` compiles its regular expressions (and imports re and enum) before it parses
 a byte: a fifth of what the whole `poll` of an ended turn costs (turn/quick.py). Both functions
 go straight to `_json`, the C accelerator that json itself calls for the same work, with
-json's own settings, so they return exactly what json would. A Python without it (or with
-a different one) gets json itself.
+json's own settings, so they return exactly what json would (bytes are decoded as json
+decodes them). A Python without it (or with a different one) gets json itself.
+
+`too_deep` is the one bound on nesting for everything sparring parses (answers.py,
+codex/events.py, store/inputs.py).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 _WHITESPACE = " \t\n\r"  # what json skips around a document
+# Far deeper than any answer, verdict, synthesis or event nests (about five levels), and far
+# shallower than Python's recursion limit: parsing, validating and printing stay safe.
+MAX_DEPTH = 32
 
 
 class _Settings:
@@ -52,9 +58,11 @@ _scan = _scanner(_CONSTANTS.__getitem__)
 _scan_strict = _scanner(_not_json)
 
 
-def loads(text: str, allow_nan: bool = True) -> Any:
+def loads(text: str | bytes, allow_nan: bool = True) -> Any:
     """json.loads(text); a document that is not JSON raises ValueError, as json's does.
     Without allow_nan, NaN and the infinities (Python's extensions) are not JSON either."""
+    if isinstance(text, bytes):
+        text = text.decode(_encoding(text), "surrogatepass")
     scan = _scan if allow_nan else _scan_strict
     if scan is None:
         import json
@@ -70,6 +78,38 @@ def loads(text: str, allow_nan: bool = True) -> Any:
     if len(text[end:].lstrip(_WHITESPACE)) != 0:
         raise ValueError("Extra data")
     return value
+
+
+def _encoding(raw: bytes) -> str:
+    """The encoding json.loads reads `raw` in (json.detect_encoding: RFC 4627's rule)."""
+    if raw.startswith((b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00")):
+        return "utf-32"
+    if raw.startswith((b"\xfe\xff", b"\xff\xfe")):
+        return "utf-16"
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if len(raw) >= 4:
+        if not raw[0]:
+            return "utf-16-be" if raw[1] else "utf-32-be"
+        if not raw[1]:
+            return "utf-16-le" if raw[2] or raw[3] else "utf-32-le"
+    elif len(raw) == 2:
+        if not raw[0]:
+            return "utf-16-be"
+        if not raw[1]:
+            return "utf-16-le"
+    return "utf-8"
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest more than `limit` levels (measured without recursion)."""
+    level: list[Any] = [value]
+    for _ in range(limit + 1):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
 
 
 def dumps(value: Any, allow_nan: bool = True) -> str:

@@ -1,5 +1,5 @@
 """One code-fence stripper for everything sparring reads that a model may have fenced:
-Claude's hand-ins (`answers.load_json`) and Codex's structured answers (`turns.parse_review`),
+Claude's hand-ins (`answers.load_json`) and Codex's structured answers (`events.parse_review`),
 both read leniently because what comes out is parsed and validated; Codex's free-text rounds
 (`turns._deliver`), read strictly because their text is kept as it is.
 """

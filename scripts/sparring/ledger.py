@@ -23,7 +23,6 @@ Side = Answer | Verdict
 CODEX, CLAUDE = "codex", "claude"
 SIDES = (CODEX, CLAUDE)
 NAMES = {CODEX: "Codex", CLAUDE: "Claude"}
-PREFIX = {CODEX: "X-", CLAUDE: "C-"}
 
 
 @dataclass
@@ -38,7 +37,6 @@ class Point:
     id: str
     owner: str
     claim: str
-    introduced: int
     history: dict[str, list[Stance]] = field(default_factory=lambda: {CODEX: [], CLAUDE: []})
     claude_class: str | None = None
     note: str | None = None
@@ -86,10 +84,6 @@ class Ledger:
     concessions: list[dict[str, Any]] = field(default_factory=list)
     _seen_evidence: set[str] = field(default_factory=set)
 
-    def next_id(self, side: str) -> str:
-        used = [int(p[2:]) for p in self.points if p.startswith(PREFIX[side])]
-        return f"{PREFIX[side]}{max(used, default=0) + 1}"
-
 
 @dataclass(frozen=True)
 class Decision:
@@ -119,7 +113,7 @@ def _apply_side(ledger: Ledger, state: RoundState, side: str, doc: Side) -> None
     for raw in doc["points"]:
         point = ledger.points.get(raw["id"])
         if point is None:
-            point = Point(raw["id"], side, raw.get("claim", ""), state.n)
+            point = Point(raw["id"], side, raw.get("claim", ""))
             ledger.points[point.id] = point
         elif point.owner == side and raw.get("claim"):
             point.claim = raw["claim"]
@@ -262,3 +256,15 @@ def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str
 def duplicates(points: list[PointEntry]) -> list[str]:
     counts = Counter(p["id"] for p in points)
     return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]
+
+
+def point_row(point: Point) -> dict[str, Any]:
+    """A point as the decisions and the reports show it: both sides' latest stance."""
+    def side(name: str) -> dict[str, Any] | None:
+        stance = point.latest(name)
+        return {"stance": stance.stance, "evidence": stance.evidence,
+                "round": stance.round} if stance else None
+
+    return {"id": point.id, "claim": point.claim, "raised_by": point.owner,
+            "class": point.claude_class, "claude": side(CLAUDE), "codex": side(CODEX),
+            "note": point.note, "pending": point.is_pending()}

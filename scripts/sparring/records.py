@@ -119,7 +119,7 @@ class TurnRecord(TypedDict, total=False):
 
     n: int
     round: int
-    purpose: str  # round | recovery | reask | synthesis | stand-in
+    purpose: str  # turn/contract.py's PURPOSES
     status: str  # states.py
     created_at: float
     started_at: float | None
@@ -131,7 +131,7 @@ class TurnRecord(TypedDict, total=False):
     schema: str | None
     template: dict[str, Any] | None
     answer: Any  # an Answer once validated, else None
-    guard: dict[str, Any] | None
+    guard: Any  # a guard.TurnGuard (guard/records.py) once checked, else None
     answer_file: str | None
     runner: dict[str, Any] | None
     codex: dict[str, Any] | None
@@ -146,6 +146,7 @@ class TurnRecord(TypedDict, total=False):
     prompt_sha256: str
     # added by launch.py (and the runner's re-ask): the sandbox and where it came from
     sandbox: dict[str, Any] | None
+    go_on: str | None  # what carries the workflow on after `guard accept` (launch.py)
     # added when Codex's answer is delivered to its file (arch-debate)
     answer_sha256: str
     answer_file_kept: str

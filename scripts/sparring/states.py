@@ -13,6 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing stays out of poll's fast path (turn/quick.py), which imports this
     from typing import Any
 
+    from sparring.records import TurnRecord
+
 STARTING = "starting"
 RUNNING = "running"
 COMPLETED = "completed"
@@ -39,12 +41,13 @@ def can_move(current: str, new: str) -> bool:
     return new in _NEXT.get(current, frozenset())
 
 
-def move(turn: dict[str, Any], new: str, **fields: Any) -> None:
-    """Set the turn's status to `new` (and `fields` with it), if the machine allows that
-    move; otherwise IllegalTransition, and the turn is left as it was."""
+def move(turn: TurnRecord, new: str, **fields: Any) -> None:
+    """Set the turn's status to `new` (and `fields`, keys of a TurnRecord, with it), if the
+    machine allows that move; otherwise IllegalTransition, and the turn is left as it was."""
     if not can_move(turn["status"], new):
         raise IllegalTransition(f"turn {turn.get('n')}: {turn['status']} cannot become {new}")
-    turn.update(fields, status=new)
+    turn.update(fields)  # type: ignore[typeddict-item]
+    turn["status"] = new
 
 
 def is_terminal(status: str) -> bool:

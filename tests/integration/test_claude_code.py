@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from sparring import __version__
+from sparring.workflows import registry
 from support import messages_mock as mm
 from support.habitat import plugin_copy
 from support.installing import (
@@ -42,7 +43,7 @@ from support.processes import Finished, run_bounded
 
 pytestmark = pytest.mark.integration
 
-ALL_SKILLS = ("arch-debate", "deep-discussion", "dual-model", "think-about")
+ALL_SKILLS = registry.SKILLS  # one skill per workflow (tests/test_registry.py)
 RUN_TIMEOUT_S = 60.0
 PLUGIN_TIMEOUT_S = 120.0
 QUESTION = "Should we use Redis or SQLite?"

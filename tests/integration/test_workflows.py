@@ -75,15 +75,11 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
             assert absent not in text, f"{found[-1].name} has {absent!r}"
 
 
-SCENARIOS = ["think-about-consensus", "think-about-stalemate", "dual-model-deeper-dive",
-             "arch-debate-agreed", "arch-debate-decision-needed", "deep-discussion-search",
-             "deep-discussion-none", "deep-discussion-topic",
-             # Over two turns: the user answers a question, then the debate runs.
-             "think-about-clarified", "dual-model-asked-to-dive",
-             # When Codex fails: a round recovered once.
-             "think-about-recovered", "arch-debate-stand-in",
-             # Codex, given a writable sandbox, changes a file: the user has it undone.
-             "dual-model-guard-revert"]
+# Every scripted workflow there: each workflow's common runs, and the unusual ones (over two
+# turns: the user answers a question, then the debate runs; when Codex fails: a round
+# recovered once, a stand-in round; Codex, given a writable sandbox, changes a file and the
+# user has it undone). A new workflow's scenario runs by being there.
+SCENARIOS = sorted(p.stem for p in (Path(__file__).parent / "workflows").glob("*.json"))
 
 
 @pytest.mark.parametrize("name", SCENARIOS)

@@ -1,7 +1,8 @@
 """The `sparring` command line: declares options and calls the verbs. Nothing else.
 
 Here the group, its plain verbs and `main`; what they share is in cli/options.py, the
-`debate` and `discuss` groups in cli/workflows.py, the `guard` group in cli/guard.py.
+groups of the workflows with verbs of their own (`debate`, `discuss`) are made in
+cli/workflows.py from the registry, the `guard` group is in cli/guard.py.
 
 Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`,
 then the verb's fields, or `error` with `code`, `message` and `hint`). Exit
@@ -31,7 +32,7 @@ from sparring.cli.options import (
     run_verb,
     turn_options,
 )
-from sparring.cli.workflows import debate_group, discuss_group
+from sparring.cli.workflows import groups
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure
 from sparring.workflows.registry import SKILLS
@@ -390,7 +391,7 @@ def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
     return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
-for _group in (debate_group, discuss_group, guard):
+for _group in (*groups(), guard):
     cli.add_command(_group)
 
 

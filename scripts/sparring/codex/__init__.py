@@ -4,19 +4,20 @@
 - The prompt goes on stdin from a file (`-`), which always reaches end-of-file.
 - Resume is by explicit thread id only, never `--last`; `-s` must come
   before `resume` and `-C` has no resume form, so the process cwd is set.
+
+Light at import (what it needs is imported where it is needed): poll's fast path
+(turn/quick.py) reads Codex's events with codex/events.py, which loads this package first.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import subprocess
-from dataclasses import dataclass
-from pathlib import Path
 
-from sparring import process
 from sparring.errors import SparringError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 INSTALL_HINT = (
     "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX to the codex executable"
@@ -44,19 +45,9 @@ def check_prompt(prompt: bytes, what: str = "the prompt") -> None:
             "is as it was", size=size, limit=MAX_PROMPT_CHARS)
 
 
-@dataclass(frozen=True)
-class TurnRequest:
-    """Everything one `codex exec` turn needs; `thread_id` set means resume."""
-
-    cwd: Path
-    effort: str
-    sandbox: str
-    model: str | None = None
-    thread_id: str | None = None
-    output_schema: Path | None = None
-
-
 def find_executable() -> str:
+    import shutil
+
     configured = os.environ.get("SPARRING_CODEX")
     if configured:
         path = shutil.which(configured)
@@ -73,16 +64,17 @@ def find_executable() -> str:
     return path
 
 
-def exec_argv(executable: str, turn: TurnRequest) -> list[str]:
-    """argv for one turn; the prompt is read from stdin (`-`)."""
-    common = ["--json", "--skip-git-repo-check", "-c", f"model_reasoning_effort={turn.effort}"]
-    if turn.model:
-        common += ["-m", turn.model]
-    if turn.output_schema:
-        common += ["--output-schema", str(turn.output_schema)]
-    if turn.thread_id:
-        return [executable, "exec", "-s", turn.sandbox, "resume", turn.thread_id, *common, "-"]
-    return [executable, "exec", *common, "-s", turn.sandbox, "-C", str(turn.cwd), "-"]
+def exec_argv(executable: str, *, cwd: Path, effort: str, sandbox: str, model: str | None,
+              thread_id: str | None, output_schema: Path | None) -> list[str]:
+    """argv for one turn (`thread_id` set: resume it); the prompt is read from stdin (`-`)."""
+    common = ["--json", "--skip-git-repo-check", "-c", f"model_reasoning_effort={effort}"]
+    if model:
+        common += ["-m", model]
+    if output_schema:
+        common += ["--output-schema", str(output_schema)]
+    if thread_id:
+        return [executable, "exec", "-s", sandbox, "resume", thread_id, *common, "-"]
+    return [executable, "exec", *common, "-s", sandbox, "-C", str(cwd), "-"]
 
 
 # Flags `exec_argv` passes, per subcommand, as `codex exec --help` spells them.
@@ -93,6 +85,11 @@ RESUME_FLAGS = ("--json", "--skip-git-repo-check", "--config", "--model", "--out
 
 def version(executable: str) -> str | None:
     """`0.169.0` from `codex-cli 0.169.0`, or None when codex cannot say."""
+    import re
+    import subprocess
+
+    from sparring import process
+
     try:
         done = process.run([executable, "--version"], timeout=20)
     except (OSError, subprocess.TimeoutExpired):
@@ -103,6 +100,11 @@ def version(executable: str) -> str | None:
 
 def missing_flags(executable: str) -> dict[str, list[str]]:
     """Flags we pass that this codex's help does not list, per subcommand."""
+    import re
+    import subprocess
+
+    from sparring import process
+
     missing: dict[str, list[str]] = {}
     for name, argv, flags in (
         ("exec", [executable, "exec", "--help"], EXEC_FLAGS),
@@ -120,12 +122,16 @@ def missing_flags(executable: str) -> dict[str, list[str]]:
 
 def home() -> Path:
     """Codex's own folder: CODEX_HOME, else ~/.codex."""
+    from pathlib import Path
+
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 
 
 def configured_provider() -> str | None:
     """The top-level `model_provider` of Codex's config.toml, when it sets one (a custom
     provider authenticates with its own `env_key`, not with `codex login`)."""
+    import re
+
     try:
         text = (home() / "config.toml").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -138,6 +144,10 @@ def configured_provider() -> str | None:
 def login_status(executable: str) -> tuple[bool, str]:
     """`codex login status`: whether Codex has credentials, and what it says (it prints on
     stderr; it reads only CODEX_HOME, no network)."""
+    import subprocess
+
+    from sparring import process
+
     try:
         done = process.run([executable, "login", "status"], timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:

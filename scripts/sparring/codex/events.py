@@ -6,16 +6,19 @@ failures: only `turn.failed` and the exit code mean failure. `usage` in
 `turn.completed` is cumulative for the thread. Lines that are not JSON
 objects with a `type` are counted and skipped; an unterminated last line is
 left for later unless the stream has ended.
+
+The one reader of both: the CLI's poll object (turn/view.py) and poll's fast path
+(turn/quick.py), so it imports nothing heavy (fastjson, not json).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from sparring.fastjson import MAX_DEPTH, loads, too_deep
 
-from sparring.answers import too_deep
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 USAGE_KEYS = (
     "input_tokens",
@@ -27,20 +30,20 @@ USAGE_KEYS = (
 _TEXT_LIMIT = 400
 
 
-@dataclass
 class TurnView:
     """What one turn's events say so far."""
 
-    thread_id: str | None = None
-    turn_started: bool = False
-    completed: bool = False
-    failure: str | None = None
-    messages: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    usage: dict[str, int] | None = None
-    malformed: int = 0
-    events: int = 0
-    _items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.thread_id: str | None = None
+        self.turn_started = False
+        self.completed = False
+        self.failure: str | None = None
+        self.messages: list[str] = []
+        self.notices: list[str] = []
+        self.usage: dict[str, int] | None = None
+        self.malformed = 0
+        self.events = 0
+        self._items: dict[str, dict[str, Any]] = {}
 
     @property
     def final_message(self) -> str | None:
@@ -54,9 +57,10 @@ class TurnView:
         return found
 
 
-def read(path: Path, finished: bool) -> TurnView:
+def read(path: Path | str, finished: bool) -> TurnView:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         data = b""
     return parse(data, finished)
@@ -75,8 +79,8 @@ def parse(data: bytes, finished: bool) -> TurnView:
 
 def _apply(view: TurnView, raw: bytes) -> None:
     try:
-        event = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        event = loads(raw)
+    except (ValueError, RecursionError):  # not JSON (a decoding error is a ValueError too)
         view.malformed += 1
         return
     if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
@@ -150,3 +154,19 @@ def _describe(item: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"kind": "tool_call", "server": item.get("server"), "tool": item.get("tool"),
                  "status": item.get("status")}]
     return [{"kind": str(kind or "item"), "status": item.get("status")}]
+
+
+def parse_review(text: str | None) -> Any:
+    """Codex's answer as JSON when it is JSON (a fenced block counts: fence.unfence), else
+    None; nested past MAX_DEPTH, it is not read as JSON either."""
+    if text is None:
+        return None
+    if text.lstrip().startswith("```"):
+        from sparring.fence import unfence  # re, only for the rare fenced answer
+
+        text = unfence(text, lenient=True)
+    try:
+        found = loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past what we read
+        return None
+    return None if too_deep(found, MAX_DEPTH) else found

@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from sparring.store import workspace
-from sparring.workflows import sessions
+from sparring.workflows import registry, sessions
 
 
 def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
     root = workspace.find_root(cwd)
-    created = sessions.create(root, skill, cwd.resolve(), budget_tokens)
+    context = registry.context(registry.get(skill), cwd)
+    created = sessions.create(context, root, cwd.resolve(), budget_tokens)
     return {
         "session": created.id,
         "session_dir": str(created.dir),

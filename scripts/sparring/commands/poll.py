@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from sparring import states
 from sparring.errors import SparringError
+from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief
+from sparring.workflows import registry
 
 if TYPE_CHECKING:
     from sparring.codex import events
@@ -44,7 +46,7 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
         time.sleep(_WAIT_STEP_S)
 
 
-def _revealed(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
               seen: events.TurnView) -> dict[str, Any]:
     """The poll object; when it shows Codex's answer, that is recorded as its reveal."""
     found = view.to_dict(session, data, turn, seen)
@@ -53,27 +55,25 @@ def _revealed(session: Session, data: dict[str, Any], turn: dict[str, Any],
     return found
 
 
-def _shown(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
            found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
-    """The poll object (brief unless `full`), and once Codex's turn of an arch-debate or a
-    deep-discussion has ended, where that workflow stands: one call instead of two a round."""
+    """The poll object (brief unless `full`), and once Codex's turn has ended, where the
+    workflow stands when it says (its `status` part, as arch-debate's and deep-discussion's
+    do): one call instead of two a round."""
     shown = found if full else brief(found)
     if not states.is_terminal(turn["status"]) or turn["purpose"] == "synthesis":
         return shown
+    flow = registry.WORKFLOWS.get(data["skill"])  # one sparring does not know is only watched
+    status = flow.part("status") if flow is not None else None
+    if flow is None or status is None or not flow.status_key or not data.get(flow.status_key):
+        return shown
     try:
-        if data.get("debate"):
-            from sparring.workflows.arch_debate import status as debate_status
-
-            shown["debate"] = _without_repeats(debate_status.status(
-                Path(data["debate"]["dir"]), cwd))
-        elif data.get("discussion"):
-            from sparring.workflows.deep_discussion import status as discussion_status
-
-            shown["discussion"] = _without_repeats(discussion_status.status(session.id, cwd))
-            if not full:
-                shown.pop("review", None)  # Codex's message is the discussion's last_message
+        shown[flow.status_key] = _without_repeats(status(session, data, cwd))
     except SparringError as exc:  # the turn is reported all the same (its guard above all)
-        shown["debate" if data.get("debate") else "discussion"] = {"error": exc.to_dict()}
+        shown[flow.status_key] = {"error": exc.to_dict()}
+        return shown
+    if flow.status_replaces_review and not full:
+        shown.pop("review", None)  # its status carries Codex's message
     return shown
 
 

@@ -1,58 +1,24 @@
-"""`sparring report`: write the decision record (markdown, and JSON beside it)."""
+"""`sparring report`: write the decision record, with the workflow's own writer (the
+registry's `report` part); a workflow that keeps its records with its own verbs says which."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, templates
 from sparring.errors import SparringError
-from sparring.records import AnySession
 from sparring.store import session as sessions
-from sparring.store.inputs import read_input
-from sparring.store.session import Session
-from sparring.workflows import registry as workflows
-from sparring.workflows import report as reports
+from sparring.workflows import registry
 
 
 def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
-    _reportable(session, data)
-    synthesis = _synthesis(synthesis_file)
-    model = reports.build(session, data, synthesis)
-    (template,) = workflows.get(data["skill"]).report_templates
-    text = _tidy(templates.render(template, {"R": model}))
-    path = reports.destination(data, out)
-    beside = reports.write(path, text, model, root=Path(data["root"]),
-                           ours=set(data.get("reports", [])))
-    reports.remember(session, path, text, model)
-    return {"session": session.id, "report": str(path), "json": str(beside),
-            "outcome": model["outcome"], "degraded": bool(model["degraded"]),
-            "degraded_reasons": model["degraded"]}
-
-
-def _reportable(session: Session, data: AnySession) -> None:
-    own = workflows.get(data["skill"]).records_hint
-    if own is not None:
-        raise SparringError("invalid_transition", f"{data['skill']} has its own records",
-                            own.format(session=session.id))
-    state = data["engine"]
-    answered = any(t["status"] == "completed" for t in data["turns"])
-    if state["barrier"] and answered and not state["seal"]:
-        raise SparringError("seal_required", "the report would reveal Codex's answer before "
-                            "your own analysis is sealed", f"`sparring seal {session.id}` first")
-
-
-def _tidy(text: str) -> str:
-    """One blank line between blocks, whatever the template's conditionals left."""
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
-
-
-def _synthesis(path: Path | None) -> dict[str, Any] | None:
-    if path is None:
-        return None
-    parsed = answers.load_json(read_input(path, "--synthesis"), "synthesis")
-    answers.require_valid("synthesis", parsed)
-    return {"conclusion": None, "observations": None, **parsed}
+    flow = registry.get(data["skill"])
+    write = flow.part("report")
+    if write is None:
+        raise SparringError("invalid_transition", f"{flow.name} has its own records",
+                            str(flow.records_hint).format(session=session.id))
+    found: dict[str, Any] = write(registry.context(flow, cwd), session, data, synthesis_file,
+                                  out)
+    return found

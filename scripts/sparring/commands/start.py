@@ -1,4 +1,5 @@
-"""`sparring start` and `sparring resume`: launch a turn in the background (launch.py)."""
+"""`sparring start` and `sparring resume`: launch a turn in the background (launch.py);
+after `guard accept`, the session's workflow carries on as the registry says."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from sparring.turn import launch
+from sparring.workflows import registry
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
           template: str | None, var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...],
           vars_file: Path | None, schema: str | None) -> dict[str, Any]:
     prompt = launch.prompt_from(prompt_file, template, var_pairs, var_file_pairs, vars_file)
-    return launch.start(ref, cwd, options, prompt, schema)
+    return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
@@ -23,4 +25,5 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | Non
     given = prompt_file or template or var_pairs or var_file_pairs or vars_file
     prompt = None if recover and not given else launch.prompt_from(
         prompt_file, template, var_pairs, var_file_pairs, vars_file)
-    return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes)
+    return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes,
+                         go_on=registry.go_on)

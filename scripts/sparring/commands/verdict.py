@@ -2,6 +2,7 @@
 
 The runner, not Claude, decides whether the debate reached consensus, is
 stuck, or goes on; the verdict only says where Claude stands on each point.
+What follows the decision is the workflow's (the registry's `after_verdict` part).
 """
 
 from __future__ import annotations
@@ -14,14 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from sparring import answers, ledger, states
-from sparring.errors import Hint, SparringError
-from sparring.output import command
-from sparring.records import AnySession, DecisionRecord, Judged, Verdict, untyped
+from sparring.errors import SparringError
+from sparring.records import AnySession, DecisionRecord, Judged, Verdict
 from sparring.store import session as sessions
-from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
-from sparring.store.state import try_locked, write_private
-from sparring.turn import launch
+from sparring.store.state import try_locked
 from sparring.workflows import registry
 from sparring.workflows.structured import engine
 
@@ -50,11 +48,9 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
             data = locked  # as written: acted on below, outside the session lock
         known = ledger.ledger_for(data)
         decision = ledger.decide(known, max_rounds)
-        inbox = workspace.session_inbox(data)
-        step = _next_step(session, data["skill"], decision, known, given, inbox)
-        step = _guard_stop(session, data, step) or step
-        if step["action"] == "resume" and data["skill"] == "think-about":
-            step = _continue(session, cwd, step, inbox)
+        after = registry.get(data["skill"]).part("after_verdict")
+        assert after is not None  # a workflow with structured rounds says what follows
+        step = after(session, cwd, data, decision, known, given)
     shown = result if full else brief(result)
     extra: dict[str, Any] = {"already_judged": True} if changed is None else {}
     if isinstance(changed, dict):
@@ -154,23 +150,6 @@ def _row(point: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
-              ) -> dict[str, Any]:
-    """The debate goes on: start Codex's next round now (one call less a round). If it cannot
-    start, the verdict still stands and `next` is the resume command, with the reason; when
-    the token budget is spent, `next` is the report."""
-    try:
-        prompt = launch.prompt_from(None, "think-about/round2+",
-                                    vars_file=Path(step["vars_file"]))
-        started = launch.resume(session.id, cwd, {}, prompt, False, None, False)
-    except SparringError as error:
-        if error.code == "budget_exhausted":
-            return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
-        return {**step, "started": False, "error": error.to_dict()}
-    return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
-            "vars_file": step["vars_file"], "command": command("wait", session.id)}
-
-
 def _answered_round(session: Session, data: AnySession) -> int:
     """The round whose Codex answer the verdict is about: the latest, completed and valid."""
     state = data["engine"]
@@ -196,50 +175,3 @@ def _answered_round(session: Session, data: AnySession) -> int:
             raise SparringError("not_revealed", "you have not read Codex's answer yet",
                                 f"`sparring wait {session.id}` shows it, now that you sealed")
     return int(turn["round"])
-
-
-def _guard_stop(session: Session, data: AnySession,
-                step: dict[str, Any]) -> dict[str, Any] | None:
-    """Files changed during a Codex turn: the loop stops here, whatever the decision, until
-    the user decides; `after` is what comes next once they have."""
-    found = launch.unaccepted_violations(untyped(data))
-    if not found:
-        return None
-    violation = found[-1]["guard"]["violation"]
-    # The reason and the changed files name files Codex chose: data, printed as they are.
-    return {"action": "stop", "reason": violation["message"],
-            "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": Hint(violation["hint"]),
-            "command": command("guard", "accept", session.id), "after": step}
-
-
-def _next_step(session: Session, skill: str, decision: ledger.Decision, known: ledger.Ledger,
-               given: Verdict, inbox: str) -> dict[str, Any]:
-    report = _report_step(session, inbox)
-    if skill == "dual-model":
-        # One round, then the synthesis; a deeper dive on the same thread is optional.
-        follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
-            "DISAGREED_POINTS"]}
-        path = _write_vars(session, decision.round + 1, follow)
-        return {**report, "optional": {
-            "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
-            "command": command("resume", session.id, "--template", "dual-model/continue",
-                               "--vars-file", str(path), "--var-file",
-                               f"FOLLOW_UP={inbox}/follow-up.md")}}
-    if decision.decision != "continue":
-        return report
-    path = _write_vars(session, decision.round + 1, engine.next_vars(known, decision, given))
-    return {"action": "resume", "kind": decision.kind, "vars_file": str(path),
-            "command": command("resume", session.id, "--template", "think-about/round2+",
-                               "--vars-file", str(path))}
-
-
-def _report_step(session: Session, inbox: str) -> dict[str, Any]:
-    return {"action": "report", "write": f"{inbox}/synthesis.json",
-            "command": command("report", session.id, "--synthesis", f"{inbox}/synthesis.json")}
-
-
-def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
-    path = session.dir / f"round-{round_no}-vars.json"
-    write_private(path, json.dumps(variables, ensure_ascii=False, indent=2))
-    return path

@@ -17,18 +17,17 @@ session lock. A record that session.json does not agree with is kept, as the evi
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring import process
 from sparring.errors import SparringError
 from sparring.process import Identity
-from sparring.store.session import SESSION_FILE
+from sparring.store import locate
+from sparring.store.locate import SESSION_FILE
 from sparring.store.state import locked, private_dir, write_atomic
 
 FORMAT = 1
@@ -47,7 +46,7 @@ class Run(NamedTuple):
     watchdog: Identity | None
     members: tuple[Identity, ...]  # the turn's processes the runner saw
 
-    def names(self, turn: dict[str, Any]) -> bool:
+    def names(self, turn: Mapping[str, Any]) -> bool:
         """Whether `turn` (of session.json) is the turn this record is about."""
         return bool(turn["n"] == self.turn and turn["created_at"] == self.turn_created_at)
 
@@ -75,14 +74,11 @@ class Busy(Exception):
 
 
 def folder() -> Path:
-    base = os.environ.get("XDG_STATE_HOME", "")
-    home = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "state"
-    return home / "sparring" / "runs"
+    return Path(locate.state_home(), "runs")
 
 
 def path_for(session_dir: Path) -> Path:
-    key = hashlib.sha256(str(session_dir).encode("utf-8", "surrogateescape")).hexdigest()
-    return folder() / f"{key[:32]}.json"
+    return Path(locate.run_record(str(session_dir)))
 
 
 def read(session_dir: Path) -> Run | None:
@@ -100,7 +96,7 @@ def read(session_dir: Path) -> Run | None:
         raise _corrupt(path, f"is not as sparring wrote it ({exc})") from exc
 
 
-def begin(session_dir: Path, turn: dict[str, Any]) -> Run:
+def begin(session_dir: Path, turn: Mapping[str, Any]) -> Run:
     """A new record for a runner about to start on `turn`, with a new mark. An earlier
     record is replaced only if its runner is gone (lifecycle repaired its turn first)."""
     run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]),

@@ -7,7 +7,6 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -16,13 +15,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from sparring.errors import SparringError
-from sparring.records import AnySession, EngineRecord, SessionRecord
-from sparring.store import shapes, workspace
+from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
+from sparring.store import locate, shapes, workspace
+from sparring.store.locate import SESSION_FILE
+from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
 
-SESSION_FILE = "session.json"
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
-FORMAT = 1
 
 
 def local_time(epoch: float) -> str:
@@ -63,9 +62,10 @@ class Session:
 
 
 def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
-           budget_tokens: int | None) -> Session:
+           budget_tokens: int | None, sections: dict[str, Any]) -> Session:
     """A new session with an id unique even when many `init`s run at once, starting with
-    the engine record and token budget its workflow gives it (workflows/sessions.py)."""
+    the engine record, token budget and own records (`sections`: top-level keys) its
+    workflow gives it (workflows/sessions.py)."""
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -80,7 +80,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
              "inbox": str(inbox), "budget_tokens": budget_tokens,
-             "engine": engine}
+             "engine": engine, **sections}
         )
         return session
     raise SparringError("not_writable", f"could not allocate a session id in {parent}",
@@ -106,19 +106,15 @@ def resolve(ref: str, cwd: Path) -> Session:
     session folder of this project (`.sparring/sessions/<id>` at its root or below): a
     session.json anywhere else is nobody's to act on."""
     root = workspace.find_root(cwd)
-    as_path = Path(ref).expanduser()
-    if os.sep in ref or as_path.is_dir():
-        directory = as_path if as_path.is_absolute() else cwd / as_path
-    else:
-        directory = workspace.sessions_dir(root) / ref
-    if (directory / SESSION_FILE).is_file():
-        real = directory.resolve()
+    found = locate.session_folder(ref, str(cwd))
+    if found is not None:
+        real = Path(found)
         if real != root and root not in real.parents:
             raise SparringError(
                 "path_outside_project", f"{ref} is outside the project {root}",
                 "name a session of this project: its id (`sparring status` lists them)",
                 path=str(real), root=str(root))
-        if is_session_dir(real):
+        if locate.in_project(str(real), str(root)):
             return Session(real)
     raise SparringError(
         "session_not_found",
@@ -126,11 +122,6 @@ def resolve(ref: str, cwd: Path) -> Session:
         "use the `session` id printed by `sparring init`, or its `session_dir`; "
         "`sparring status` lists this project's sessions",
     )
-
-
-def is_session_dir(path: Path) -> bool:
-    """Whether `path` (a real path) is where sparring keeps a session: `.sparring/sessions/<id>`."""
-    return path.parent.name == "sessions" and path.parent.parent.name == workspace.STATE_DIR
 
 
 def all_sessions(root: Path) -> list[Session]:
@@ -141,13 +132,14 @@ def all_sessions(root: Path) -> list[Session]:
     return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
 
 
-def latest_turn(data: AnySession) -> dict[str, Any] | None:
-    turns: list[Any] = data.get("turns", [])
+def latest_turn(data: AnySession) -> TurnRecord | None:
+    turns: list[TurnRecord] = data.get("turns", [])
     return turns[-1] if turns else None
 
 
-def find_turn(data: dict[str, Any], n: int) -> dict[str, Any]:
-    for turn in data.get("turns", []):
+def find_turn(data: AnySession, n: int) -> TurnRecord:
+    turns: list[TurnRecord] = data.get("turns", [])
+    for turn in turns:
         if turn["n"] == n:
-            return turn  # type: ignore[no-any-return]
+            return turn
     raise KeyError(n)

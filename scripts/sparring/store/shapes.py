@@ -25,6 +25,13 @@ _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_a
             "engine": "dict", "debate": "dict", "discussion": "dict", "degraded_notes": "list",
             "reports": "list", "finalized_at": "num?", "foreign_writes": "list"}
 _SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex")
+# The session format's own keys (written by session.py, state.py, turn/budget.py, the report;
+# `question` by an early version): any other top-level key is a workflow's own record
+# (`debate`, `discussion`), whose status the CLI adds to poll and wait.
+SESSION_KEYS = frozenset({
+    "id", "skill", "root", "cwd", "created_at", "thread_id", "codex", "turns", "inbox",
+    "budget_tokens", "engine", "degraded_notes", "reports", "finalized_at", "foreign_writes",
+    "format", "kind", "question", "budget_stop", "report_sha256"})
 
 _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "created_at": "num",
          "settings": "dict", "argv": "list", "started_at": "num?", "ended_at": "num?",
@@ -32,7 +39,7 @@ _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "crea
          "guard": "dict?", "answer_file": "str?", "runner": "dict?", "codex": "dict?",
          "stop_requested": "bool", "exit_code": "int?", "end_reason": "str?", "error": "dict?",
          "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?",
-         "sandbox": "dict?"}
+         "sandbox": "dict?", "go_on": "str?"}
 _TURN_REQUIRED = ("n", "round", "purpose", "status", "created_at", "settings", "argv")
 _SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num",
              "stall_after": "num"}

@@ -39,7 +39,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-STATE_DIR = ".sparring"  # as workspace.STATE_DIR; this module stays import-light (poll reads)
+from sparring.store import locate
+from sparring.store.locate import STATE_DIR
+
 _META = ".witness"  # in the copies' own folder: sparring never writes a record of that name
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -47,9 +49,7 @@ PRIVATE_DIR = 0o700
 
 def home() -> Path:
     """Where every project's copies live (the XDG state folder, as the user's shell sets it)."""
-    state = os.environ.get("XDG_STATE_HOME", "")
-    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "sparring" / "witness"
+    return Path(locate.state_home(), "witness")
 
 
 def split(path: Path) -> tuple[Path, str] | None:

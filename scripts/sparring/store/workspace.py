@@ -1,10 +1,7 @@
 """Where a project's sparring state lives: `<root>/.sparring/`, self-ignoring.
 
-The root is the nearest directory, from the working directory up, that holds
-`.git` (a repository or a worktree) or sparring's sessions (`.sparring/sessions/`);
-outside any repository it is the working directory itself. No git process is
-needed. A `.sparring/` holding only an inbox (Claude Code started in a subfolder)
-does not make a root.
+The root is found by store/locate.py (from the working directory up: `.git`, or sparring's
+sessions).
 """
 
 from __future__ import annotations
@@ -16,16 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
+from sparring.store import locate
+from sparring.store.locate import STATE_DIR as STATE_DIR
 from sparring.store.state import PRIVATE_DIR, PRIVATE_FILE
-from sparring.store.witness import STATE_DIR as STATE_DIR  # poll's fast path imports it there
 
 
 def find_root(start: Path) -> Path:
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists() or (candidate / STATE_DIR / "sessions").is_dir():
-            return candidate
-    return start
+    return Path(locate.project_root(str(start)))
 
 
 def is_git_checkout(root: Path) -> bool:

@@ -4,22 +4,30 @@ In a sealed workflow (think-about, dual-model) `seal` records Claude's round-one
 until then no answer of Codex's is shown (`withheld` says why). The first time a verb
 shows Codex's answer it calls `reveal`, which records when: the verdict on round one
 needs that moment, and a seal after it would prove nothing.
+
+Light at import: poll's fast path (turn/quick.py) asks `withheld` too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
-from pathlib import Path
-from typing import Any
 
-from sparring.errors import SparringError
-from sparring.store import session as sessions
-from sparring.store.session import SEALED_FILE, Session, local_time
-from sparring.store.state import write_private
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from sparring.store.session import Session
 
 
 def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
+    import hashlib
+
+    from sparring.errors import SparringError
+    from sparring.store import session as sessions
+    from sparring.store.session import SEALED_FILE, local_time
+    from sparring.store.state import write_private
+
     session = sessions.resolve(ref, cwd)
     if not content.strip():
         raise SparringError("input_empty", "the analysis to seal is empty",

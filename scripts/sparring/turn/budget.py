@@ -12,6 +12,8 @@ Light at import: turn/quick.py prints the figures on poll's fast path.
 
 from __future__ import annotations
 
+from sparring.codex.events import USAGE_KEYS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -20,6 +22,15 @@ if TYPE_CHECKING:
     from sparring.store.session import Session
 
 STOP_KEY = "budget_stop"  # in session.json: the latest refusal, until a turn starts again
+
+
+def total_usage(data: dict[str, Any]) -> dict[str, int]:
+    """The session's tokens so far, by kind (input, cached input, output, reasoning...)."""
+    total = dict.fromkeys(USAGE_KEYS, 0)
+    for turn in data["turns"]:
+        for key, value in (turn.get("usage") or {}).items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 def used(turns: list[dict[str, Any]]) -> int:

@@ -32,7 +32,6 @@ from typing import Any, NamedTuple
 from sparring import guard, process
 from sparring.errors import SparringError
 from sparring.guard import copies
-from sparring.output import shell_word
 from sparring.store import session as sessions
 from sparring.store import witness, workspace
 from sparring.store.session import SEALED_FILE, Session
@@ -289,16 +288,11 @@ def hint(session: Session, retry: str | None = None) -> str:
 
 
 def go_on(session: Session) -> str:
-    """The command that carries the workflow on after `guard accept`."""
+    """The command that carries the workflow on after `guard accept`: what the latest turn
+    recorded, as the verb that started it said (launch.py)."""
     try:
         data = session.load()
     except SparringError:
         return "carry on with the workflow"
-    inbox = workspace.session_inbox(data)
-    if data.get("debate"):
-        return (f"hand in your round: `sparring debate round "
-                f"{shell_word(data['debate']['dir'])} --file {shell_word(f'{inbox}/round.md')}`")
-    if data.get("discussion"):
-        return (f"answer Codex: `sparring discuss round {session.id} --file "
-                f"{shell_word(f'{inbox}/round.yaml')}`")
-    return "judge the round as usual (`sparring verdict`), which starts the next one"
+    said = data["turns"][-1].get("go_on") if data["turns"] else None
+    return said or "carry on with the workflow (its SKILL.md says how)"

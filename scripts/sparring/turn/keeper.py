@@ -17,6 +17,7 @@ from sparring.store.session import Session
 from sparring.turn import watchdog
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from subprocess import Popen
 
 
@@ -63,7 +64,7 @@ class Keeper:
         """End every process of the turn, codex included: nothing of it runs on."""
         return process.end(self.scope(codex))
 
-    def ended(self, turn: dict[str, Any]) -> None:
+    def ended(self, turn: Mapping[str, Any]) -> None:
         """The end of `turn` is being recorded (under the session lock): its record goes."""
         runs.remove(self.session.dir, turn["n"], turn["created_at"])
 

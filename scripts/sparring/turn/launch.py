@@ -1,7 +1,9 @@
 """Starting and resuming a Codex turn: the service behind `start`, `resume` and the workflows.
 
 `start` opens round one, `resume` follows the thread (or asks an interrupted round again);
-files changed during an earlier turn stop both until the user accepts them. Both return
+files changed during an earlier turn stop both until the user accepts them. Their caller
+says how its workflow carries on after `guard accept` (`go_on`): each turn records it, for
+the hint of a guard violation the runner finds when the turn ends. Both return
 once codex has run for a short start window (or ended sooner), so a codex that dies at
 once — a rejected flag, a missing binary, a bad config — is reported as a failed start
 with its stderr, not as `running`.
@@ -11,13 +13,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sparring import answers, codex, config, limits, paths, process, states, templates
+from sparring import codex, config, limits, paths, process, states, templates
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
+from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.inputs import read_input, template_variables
 from sparring.store.session import Session, find_turn
@@ -27,6 +31,9 @@ from sparring.turn.brief import brief
 
 _START_POLL_S = 0.05
 _START_CAP_S = 30.0
+
+# (session, its data) -> the command that carries its workflow on after `guard accept`.
+GoOn = Callable[[Session, dict[str, Any]], str]
 
 
 def start_window() -> float:
@@ -83,7 +90,8 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
-          schema: str | None = None, answer_file: str | None = None) -> dict[str, Any]:
+          schema: str | None = None, answer_file: str | None = None, *,
+          go_on: GoOn) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
@@ -98,17 +106,15 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
-    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
-                                sandbox=settings.sandbox, model=settings.model,
-                                output_schema=answers.schema_path(schema) if schema else None)
+    argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
                                 "started", f"continue it with `sparring resume {session.id}`")
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
-                              prompt=prompt.text, argv=codex.exec_argv(executable, request),
+                              prompt=prompt.text, argv=argv,
                               thread_id=None, schema=schema, template=prompt.template,
-                              answer_file=answer_file)
+                              answer_file=answer_file, go_on=go_on(session, locked))
         turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"])
 
@@ -116,13 +122,16 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
            recover: bool = False, schema: str | None = None,
            accept_changes: bool = False, answer_file: str | None = None,
-           purpose: str = "round") -> dict[str, Any]:
+           purpose: str = "round", *, go_on: GoOn, again: str | None = None
+           ) -> dict[str, Any]:
+    """`again`: the command to run again once the user accepted changed files, when it is
+    not this `resume` itself (a workflow's own verb that resumed for it)."""
     session = sessions.resolve(ref, cwd)
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
     budget.require(session, options.get("budget_tokens"))  # a recovery spends tokens too
-    _check_guard(session, data, accept_changes)
+    _check_guard(session, data, accept_changes, again)
     if recover:
         if prompt is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
@@ -142,10 +151,8 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     process.mechanism()
     schema = _schema_for(data, schema)
     executable = _codex_for(session, data)
-    request = codex.TurnRequest(cwd=Path(data["cwd"]), effort=settings.effort,
-                                sandbox=settings.sandbox, model=settings.model,
-                                thread_id=data["thread_id"],
-                                output_schema=answers.schema_path(schema) if schema else None)
+    argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
+                            schema=schema)
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",
@@ -154,28 +161,29 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
             session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
             round_no=_round_after(locked, previous, recover),
             purpose=_purpose(previous, recover, purpose),
-            argv=codex.exec_argv(executable, request),
+            argv=argv,
             recovers=previous["n"] if recover else None, schema=schema,
-            template=prompt.template, answer_file=answer_file,
+            template=prompt.template, answer_file=answer_file, go_on=go_on(session, locked),
         )
         turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"])
 
 
-def _purpose(previous: dict[str, Any], recover: bool, given: str) -> str:
+def _purpose(previous: TurnRecord, recover: bool, given: str) -> str:
     if not recover:
         return given
     # A recovered synthesis is still the synthesis, not a round of the transcript.
     return "synthesis" if previous["purpose"] == "synthesis" else "recovery"
 
 
-def unaccepted_violations(data: dict[str, Any]) -> list[dict[str, Any]]:
+def unaccepted_violations(data: dict[str, Any]) -> list[TurnRecord]:
     """Turns whose guard found changed files the user has not yet accepted."""
     return [t for t in data["turns"]
             if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
 
 
-def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
+def _check_guard(session: Session, data: dict[str, Any], accept: bool,
+                 again: str | None) -> None:
     """Changed files stop the loop until the user says go on (every such turn counts, also
     one whose round was then re-asked)."""
     found = unaccepted_violations(data)
@@ -185,8 +193,7 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool) -> None:
         from sparring.turn import guard as turnguard
 
         violation = found[-1]["guard"]["violation"]
-        retry = (turnguard.go_on(session) if data.get("debate") or data.get("discussion")
-                 else f"run this `sparring resume {session.id}` again")
+        retry = again or f"run this `sparring resume {session.id}` again"
         raise SparringError("guard_violation", violation["message"],
                             turnguard.hint(session, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
@@ -209,7 +216,7 @@ def _can_start(data: dict[str, Any]) -> bool:
         states.is_terminal(t["status"]) for t in data["turns"]))
 
 
-def _round_after(data: dict[str, Any], previous: dict[str, Any], recover: bool) -> int:
+def _round_after(data: dict[str, Any], previous: TurnRecord, recover: bool) -> int:
     """The round a new turn belongs to: a round without an answer is asked again, not skipped
     (the engine judges rounds in order and would otherwise judge a stale one)."""
     answered = any(t["round"] == previous["round"] and t["status"] == states.COMPLETED
@@ -227,7 +234,7 @@ def _require_seal(session: Session, data: dict[str, Any]) -> None:
 
 
 def _resumable(session: Session, data: dict[str, Any], recover: bool
-               ) -> tuple[dict[str, Any], dict[str, Any]]:
+               ) -> tuple[TurnRecord, dict[str, Any]]:
     """The ended turn to follow, and the session as it is now (after any repair)."""
     lifecycle.current_turn(session, data)  # there is one
     data, previous = lifecycle.require_idle(session, data)
@@ -245,13 +252,13 @@ def _resumable(session: Session, data: dict[str, Any], recover: bool
     return previous, data
 
 
-def _because(turn: dict[str, Any]) -> str:
+def _because(turn: TurnRecord) -> str:
     error = turn.get("error") or {}
     return f" (its last turn: {turn['status']}, {error['code']}: {error.get('message', '')})" \
         if error.get("code") else f" (its last turn: {turn['status']})"
 
 
-def _not_recoverable(turn: dict[str, Any]) -> str:
+def _not_recoverable(turn: TurnRecord) -> str:
     """Why `--recover` cannot ask this turn again, naming what really went wrong."""
     error = turn.get("error") or {}
     if turn["status"] == states.COMPLETED:
@@ -266,7 +273,7 @@ def _not_recoverable(turn: dict[str, Any]) -> str:
             f"({error.get('message', '')}), which asking again would not cure")
 
 
-def _resume_settings(data: dict[str, Any], previous: dict[str, Any], options: dict[str, Any]
+def _resume_settings(data: dict[str, Any], previous: TurnRecord, options: dict[str, Any]
                      ) -> tuple[config.TurnSettings, sandbox.Sandbox]:
     # A thread keeps its model: switching models mid-thread makes codex inject a
     # large model-switch message. Effort carries over unless given; the sandbox too (codex
@@ -288,7 +295,7 @@ def _sandbox(data: dict[str, Any], flag: str | None, project_file: str | None,
     return sandbox.decide(allowed, flag, project_file, previous, root / config.CONFIG_FILE)
 
 
-def _carried(previous: dict[str, Any]) -> sandbox.Request | None:
+def _carried(previous: TurnRecord) -> sandbox.Request | None:
     """The previous round's sandbox, when something narrowed it; a round that ran in what the
     user allowed follows what they allow now (they may have changed it in between)."""
     source = (previous.get("sandbox") or {}).get("source")
@@ -320,7 +327,7 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
             "sandbox": turn.get("sandbox"), "next": Hint(f"`sparring wait {session.id}`")}
 
 
-def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
+def _wait_for_start(session: Session, n: int) -> TurnRecord:
     window, begun = start_window(), time.monotonic()
     while True:
         turn = find_turn(session.load(), n)
@@ -337,7 +344,7 @@ def _wait_for_start(session: Session, n: int) -> dict[str, Any]:
         time.sleep(_START_POLL_S)
 
 
-def _failed_start(turn: dict[str, Any]) -> SparringError:
+def _failed_start(turn: TurnRecord) -> SparringError:
     error = dict(turn["error"] or {})
     code = error.pop("code", "codex_start_failed")
     if code == "codex_crashed":

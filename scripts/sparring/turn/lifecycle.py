@@ -19,6 +19,7 @@ from typing import Any
 from sparring import process, states
 from sparring.codex import events
 from sparring.errors import SparringError
+from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.store.state import locked
@@ -30,7 +31,7 @@ _RUNNER_GRACE_S = 15.0
 _RUNNER_RECORD_S = 10.0
 
 
-def current_turn(session: Session, data: dict[str, Any]) -> dict[str, Any]:
+def current_turn(session: Session, data: dict[str, Any]) -> TurnRecord:
     turn = latest_turn(data)
     if turn is None:
         raise SparringError("invalid_transition", f"session {session.id} has no turn yet",
@@ -39,7 +40,7 @@ def current_turn(session: Session, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def require_idle(session: Session, data: dict[str, Any]
-                 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+                 ) -> tuple[dict[str, Any], TurnRecord | None]:
     """The session and its latest turn, which has ended (a dead runner's turn is recorded
     first); `session_busy` while codex still works on it, state_corrupt when session.json
     disagrees with the runner's record."""
@@ -54,7 +55,7 @@ def require_idle(session: Session, data: dict[str, Any]
     return data, turn
 
 
-def observe(session: Session) -> tuple[dict[str, Any], dict[str, Any], events.TurnView]:
+def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnView]:
     """(session data, latest turn, its events), after repairing a turn whose runner died.
     state_corrupt when session.json disagrees with the runner's own record."""
     data, run = agreed(session)
@@ -107,7 +108,7 @@ def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
     return _against_record(mine, latest, run) or _unknown_runner(latest, run)
 
 
-def _against_record(mine: dict[str, Any], latest: dict[str, Any] | None,
+def _against_record(mine: TurnRecord, latest: TurnRecord | None,
                     run: runs.Run) -> str | None:
     """What session.json says of `mine`, the turn the record is about, that it does not."""
     if mine is not latest:
@@ -122,7 +123,7 @@ def _against_record(mine: dict[str, Any], latest: dict[str, Any] | None,
     return None
 
 
-def _unknown_runner(latest: dict[str, Any] | None, run: runs.Run | None) -> str | None:
+def _unknown_runner(latest: TurnRecord | None, run: runs.Run | None) -> str | None:
     """A running turn under a live runner no record of sparring's is about. (Under a dead
     one it is a runner killed as it recorded its end: observe repairs it, signalling
     nothing.)"""
@@ -140,7 +141,7 @@ def _runs(run: runs.Run) -> str:
     return "is running" if run.runner_alive() else "ran"
 
 
-def _runner_gone(turn: dict[str, Any], run: runs.Run | None) -> bool:
+def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
     if run is not None and run.names(turn) and run.runner is not None:
         return not run.runner_alive()
     if turn.get("runner"):  # no record of it: a runner killed as it recorded the end
@@ -149,7 +150,7 @@ def _runner_gone(turn: dict[str, Any], run: runs.Run | None) -> bool:
     return time.time() - float(turn["created_at"]) > _RUNNER_GRACE_S
 
 
-def _finish_orphan(session: Session, turn: dict[str, Any], run: runs.Run | None) -> None:
+def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> None:
     """The runner is gone: nothing of its turn runs on (its watchdog has most likely ended
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
     reason = None
@@ -165,7 +166,7 @@ def _finish_orphan(session: Session, turn: dict[str, Any], run: runs.Run | None)
 
 def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
     """For record_end: the runner's record goes with the end, under the same lock."""
-    def follow_up(data: dict[str, Any], turn: dict[str, Any]) -> None:
+    def follow_up(data: dict[str, Any], turn: TurnRecord) -> None:
         if run is not None and run.names(turn):
             runs.remove(session.dir, run.turn, run.turn_created_at)
     return follow_up

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, ledger, paths, process, states
+from sparring import answers, codex, ledger, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
+from sparring.records import TurnRecord
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
 
@@ -43,6 +44,16 @@ class Outcome:
     error: dict[str, Any] | None
 
 
+def codex_argv(executable: str, data: Mapping[str, Any], settings: TurnSettings, *,
+               thread_id: str | None, schema: str | None) -> list[str]:
+    """The request to Codex for one turn of the session, as argv: a new thread in the
+    session's folder, or the thread `thread_id` resumed; `schema` names the answer's."""
+    return codex.exec_argv(
+        executable, cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
+        model=settings.model, thread_id=thread_id,
+        output_schema=answers.schema_path(schema) if schema else None)
+
+
 def new_turn(
     session: Session,
     data: dict[str, Any],
@@ -57,14 +68,15 @@ def new_turn(
     schema: str | None = None,
     template: dict[str, Any] | None = None,
     answer_file: str | None = None,
-) -> dict[str, Any]:
+    go_on: str | None = None,
+) -> TurnRecord:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     n = len(data["turns"]) + 1
     directory = session.turn_dir(n)
     _set_aside(directory)
     private_dir(directory, under=session.dir)
     write_private(directory / PROMPT, prompt)
-    turn: dict[str, Any] = {
+    turn: TurnRecord = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
         "created_at": time.time(), "started_at": None, "ended_at": None,
         "settings": {"effort": settings.effort, "model": settings.model,
@@ -77,6 +89,7 @@ def new_turn(
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
         "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+        "go_on": go_on,
     }
     data["turns"].append(turn)
     return turn
@@ -97,7 +110,7 @@ def _set_aside(directory: Path) -> None:
     raise FileExistsError(directory)
 
 
-def last_activity(session: Session, turn: dict[str, Any]) -> float:
+def last_activity(session: Session, turn: TurnRecord) -> float:
     """When Codex last printed an event (the events file's mtime), or when it started."""
     started = float(turn.get("started_at") or turn["created_at"])
     try:
@@ -106,12 +119,12 @@ def last_activity(session: Session, turn: dict[str, Any]) -> float:
         return started
 
 
-def final_text(session: Session, turn: Mapping[str, Any]) -> str | None:
+def final_text(session: Session, turn: TurnRecord) -> str | None:
     """Codex's last message in an ended turn, from its events."""
     return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
 
 
-def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str | None:
+def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | None:
     """`timeout` or `stalled` when the turn is past one of its limits, else None."""
     started = float(turn.get("started_at") or turn["created_at"])
     if now - started > turn["settings"]["timeout"]:
@@ -121,13 +134,13 @@ def deadline_passed(session: Session, turn: dict[str, Any], now: float) -> str |
     return None
 
 
-FollowUp = Callable[[dict[str, Any], dict[str, Any]], None]
+FollowUp = Callable[[dict[str, Any], TurnRecord], None]
 
 
 def record_end(
     session: Session, n: int, *, exit_code: int | None, end_reason: str | None,
     guard: Mapping[str, Any] | None = None, follow_up: FollowUp | None = None,
-) -> dict[str, Any]:
+) -> TurnRecord:
     """Decide and record how turn `n` ended; a turn already ended is left as it is.
 
     `follow_up(data, turn)` runs under the same lock, so a turn queued by it (a
@@ -138,13 +151,14 @@ def record_end(
     with session.update() as data:
         turn = find_turn(data, n)
         if states.is_terminal(turn["status"]):
-            return dict(turn)
+            return turn.copy()
         if turn["stop_requested"]:
             end_reason = "stopped"
         thread_id = view.thread_id or turn["thread_id"]
         outcome = classify(view, exit_code, end_reason, stderr_tail, turn)
-        if outcome.status == states.COMPLETED and turn.get("schema"):
-            outcome = _check_answer(data, turn, view.final_message)
+        schema, answer_file = turn.get("schema"), turn.get("answer_file")
+        if outcome.status == states.COMPLETED and schema:
+            outcome = _check_answer(data, turn, schema, view.final_message)
         states.move(
             turn, outcome.status, guard=guard, ended_at=time.time(), exit_code=exit_code,
             end_reason=end_reason, error=outcome.error, thread_id=thread_id,
@@ -153,11 +167,11 @@ def record_end(
         )
         if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
-        if outcome.status == states.COMPLETED and turn.get("answer_file"):
-            _deliver(session, Path(data["root"]), turn, view.final_message or "")
+        if outcome.status == states.COMPLETED and answer_file:
+            _deliver(session, Path(data["root"]), turn, answer_file, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
-        return dict(turn)
+        return turn.copy()
 
 
 def _thread_kept(outcome: Outcome) -> bool:
@@ -166,8 +180,9 @@ def _thread_kept(outcome: Outcome) -> bool:
     return (outcome.error or {}).get("code") != "prompt_too_large"
 
 
-def _deliver(session: Session, root: Path, turn: dict[str, Any], text: str) -> None:
-    """Write Codex's answer where the workflow wants it (codex itself runs read-only).
+def _deliver(session: Session, root: Path, turn: TurnRecord, path: str, text: str) -> None:
+    """Write Codex's answer to `path`, where the workflow wants it (codex itself runs
+    read-only).
 
     Never over a file that appeared meanwhile, never through a link (a folder swapped for
     one during the turn), never outside the project (paths.write): then the answer stays in
@@ -176,7 +191,7 @@ def _deliver(session: Session, root: Path, turn: dict[str, Any], text: str) -> N
     body = unfence(text).rstrip("\n") + "\n"
     turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
-        paths.write(turn["answer_file"], body, root, "Codex's round file", mode=0o666,
+        paths.write(path, body, root, "Codex's round file", mode=0o666,
                     make_folders=False)  # a folder moved away is not made again
     except (OSError, SparringError) as exc:  # it exists already, or its folder moved: keep
         # the answer anyway
@@ -186,10 +201,12 @@ def _deliver(session: Session, root: Path, turn: dict[str, Any], text: str) -> N
         turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"
 
 
-def _check_answer(data: dict[str, Any], turn: dict[str, Any], text: str | None) -> Outcome:
-    """A structured answer must match the schema codex was given, and the debate's rules."""
-    answer = parse_review(text)
-    found = (answers.problems(turn["schema"], answer) if answer is not None
+def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
+                  text: str | None) -> Outcome:
+    """A structured answer must match `schema`, the one codex was given, and the debate's
+    rules."""
+    answer = events.parse_review(text)
+    found = (answers.problems(schema, answer) if answer is not None
              else ["the answer is not JSON"])
     if not found:
         found = ledger.answer_problems(data, turn["round"], answer)
@@ -207,7 +224,7 @@ def classify(
     exit_code: int | None,
     end_reason: str | None,
     stderr_tail: str,
-    turn: dict[str, Any],
+    turn: TurnRecord,
 ) -> Outcome:
     settings = turn["settings"]
     if end_reason == "stopped":
@@ -301,14 +318,14 @@ def _error(code: str, message: str, hint: str, **extra: Any) -> dict[str, Any]:
     return {"code": code, "message": message, "hint": hint, **extra}
 
 
-def _recoverable(outcome: Outcome, thread_id: str | None, turn: dict[str, Any]) -> bool:
+def _recoverable(outcome: Outcome, thread_id: str | None, turn: TurnRecord) -> bool:
     if outcome.error is None or not thread_id or turn.get("recovers") is not None:
         return False
     return outcome.error["code"] in _RECOVERABLE
 
 
 def _round_usage(
-    data: dict[str, Any], turn: dict[str, Any], cumulative: dict[str, int] | None,
+    data: dict[str, Any], turn: TurnRecord, cumulative: dict[str, int] | None,
     thread_id: str | None,
 ) -> dict[str, int] | None:
     """This turn's tokens: Codex's cumulative thread usage minus the previous turn's."""
@@ -321,25 +338,6 @@ def _round_usage(
         if earlier.get("thread_id") == thread_id and earlier.get("usage_cumulative"):
             baseline = earlier["usage_cumulative"]
     return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
-
-
-def total_usage(data: dict[str, Any]) -> dict[str, int]:
-    total = dict.fromkeys(events.USAGE_KEYS, 0)
-    for turn in data["turns"]:
-        for key, value in (turn.get("usage") or {}).items():
-            total[key] = total.get(key, 0) + value
-    return total
-
-
-def parse_review(text: str | None) -> Any:
-    """Codex's answer as JSON when it is JSON (a fenced block counts: fence.unfence),
-    else None."""
-    if text is None:
-        return None
-    try:
-        return answers.parse_bounded(unfence(text, lenient=True))
-    except ValueError:  # not JSON, or nested past what anything here should read
-        return None
 
 
 def files(session: Session, n: int) -> dict[str, str]:

@@ -18,9 +18,10 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import answers, codex, process, states, templates
+from sparring import process, states, templates
 from sparring.codex import network, sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
 from sparring.turn import budget, lifecycle, watchdog
@@ -121,7 +122,7 @@ def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
     return queued[0] if queued else None
 
 
-def _still_listed(session: Session, turn: dict[str, Any]) -> bool:
+def _still_listed(session: Session, turn: TurnRecord) -> bool:
     """Whether session.json still shows this runner's turn running: if not, something else
     changed it, and the end is not written into it (lifecycle reports state_corrupt)."""
     now = next((t for t in session.load()["turns"]
@@ -132,7 +133,7 @@ def _still_listed(session: Session, turn: dict[str, Any]) -> bool:
     return True
 
 
-def _follow(session: Session, data: dict[str, Any], ended: dict[str, Any],
+def _follow(session: Session, data: dict[str, Any], ended: TurnRecord,
             queued: list[int], keeper: Keeper) -> None:
     """Under the session lock, with the end: queue a re-ask if the answer needs one, and
     say in the runner's record what it runs next (or that it is done)."""
@@ -144,7 +145,7 @@ def _follow(session: Session, data: dict[str, Any], ended: dict[str, Any],
         keeper.ended(ended)
 
 
-def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
+def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
                  queued: list[int]) -> None:
     """An answer that breaks its schema gets one re-ask on the same thread."""
     error = ended.get("error") or {}
@@ -162,15 +163,13 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: dict[str, Any],
         return
     problems = "\n".join(f"- {p}" for p in error.get("problems", []))
     settings = TurnSettings(**ended["settings"])
-    request = codex.TurnRequest(
-        cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
-        model=settings.model, thread_id=data["thread_id"],
-        output_schema=answers.schema_path(ended["schema"]))
     turn = turns.new_turn(
         session, data, round_no=ended["round"], purpose="reask", settings=settings,
         prompt=templates.render("reask", {"PROBLEMS": problems}).encode(),
-        argv=codex.exec_argv(ended["argv"][0], request), thread_id=data["thread_id"],
-        schema=ended["schema"])
+        argv=turns.codex_argv(ended["argv"][0], data, settings, thread_id=data["thread_id"],
+                              schema=ended["schema"]),
+        thread_id=data["thread_id"],
+        schema=ended["schema"], go_on=ended.get("go_on"))
     turn["runner"] = ended["runner"]  # this same runner carries on with it
     turn["sandbox"] = ended.get("sandbox")  # the same round, the same sandbox (and why)
     queued.append(turn["n"])
@@ -214,7 +213,7 @@ def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | Non
         return proc
 
 
-def _watch(session: Session, turn: dict[str, Any], proc: Popen[bytes],
+def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
            keeper: Keeper) -> str | None:
     """Wait for codex to exit; return why we must end it when a limit passes or we are
     told to stop. Meanwhile note the turn's processes, and keep the watchdog alive."""

@@ -12,7 +12,6 @@ from sparring import states
 from sparring.codex import rollout
 from sparring.store.session import Session
 from sparring.turn import budget
-from sparring.turn import record as turns
 
 SUMMARY_FILE = "summary.json"
 
@@ -28,7 +27,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "rounds": max((t["round"] for t in data["turns"]), default=0),
         "turns": rows,
         "duration_s": round(sum(r["duration_s"] or 0 for r in rows), 2),
-        "usage_total": turns.total_usage(data),
+        "usage_total": budget.total_usage(data),
         "budget": budget.figures(data),
         "thread_id": data.get("thread_id"),
         "codex": data.get("codex", {}),

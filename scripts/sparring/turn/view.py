@@ -13,6 +13,7 @@ from typing import Any
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
+from sparring.records import TurnRecord
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
 from sparring.turn import record as turns
@@ -20,7 +21,7 @@ from sparring.turn import record as turns
 MAX_ACTIVITIES = 20
 
 
-def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
+def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
             view: events.TurnView) -> dict[str, Any]:
     now = time.time()
     status = states.reported(turn["status"])
@@ -44,7 +45,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
         "activities_total": len(activities),
         "review": review,
         "review_withheld": withheld,
-        "usage": {"round": turn.get("usage"), "total": turns.total_usage(data),
+        "usage": {"round": turn.get("usage"), "total": budget.total_usage(data),
                   "budget": budget.figures(data)},
         "error": runner_said(turn.get("error")),
         "recoverable": bool(turn.get("recoverable")),
@@ -55,7 +56,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: dict[str, Any],
     }
 
 
-def _activities(turn: dict[str, Any], view: events.TurnView,
+def _activities(turn: TurnRecord, view: events.TurnView,
                 found: list[dict[str, Any]], now: float) -> list[dict[str, Any]]:
     notices = [{"kind": "notice", "message": m} for m in view.notices[-3:]]
     if found or notices or states.is_terminal(turn["status"]):
@@ -70,11 +71,11 @@ def _activities(turn: dict[str, Any], view: events.TurnView,
     return [{"kind": "waiting", "message": f"{what} ({now - started:.0f} s)"}]
 
 
-def _review(turn: dict[str, Any], view: events.TurnView) -> dict[str, Any] | None:
+def _review(turn: TurnRecord, view: events.TurnView) -> dict[str, Any] | None:
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message
-    return {"text": text, "data": turns.parse_review(text)}
+    return {"text": text, "data": events.parse_review(text)}
 
 
 def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -26,8 +26,6 @@ from sparring.store import workspace
 from sparring.store.session import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import summarize
-from sparring.workflows import registry
-from sparring.workflows.structured import engine
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -48,9 +46,9 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
         "outcome": _outcome(data, decision),
         "decision": decision,
         "degraded": degraded_reasons(data),
-        "consensus_points": [engine.point_row(p) for p in known.points.values()
+        "consensus_points": [ledgers.point_row(p) for p in known.points.values()
                              if p.is_agreed() and not p.is_pending()],
-        "disagreements": [engine.point_row(p) for p in known.points.values()
+        "disagreements": [ledgers.point_row(p) for p in known.points.values()
                           if p.is_disputed() or p.is_pending()],
         "codex_position": _last_position(data, CODEX),
         "claude_position": _last_position(data, CLAUDE),
@@ -86,8 +84,6 @@ def degraded_reasons(data: AnySession) -> list[str]:
         if turn["status"] in _BAD:
             code = (turn.get("error") or {}).get("code", "")
             found.append(f"{label} {_BAD[turn['status']]}" + (f" [{code}]" if code else ""))
-        if turn.get("purpose") == "stand-in":
-            found.append(f"round {turn['round']}: Codex was unavailable; Claude stood in")
         guard = turn.get("guard") or {}
         if guard.get("violation"):
             found.append(f"{label}: files changed during the turn: "
@@ -225,11 +221,11 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
-    """Where the report goes: the workflow's `report_path` with its placeholders filled,
-    inside the project (a pattern that leads out of it is refused, not followed)."""
+def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = None) -> Path:
+    """Where the report goes: `pattern` (the workflow's `report_path` setting) with its
+    placeholders filled, inside the project (a pattern that leads out of it is refused, not
+    followed)."""
     root = Path(data["root"])
-    pattern = registry.settings(registry.load_settings(root), data["skill"])["report_path"]
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
               "slug": slug(question(data) or data["id"]), "skill": data["skill"],
@@ -240,11 +236,11 @@ def default_path(data: AnySession, extra: dict[str, str] | None = None) -> Path:
                        "relative to its root").path
 
 
-def destination(data: AnySession, out: Path | None,
+def destination(data: AnySession, out: Path | None, pattern: str | None,
                 extra: dict[str, str] | None = None) -> Path:
-    """Where a record goes, inside the project; another session's record (or any other file)
-    is never replaced: an explicit --out that exists is refused, a default path gets -2, -3,
-    ..."""
+    """Where a record goes, inside the project: --out, else `pattern` (default_path; needed
+    only without --out); another session's record (or any other file) is never replaced: an
+    explicit --out that exists is refused, a default path gets -2, -3, ..."""
     ours = set(data.get("reports", []))
     if out is not None:
         path = paths.place(out, Path(data["root"]), "--out").path
@@ -252,7 +248,8 @@ def destination(data: AnySession, out: Path | None,
             raise SparringError("report_exists", f"{path} exists and is not this session's "
                                 "report", "choose another --out, or move the file away")
         return path
-    return unique_path(default_path(data, extra), ours)
+    assert pattern is not None, "a record without --out needs the workflow's report_path"
+    return unique_path(default_path(data, pattern, extra), ours)
 
 
 def unique_path(path: Path, ours: set[str]) -> Path:
@@ -268,11 +265,4 @@ def unique_path(path: Path, ours: set[str]) -> Path:
 def slug(text: str, limit: int = 48) -> str:
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return words[:limit].rstrip("-") or "untitled"
-
-
-def usage_line(usage: dict[str, int]) -> str:
-    total = sum(usage.get(k, 0) for k in ("input_tokens", "output_tokens"))
-    return (f"{total:,} tokens ({usage.get('input_tokens', 0):,} in, "
-            f"{usage.get('output_tokens', 0):,} out, {usage.get('cached_input_tokens', 0):,} "
-            "cached)")
 

@@ -1,7 +1,8 @@
 """Where an arch-debate stands: whose turn, agreed or stuck, rule breaks, what to do next.
 
-`debate status` prints it, and so does `wait` once Codex's round is in. Once the debate is
-agreed it writes round-N-agreed.md; once it is stuck, DECISION-NEEDED.md.
+`debate status` prints it, and so does `wait` once Codex's round is in (`after_turn`, the
+registry's `status` part). Once the debate is agreed it writes round-N-agreed.md; once it
+is stuck, DECISION-NEEDED.md.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.records import AnySession
+from sparring.records import AnySession, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
@@ -74,6 +75,11 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     }
 
 
+def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """Where the debate stands, for poll and wait once Codex's round has ended."""
+    return status(Path(data["debate"]["dir"]), cwd)
+
+
 def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
     if not state.agreed:
         return None
@@ -113,7 +119,7 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
 
 
 def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
-          turn: dict[str, Any] | None) -> str:
+          turn: TurnRecord | None) -> str:
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
     if step == "agreed":

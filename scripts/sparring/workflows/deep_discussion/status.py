@@ -1,6 +1,7 @@
 """Where a deep-discussion stands: rounds, the last message, consensus per side, what next.
 
-`discuss status` prints it, and so does `wait` once Codex's round is in.
+`discuss status` prints it, and so does `wait` once Codex's round is in (`after_turn`, the
+registry's `status` part).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.records import DiscussionRecord
+from sparring.records import DiscussionRecord, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
@@ -48,8 +49,14 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
     }
 
 
+def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """Where the discussion stands, for poll and wait once Codex's round has ended (its
+    `last_message` carries Codex's answer)."""
+    return status(session.id, cwd)
+
+
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
-          turn: dict[str, Any] | None, reached: bool) -> str:
+          turn: TurnRecord | None, reached: bool) -> str:
     sid = session.id
     inbox = workspace.session_inbox(session.load())
     frame, report, answer = (f"{inbox}/{name}" for name in ("frame.yaml", "report.yaml",

@@ -18,7 +18,7 @@ from sparring.records import AnySession
 from sparring.store.session import Session
 from sparring.turn import record as turns
 from sparring.workflows import markers
-from sparring.workflows import registry as workflows
+from sparring.workflows.deep_discussion import WORKFLOW
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")
@@ -58,8 +58,7 @@ def parse_arguments(text: str) -> Arguments:
         else:
             break
         rest = after
-    default = workflows.get("deep-discussion").effort
-    return Arguments(effort or default, model or "CODEX", _topic(rest.strip()))
+    return Arguments(effort or WORKFLOW.effort, model or "CODEX", _topic(rest.strip()))
 
 
 def _topic(text: str) -> str | None:

@@ -15,14 +15,12 @@ express: the runner checks them when a turn ends).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sparring import ledger as ledgers
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
 from sparring.records import AnySession, DecisionRecord, PointEntry, Verdict
 
-_ID = re.compile(r"^[XC]-[1-9][0-9]*$")
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
 # push the prompt past what codex accepts; a cut is marked where Codex will see it.
 CARRY_LIMIT = 4_000  # a claim, a note, one piece of evidence
@@ -84,7 +82,7 @@ def _summary_problems(known: Ledger, verdict: Verdict) -> list[str]:
 
 
 def decision_dict(decision: Decision, known: Ledger) -> DecisionRecord:
-    open_points = [point_row(known.points[pid]) for pid in sorted(
+    open_points = [ledgers.point_row(known.points[pid]) for pid in sorted(
         known.rounds[-1].unresolved, key=_order)]
     return {
         "round": decision.round,
@@ -92,7 +90,7 @@ def decision_dict(decision: Decision, known: Ledger) -> DecisionRecord:
         "kind": decision.kind,
         "reasons": decision.reasons,
         "open_points": open_points,
-        "agreed_points": [point_row(p) for p in known.points.values() if p.is_agreed()],
+        "agreed_points": [ledgers.point_row(p) for p in known.points.values() if p.is_agreed()],
         "summary": ({"id": decision.summary.id, "by": decision.summary.by,
                      "text": decision.summary.text} if decision.summary else None),
         "concessions_without_evidence": known.concessions,
@@ -101,17 +99,6 @@ def decision_dict(decision: Decision, known: Ledger) -> DecisionRecord:
 
 def _order(pid: str) -> tuple[str, int]:
     return pid[0], int(pid[2:])
-
-
-def point_row(point: Point) -> dict[str, Any]:
-    def side(name: str) -> dict[str, Any] | None:
-        stance = point.latest(name)
-        return {"stance": stance.stance, "evidence": stance.evidence,
-                "round": stance.round} if stance else None
-
-    return {"id": point.id, "claim": point.claim, "raised_by": point.owner,
-            "class": point.claude_class, "claude": side(CLAUDE), "codex": side(CODEX),
-            "note": point.note, "pending": point.is_pending()}
 
 
 def next_vars(known: Ledger, decision: Decision, verdict: Verdict) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""`sparring debate new|round|status`: arch-debate in a folder of round files.
+"""`sparring debate new|round|status`: arch-debate's own verbs, in a folder of round files
+(declared in __init__.py; each is called with the Context the command line gives it).
 
 Codex keeps one thread across rounds (round one starts it, later rounds
 resume it), so each prompt carries only Claude's newest round, never the
@@ -17,14 +18,15 @@ from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
-from sparring.store.inputs import project_root
+from sparring.store.inputs import project_root, read_input
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
-from sparring.workflows import registry
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
+from sparring.workflows.arch_debate.go_on import go_on
 from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
 from sparring.workflows.sessions import create as new_session
+from sparring.workflows.workflow import Context
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")
@@ -34,32 +36,43 @@ PROTOCOL_SLOTS = {"codebase_context": "CODEBASE_CONTEXT", "options": "OPTIONS",
                   "open_questions": "OPEN_QUESTIONS"}
 
 
-def new(directory: Path, question: str, cwd: Path, slots: dict[str, str] | None = None,
-        budget_tokens: int | None = None) -> dict[str, Any]:
+def new(context: Context, directory: Path, question: str | None, file: Path | None,
+        budget_tokens: int | None) -> dict[str, Any]:
+    """`debate new DIR QUESTION` or `debate new DIR --file PROTOCOL.yaml`."""
+    if (question is None) == (file is None):
+        raise SparringError("usage_error", "give QUESTION or --file, one of them",
+                            "sparring debate new DIR --file PROTOCOL.yaml")
+    if file is not None:
+        text, slots = protocol_from(read_input(file, "--file"))
+        return _new(context, directory, text, slots, budget_tokens)
+    assert question is not None
+    return _new(context, directory, question.strip(), None, budget_tokens)
+
+
+def _new(context: Context, directory: Path, question: str, slots: dict[str, str] | None,
+         budget_tokens: int | None) -> dict[str, Any]:
     """Scaffold DIR/DEBATE-PROTOCOL.md: the question, the rules, and the protocol's slots
     (codebase context, options, open questions) when given."""
     project = project_root()
     if not question.strip():
         raise SparringError("input_empty", "the debate needs a question",
                             "give it in the protocol file's `question:`")
-    directory = debate.locate(directory, project)
+    directory = debate.locate(context.cwd / directory, project)
     existing = debate.read(directory, project)
     if os.path.lexists(directory / debate.PROTOCOL) or existing.rounds or existing.misplaced:
         raise SparringError("debate_exists", f"{directory} already holds a debate",
                             f"continue it with `sparring debate status "
                             f"{shell_word(str(directory))}`, or pick a new folder")
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
-    max_rounds = registry.settings(registry.load_settings(root), "arch-debate")["max_rounds"]
+    max_rounds = context.settings(root)["max_rounds"]
     debate.locate(directory, project, create=True)
     filled = {PROTOCOL_SLOTS[k]: v for k, v in (slots or {}).items() if v.strip()}
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
         "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
         "WORD_LIMIT": WORD_LIMIT, **filled}), project)
-    session = new_session(root, "arch-debate", root, budget_tokens)
-    inbox = workspace.inbox_dir(Path.cwd())
-    with session.update() as data:
-        data["debate"] = {"dir": str(directory), "question": question, "sent": {},
-                          "max_rounds": max_rounds}
+    session = new_session(context, root, root, budget_tokens, {"debate": {
+        "dir": str(directory), "question": question, "sent": {}, "max_rounds": max_rounds}})
+    inbox = workspace.inbox_dir(context.cwd)
     return {"dir": str(directory), "session": session.id, "question": question,
             "files": [debate.PROTOCOL], "inbox": str(inbox),
             "next": Hint(f"write your opening round (round 0) to {inbox}/round.md, then "
@@ -78,10 +91,18 @@ def _write_new(path: Path, text: str, project: Path) -> None:
     paths.write(path, text, project, "the debate folder", mode=0o666)
 
 
-def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
+def round_(context: Context, directory: Path, file: Path | None, stand_in: Path | None,
+           options: dict[str, Any]) -> dict[str, Any]:
+    """Record Claude's round (--file, when given), then run Codex's next round, or write the
+    labelled stand-in round in its place. Once the debate is agreed or stuck, nothing
+    starts."""
+    claude = None if file is None else read_input(file, "--file")
+    standing_in = None if stand_in is None else read_input(stand_in, "--stand-in")
+    return _round(directory, context.cwd, options, claude, standing_in)
+
+
+def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
            stand_in: bytes | None) -> dict[str, Any]:
-    """Record Claude's round (when given), then run Codex's next round, or write the labelled
-    stand-in round in its place. Once the debate is agreed or stuck, nothing starts."""
     project = project_root()
     directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)
@@ -92,7 +113,8 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
         if claude is not None:  # Claude's round settled it: that is the answer
-            return {"session": session.id, "started": False, "debate": status(directory, cwd)}
+            return {"session": session.id, "started": False,
+                    "debate": debate_status.status(directory, cwd)}
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
                             "round", f"see `sparring debate status {shell_word(str(directory))}`")
     n = state.codex_rounds + 1
@@ -116,9 +138,13 @@ def round_(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
         templates.render("arch-debate/codex-round", variables).encode(),
         {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
     # Round one opens the thread; if it never did (codex died at start), open it now.
-    verb = launch.start if not data.get("thread_id") else launch.resume
-    result = verb(str(session.dir), cwd, options, prompt, schema="none",
-                  answer_file=str(codex_file))
+    if not data.get("thread_id"):
+        result = launch.start(str(session.dir), cwd, options, prompt, schema="none",
+                              answer_file=str(codex_file), go_on=go_on)
+    else:
+        result = launch.resume(str(session.dir), cwd, options, prompt, schema="none",
+                               answer_file=str(codex_file), go_on=go_on,
+                               again=go_on(session, data))
     # Only now has Codex been sent the round: until then it may still be handed in again.
     _record_sent(session, directory, claude_round, n, project)
     # Where the debate stands comes with `wait`, once Codex's round is in.
@@ -190,8 +216,8 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
         data["degraded_notes"] = [*data.get("degraded_notes", []), [
             n, "Codex was unavailable; Claude wrote this round as devil's advocate"]]
     return {"session": session.id, "stand_in": True, "file": str(codex_file),
-            "debate": status(directory, directory)}
+            "debate": debate_status.status(directory, directory)}
 
 
-def status(directory: Path, cwd: Path) -> dict[str, Any]:
-    return debate_status.status(directory, cwd)
+def status(context: Context, directory: Path) -> dict[str, Any]:
+    return debate_status.status(directory, context.cwd)

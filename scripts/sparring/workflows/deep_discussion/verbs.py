@@ -1,4 +1,5 @@
-"""`sparring discuss new|frame|round|status|synthesis|report`: deep-discussion.
+"""`sparring discuss new|frame|round|status|synthesis|report`: deep-discussion's own verbs
+(declared in __init__.py; each is called with the Context the command line gives it).
 
 Up to `max_rounds` (default 10) rounds on one Codex thread at the chosen
 effort. The runner reads the markers from both sides' messages, hands search
@@ -16,33 +17,38 @@ from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
 from sparring.records import AnySession
 from sparring.store import workspace
-from sparring.store.inputs import mapping
+from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
-from sparring.workflows import registry
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
+from sparring.workflows.deep_discussion.go_on import go_on
 from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
+from sparring.workflows.workflow import Context
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
 
 
-def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
+def new(context: Context, arguments: str, file: Path | None,
+        budget_tokens: int | None) -> dict[str, Any]:
+    """The skill's arguments from --args (`-`: stdin) or --file."""
+    if file is not None or arguments == "-":
+        arguments = read_input(file, "--file").decode("utf-8", errors="replace")
     effort, model, topic = discussion.parse_arguments(arguments)
+    cwd = context.cwd
     root = workspace.find_root(cwd)
-    max_rounds = registry.settings(registry.load_settings(root), "deep-discussion")["max_rounds"]
-    session = new_session(root, "deep-discussion", cwd.resolve(), budget_tokens)
-    with session.edit() as data:
-        data["discussion"] = {"effort": effort, "model": model, "max_rounds": max_rounds,
-                              "topic": None, "topic_given": topic, "messages": [],
-                              "opened_at": time.time()}
-        if model == "NONE":
-            data["degraded_notes"] = [*data.get("degraded_notes", []), [
-                None, "model NONE: no Codex; Claude argued both sides, each labelled"]]
-    inbox = workspace.inbox_dir(Path.cwd())
+    max_rounds = context.settings(root)["max_rounds"]
+    sections: dict[str, Any] = {"discussion": {
+        "effort": effort, "model": model, "max_rounds": max_rounds, "topic": None,
+        "topic_given": topic, "messages": [], "opened_at": time.time()}}
+    if model == "NONE":
+        sections["degraded_notes"] = [
+            [None, "model NONE: no Codex; Claude argued both sides, each labelled"]]
+    session = new_session(context, root, cwd.resolve(), budget_tokens, sections)
+    inbox = workspace.inbox_dir(cwd)
     source = ("TOPIC is the `topic` the user gave" if topic else
               "no topic was given: take TOPIC from the conversation")
     return {"session": session.id, "effort": effort, "model": model, "topic": topic,
@@ -52,7 +58,13 @@ def new(arguments: str, cwd: Path, budget_tokens: int | None = None) -> dict[str
                          f"frame {session.id} --file {shell_word(f'{inbox}/frame.yaml')}`")}
 
 
-def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
+def frame(context: Context, session: str, file: Path | None,
+           options: dict[str, Any]) -> dict[str, Any]:
+    """The framing YAML from --file (default: stdin)."""
+    return _frame(session, context.cwd, read_input(file, "--file"), options)
+
+
+def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
     session, data = load(ref, cwd)
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
@@ -68,17 +80,23 @@ def frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str,
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
         started = launch.start(str(session.dir), cwd, _effort(data, options), prompt,
-                               schema="none")
+                               schema="none", go_on=go_on)
     with session.update() as locked:
         locked["discussion"].update(topic=given["TOPIC"], framing=given["FRAMING"],
                                     context=given.get("CONTEXT", ""))
         locked["discussion"]["messages"].append(
             {"round": 1, "speaker": "claude", "text": given["CLAUDE_VIEW"]})
-    return {"session": session.id, **started, "discussion": status(ref, cwd)}
+    return {"session": session.id, **started, "discussion": _status(ref, cwd)}
 
 
-def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
-           accept_changes: bool = False) -> dict[str, Any]:
+def round_(context: Context, session: str, file: Path | None, accept_changes: bool,
+           options: dict[str, Any]) -> dict[str, Any]:
+    """The round YAML from --file (default: stdin)."""
+    return _round(session, context.cwd, read_input(file, "--file"), options, accept_changes)
+
+
+def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
+           accept_changes: bool) -> dict[str, Any]:
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -100,16 +118,17 @@ def round_(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     if not retry and discussion.consensus(
             [*messages, discussion.Message(round_no, "claude", given["response"])]):
         _add_messages(session, [message])  # Claude confirms Codex's consensus: no new round
-        return status(str(session.dir), cwd)
+        return _status(str(session.dir), cwd)
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
     prompt = launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
                            {"name": "deep-discussion/round", "question": settings["topic"]})
     resumed = launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
-                            schema="none", accept_changes=accept_changes)
+                            schema="none", accept_changes=accept_changes, go_on=go_on,
+                            again=go_on(session, data))
     _add_messages(session, [message], replace_round=round_no if retry else 0)
-    return {**resumed, "discussion": status(str(session.dir), cwd)}
+    return {**resumed, "discussion": _status(str(session.dir), cwd)}
 
 
 def _none_round(session: Session, messages: list[discussion.Message], raw: bytes,
@@ -123,7 +142,7 @@ def _none_round(session: Session, messages: list[discussion.Message], raw: bytes
     if given.get("response"):
         new.append({"round": last.round + 1, "speaker": "claude", "text": given["response"]})
     _add_messages(session, new)
-    return status(str(session.dir), cwd)
+    return _status(str(session.dir), cwd)
 
 
 def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: int = 0) -> None:
@@ -135,17 +154,25 @@ def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: in
         kept.extend(new)
 
 
-def status(ref: str, cwd: Path) -> dict[str, Any]:
+def status(context: Context, session: str) -> dict[str, Any]:
+    return _status(session, context.cwd)
+
+
+def _status(ref: str, cwd: Path) -> dict[str, Any]:
     return discussion_status.status(ref, cwd)
 
 
-def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
+def synthesis(context: Context, session: str, options: dict[str, Any]) -> dict[str, Any]:
+    return _synthesis(session, context.cwd, options)
+
+
+def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
     if settings["model"] == "NONE":
         report = f"{workspace.session_inbox(session.load())}/report.yaml"
-        return {**status(ref, cwd), "next": Hint(
+        return {**_status(ref, cwd), "next": Hint(
             f"write your synthesis to {report}, then `sparring discuss report {session.id} "
             f"--file {shell_word(report)}`")}
     messages = discussion.transcript(session, data)
@@ -154,17 +181,25 @@ def synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
         "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
         {"name": "deep-discussion/synthesis", "question": settings["topic"]})
     return launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
-                         schema="none", purpose="synthesis")
+                         schema="none", purpose="synthesis", go_on=go_on,
+                         again=go_on(session, data))
 
 
-def report(ref: str, cwd: Path, raw: bytes, out: Path | None) -> dict[str, Any]:
-    session, data = load(ref, cwd)
+def report(context: Context, session: str, file: Path | None, out: Path | None
+           ) -> dict[str, Any]:
+    """Claude's synthesis YAML from --file (default: stdin)."""
+    return _report(context, session, read_input(file, "--file"), out)
+
+
+def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
+    session, data = load(ref, context.cwd)
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
     settings = data["discussion"]
     model = reports.build(session, data, None)
     now = time.time()
-    path = reports.destination(data, out, {"epoch": str(int(now))})
+    pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]
+    path = reports.destination(data, out, pattern, {"epoch": str(int(now))})
     text = templates.render("deep-discussion/report", {"R": model, "D": {
         "timestamp": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(now)),
         "topic": settings["topic"], "framing": settings.get("framing", ""),

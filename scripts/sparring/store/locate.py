@@ -1,0 +1,76 @@
+"""Where a project's sessions are: its root, a session's folder named by id or path, and
+the name and format version of the session file in it.
+
+In os.path terms, light at import: poll's fast path (turn/quick.py) finds the session with
+these, and so does everything else (workspace.find_root, session.resolve).
+
+The root is the nearest directory, from the working directory up, that holds `.git` (a
+repository or a worktree) or sparring's sessions (`.sparring/sessions/`); outside any
+repository it is the working directory itself. No git process is needed. A `.sparring/`
+holding only an inbox (Claude Code started in a subfolder) does not make a root.
+"""
+
+from __future__ import annotations
+
+import os
+
+STATE_DIR = ".sparring"
+SESSION_FILE = "session.json"
+SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
+
+
+def project_root(cwd: str) -> str:
+    """The project root above `cwd` (a real path)."""
+    start = candidate = os.path.realpath(cwd)
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")) or os.path.isdir(
+                os.path.join(candidate, STATE_DIR, "sessions")):
+            return candidate
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return start
+        candidate = parent
+
+
+def state_home() -> str:
+    """sparring's folder in the user's state (XDG_STATE_HOME, as the user's shell sets it):
+    out of the project, so out of the reach of a sandbox that lets Codex write the project.
+    The witness copies of sparring's records and the runners' own records live there."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "sparring")
+
+
+def run_record(session_dir: str) -> str:
+    """Where the runner of a session keeps its own record (store/runs.py)."""
+    import hashlib
+
+    key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(state_home(), "runs", f"{key[:32]}.json")
+
+
+def in_project(folder: str, root: str) -> bool:
+    """Whether the real path `folder` is a session folder of the project at `root`
+    (`.sparring/sessions/<id>` at its root or below): no other session.json is acted on."""
+    sessions = os.path.dirname(folder)
+    return (os.path.basename(sessions) == "sessions"
+            and os.path.basename(os.path.dirname(sessions)) == STATE_DIR
+            and folder.startswith(root.rstrip(os.sep) + os.sep))
+
+
+def _sessions_folder(root: str) -> str:
+    return os.path.join(root, STATE_DIR, "sessions")
+
+
+def session_folder(ref: str, cwd: str) -> str | None:
+    """The real path of the session `ref` names, by its id (in the project of `cwd`) or by
+    its folder (`~` expanded; relative to `cwd`); None when there is no such session."""
+    path = os.path.expanduser(ref) or os.curdir  # as pathlib reads an empty path
+    if os.sep in ref or os.path.isdir(path):
+        candidate = os.path.join(cwd, path)  # an absolute `path` stays as it is
+    else:
+        candidate = os.path.join(_sessions_folder(project_root(cwd)), ref)
+    if not os.path.isfile(os.path.join(candidate, SESSION_FILE)):
+        return None
+    return os.path.realpath(candidate)

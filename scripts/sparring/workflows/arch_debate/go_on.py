@@ -1,0 +1,16 @@
+"""How an arch-debate carries on once the user has accepted files Codex changed (the
+registry's `go_on` part: every turn records it, for the hint of a guard violation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparring.output import shell_word
+from sparring.store import workspace
+from sparring.store.session import Session
+
+
+def go_on(session: Session, data: dict[str, Any]) -> str:
+    inbox = workspace.session_inbox(data)
+    return (f"hand in your round: `sparring debate round {shell_word(data['debate']['dir'])} "
+            f"--file {shell_word(f'{inbox}/round.md')}`")

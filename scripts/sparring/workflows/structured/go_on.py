@@ -1,0 +1,12 @@
+"""How a structured debate carries on once the user has accepted files Codex changed (the
+registry's `go_on` part: every turn records it, for the hint of a guard violation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparring.store.session import Session
+
+
+def go_on(session: Session, data: dict[str, Any]) -> str:
+    return "judge the round as usual (`sparring verdict`), which starts the next one"

@@ -1,0 +1,99 @@
+"""What follows Claude's verdict on a structured round (`sparring verdict`'s `next`).
+
+think-about goes on at once: a `continue` starts Codex's next round (one call less a
+round). dual-model has one round, then the synthesis; a deeper dive on the same thread is
+optional. Either way, files changed during a Codex turn stop the loop here, whatever the
+decision, until the user decides.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sparring import ledger
+from sparring.errors import Hint, SparringError
+from sparring.output import command
+from sparring.records import AnySession, Verdict, untyped
+from sparring.store import workspace
+from sparring.store.session import Session
+from sparring.store.state import write_private
+from sparring.turn import launch
+from sparring.workflows.structured import engine
+from sparring.workflows.structured.go_on import go_on
+
+
+def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
+                known: ledger.Ledger, given: Verdict) -> dict[str, Any]:
+    inbox = workspace.session_inbox(data)
+    if decision.decision != "continue":
+        step = _report_step(session, inbox)
+    else:
+        path = _write_vars(session, decision.round + 1,
+                           engine.next_vars(known, decision, given))
+        step = {"action": "resume", "kind": decision.kind, "vars_file": str(path),
+                "command": command("resume", session.id, "--template", "think-about/round2+",
+                                   "--vars-file", str(path))}
+    stop = _guard_stop(session, data, step)
+    if stop is not None:
+        return stop
+    return _continue(session, cwd, step, inbox) if step["action"] == "resume" else step
+
+
+def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
+               known: ledger.Ledger, given: Verdict) -> dict[str, Any]:
+    """One round, then the synthesis; a deeper dive on the same thread is optional."""
+    inbox = workspace.session_inbox(data)
+    follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
+        "DISAGREED_POINTS"]}
+    path = _write_vars(session, decision.round + 1, follow)
+    step = {**_report_step(session, inbox), "optional": {
+        "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
+        "command": command("resume", session.id, "--template", "dual-model/continue",
+                           "--vars-file", str(path), "--var-file",
+                           f"FOLLOW_UP={inbox}/follow-up.md")}}
+    return _guard_stop(session, data, step) or step
+
+
+def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
+              ) -> dict[str, Any]:
+    """The debate goes on: start Codex's next round now. If it cannot start, the verdict
+    still stands and `next` is the resume command, with the reason; when the token budget
+    is spent, `next` is the report."""
+    try:
+        prompt = launch.prompt_from(None, "think-about/round2+",
+                                    vars_file=Path(step["vars_file"]))
+        started = launch.resume(session.id, cwd, {}, prompt, False, None, False, go_on=go_on)
+    except SparringError as error:
+        if error.code == "budget_exhausted":
+            return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
+        return {**step, "started": False, "error": error.to_dict()}
+    return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
+            "vars_file": step["vars_file"], "command": command("wait", session.id)}
+
+
+def _guard_stop(session: Session, data: AnySession,
+                step: dict[str, Any]) -> dict[str, Any] | None:
+    """Files changed during a Codex turn: the loop stops here, whatever the decision, until
+    the user decides; `after` is what comes next once they have."""
+    found = launch.unaccepted_violations(untyped(data))
+    if not found:
+        return None
+    violation = found[-1]["guard"]["violation"]
+    # The reason and the changed files name files Codex chose: data, printed as they are.
+    return {"action": "stop", "reason": violation["message"],
+            "changed": [c for t in found for c in t["guard"]["changed"]],
+            "hint": Hint(violation["hint"]),
+            "command": command("guard", "accept", session.id), "after": step}
+
+
+def _report_step(session: Session, inbox: str) -> dict[str, Any]:
+    return {"action": "report", "write": f"{inbox}/synthesis.json",
+            "command": command("report", session.id, "--synthesis", f"{inbox}/synthesis.json")}
+
+
+def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
+    path = session.dir / f"round-{round_no}-vars.json"
+    write_private(path, json.dumps(variables, ensure_ascii=False, indent=2))
+    return path

@@ -1,0 +1,183 @@
+"""What a workflow is: data, and the names of the functions of its own package that the
+verbs call. Each workflow's package declares its `Workflow` in its `__init__.py`;
+registry.py collects them, and is the one place that looks a workflow up by name.
+
+The data: the schema Codex answers in (None: free-text rounds), the schemas Claude hands in,
+whether the seal barrier holds (Claude's own analysis sealed before Codex's answer is
+revealed), the round cap and the report path (the defaults sparring.yaml overrides), the
+default effort, the templates it renders.
+
+The parts, each `module:function` in the workflow's own package, imported when called (so
+that reading the registry loads no workflow's code):
+- `go_on(session, data) -> str`: the command that carries the workflow on, once the user
+  has accepted files Codex changed (`guard accept`); every workflow has one;
+- `status(session, data, cwd) -> dict`: where the workflow stands, which poll and wait add
+  once Codex's turn has ended, under `status_key`, the key of the workflow's own record in
+  session.json, when the session holds that record (`status_replaces_review`: the status
+  carries Codex's answer, so the brief object leaves `review` out);
+- `after_verdict(session, cwd, data, decision, known, given) -> dict`: what follows
+  Claude's verdict on a structured round (`sparring verdict`'s `next`);
+- `report(context, session, data, synthesis_file, out) -> dict`: what `sparring report`
+  writes; a workflow without it keeps its records with its own verbs (`records_hint` says
+  which).
+Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb` names
+its function and declares its parameters as data (`Param`); cli/workflows.py makes the
+click command, and the function is called as `function(context, **values)`.
+
+It imports nothing at run time.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from sparring.records import EngineRecord
+
+PARTS = ("go_on", "status", "after_verdict", "report")
+
+# What a Param may be. Arguments: a folder (`DIR`), a session (`SESSION`), a word. Options:
+# a file (`-` or none: stdin, as the verb reads it), a word, a flag. Option groups, as the
+# command line spells them for every verb that starts a Codex turn (cli/options.py): the
+# token budget of a new session; a turn's limits and budget; and those with the Codex
+# settings a round may set (effort, model, sandbox).
+ARGUMENTS = ("dir", "session", "text")
+OPTIONS = ("file", "text", "flag")
+GROUPS = ("new-budget", "turn-limits", "codex-turn")
+
+
+class Param:
+    """One argument, option or option group of a workflow's own verb."""
+
+    __slots__ = ("default", "flag", "help", "kind", "metavar", "name", "required")
+
+    def __init__(self, kind: str, name: str, *, flag: str | None = None, help: str = "",
+                 metavar: str | None = None, required: bool = True,
+                 default: str | None = None) -> None:
+        assert kind in (*ARGUMENTS, *OPTIONS, *GROUPS), kind
+        self.kind, self.name, self.flag, self.help = kind, name, flag, help
+        self.metavar, self.required, self.default = metavar, required, default
+
+
+def argument(name: str, kind: str = "text", *, metavar: str | None = None,
+             required: bool = True) -> Param:
+    """An argument: `kind` dir (DIR), session (SESSION) or text."""
+    assert kind in ARGUMENTS, kind
+    return Param(kind, name, metavar=metavar, required=required)
+
+
+def option(flag: str, help: str, kind: str = "file", *, name: str | None = None,
+           metavar: str | None = None, default: str | None = None) -> Param:
+    """An option `--flag`: a file (its value is the path, or None), a text or a flag; the
+    verb's function gets it as `name` (by default the flag's words joined by `_`)."""
+    assert kind in OPTIONS, kind
+    return Param(kind, name or flag.removeprefix("--").replace("-", "_"), flag=flag,
+                 help=help, metavar=metavar, default=default)
+
+
+def options(group: str) -> Param:
+    """A group of options the command line defines once for every verb (GROUPS). The
+    verb's function gets a new session's budget as `budget_tokens`, and a turn's settings
+    together as `options` (a dict, for turn/launch.py)."""
+    assert group in GROUPS, group
+    return Param(group, group)
+
+
+class Verb:
+    """One verb of a workflow's own group: `sparring <command> <name> ...`."""
+
+    __slots__ = ("function", "help", "name", "params")
+
+    def __init__(self, name: str, function: str, help: str, params: tuple[Param, ...] = ()
+                 ) -> None:
+        self.name, self.function, self.help, self.params = name, function, help, params
+
+
+class Workflow:
+    """One workflow: its data and its parts (read-only by convention)."""
+
+    __slots__ = ("answer_schema", "barrier", "claude_schemas", "command", "command_help",
+                 "effort", "max_rounds", "name", "package", "parts", "records_hint",
+                 "report_path", "report_templates", "status_key", "status_replaces_review",
+                 "templates", "verbs")
+
+    def __init__(self, name: str, package: str, *, answer_schema: str | None,
+                 claude_schemas: tuple[str, ...], barrier: bool, max_rounds: int, effort: str,
+                 report_path: str | None, templates: tuple[str, ...],
+                 report_templates: tuple[str, ...], parts: Mapping[str, str],
+                 records_hint: str | None = None, status_key: str | None = None,
+                 status_replaces_review: bool = False, command: str | None = None,
+                 command_help: str = "", verbs: tuple[Verb, ...] = ()) -> None:
+        assert set(parts) <= set(PARTS) and "go_on" in parts, sorted(parts)
+        self.name = name
+        self.package = package  # the dotted name of its own package: parts live there
+        self.answer_schema = answer_schema  # codex --output-schema; None: free-text rounds
+        self.claude_schemas = claude_schemas  # what Claude hands in (verdict, synthesis)
+        self.barrier = barrier  # the seal: Claude's analysis sealed before Codex's is shown
+        self.max_rounds = max_rounds  # default round cap (sparring.yaml: <name>.max_rounds)
+        self.effort = effort  # the default effort of its Codex turns
+        # Where the report goes (placeholders: config.REPORT_PLACEHOLDERS); None: the
+        # workflow writes its records beside its own files (arch-debate's debate folder).
+        self.report_path = report_path
+        self.templates = templates  # every template it renders (templates/<name>/…)
+        self.report_templates = report_templates  # those of its report or decision files
+        self.parts = dict(parts)  # part -> `module:function` in its package (PARTS)
+        # None: `sparring report` writes its report (the `report` part); else the command
+        # that writes its records ({session}).
+        self.records_hint = records_hint
+        # Its own record in session.json, and the poll/wait key of its `status` part.
+        self.status_key = status_key
+        self.status_replaces_review = status_replaces_review
+        self.command, self.command_help, self.verbs = command, command_help, verbs
+
+    def defaults(self) -> dict[str, Any]:
+        """Its section of sparring.yaml as it is when the file says nothing."""
+        found: dict[str, Any] = {"max_rounds": self.max_rounds}
+        if self.report_path is not None:
+            found["report_path"] = self.report_path
+        return found
+
+    def engine_record(self) -> EngineRecord:
+        """A new session's engine record: the answer schema and the seal barrier."""
+        return {"schema": self.answer_schema, "barrier": self.barrier, "seal": None,
+                "revealed_at": None, "verdicts": {}, "decisions": {}}
+
+    def schemas(self) -> tuple[str, ...]:
+        """Every schema the workflow validates against."""
+        return ((self.answer_schema,) if self.answer_schema else ()) + self.claude_schemas
+
+    def part(self, name: str) -> Callable[..., Any] | None:
+        """Its part `name` (PARTS), imported now; None when it has none."""
+        spec = self.parts.get(name)
+        return None if spec is None else self.function(spec)
+
+    def function(self, spec: str) -> Callable[..., Any]:
+        """The function `module:function` of its own package (a part or a verb)."""
+        import importlib
+
+        module, _, function = spec.partition(":")
+        found: Callable[..., Any] = getattr(
+            importlib.import_module(f"{self.package}.{module}"), function)
+        return found
+
+    def __repr__(self) -> str:
+        return f"Workflow({self.name!r})"
+
+
+class Context:
+    """What a workflow's own verb is given by the layer that calls it: its workflow, the
+    directory it runs in, and its settings at a project root (its section of sparring.yaml
+    over its defaults; reading the file takes every workflow's name, which the registry
+    knows)."""
+
+    __slots__ = ("_settings", "cwd", "flow")
+
+    def __init__(self, flow: Workflow, cwd: Path,
+                 settings: Callable[[Path], dict[str, Any]]) -> None:
+        self.flow, self.cwd, self._settings = flow, cwd, settings
+
+    def settings(self, root: Path) -> dict[str, Any]:
+        return self._settings(root)

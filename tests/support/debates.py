@@ -1,0 +1,120 @@
+"""Drive the workflows through the CLI as their SKILL.md tells Claude, for the tests of
+every module that needs a debate under way: think-about's `Debate` with the builders of
+Codex's answers and Claude's points (`answer`, `pt`, `cpt`) and a synthesis; arch-debate's
+`ArchDebate`; deep-discussion's framing (`FRAME`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+QUESTION = "Should sessions live in Redis or SQLite?"  # think-about's
+ARCH_QUESTION = "Should we use Redis or SQLite for sessions?"
+
+
+def answer(points: list[dict[str, Any]], state: str = "continue", proposed: str | None = None,
+           approve: str | None = None, position: str = "SQLite is enough.") -> dict[str, Any]:
+    return {"position": position, "points": points,
+            "convergence": {"state": state, "reason": "because"},
+            "proposed_summary": proposed, "approve_summary": approve}
+
+
+def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None,
+       cls: str | None = None, note: str | None = None) -> dict[str, Any]:
+    found: dict[str, Any] = {"id": pid, "stance": stance,
+                             "evidence": [f"src/{pid.lower()}.py:10"] if evidence is None
+                             else evidence}
+    if claim:
+        found["claim"] = claim
+    if cls:
+        found["class"] = cls
+    if note:
+        found["note"] = note
+    return found
+
+
+def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
+    """A point as Codex gives it: claim always present."""
+    return pt(pid, stance, claim or f"Codex claim {pid}", **kw)
+
+
+class Debate:
+    """Drives one think-about session the way SKILL.md tells Claude to."""
+
+    def __init__(self, sparring: Any, fake: Any, scratch: Path) -> None:
+        self.sparring, self.fake, self.tmp = sparring, fake, scratch
+        self.sid = sparring("init", "--skill", "think-about").out["session"]
+        self.n = 0
+
+    def file(self, name: str, content: Any) -> str:
+        path = self.tmp / name
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+        return str(path)
+
+    def start(self) -> dict[str, Any]:
+        result = self.sparring("start", self.sid, "--template", "think-about/round1",
+                               "--var", f"QUESTION={QUESTION}")
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+    def wait(self, *flags: str) -> dict[str, Any]:
+        return dict(self.sparring("wait", self.sid, "--timeout", "30", *flags).out)
+
+    def seal(self, text: str = "# My analysis\nC-1: sessions need TTLs.\n") -> Any:
+        return self.sparring("seal", self.sid, "--file", self.file("analysis.md", text))
+
+    def verdict(self, body: dict[str, Any]) -> Any:
+        self.n += 1
+        return self.sparring("verdict", self.sid, "--file", self.file(f"v{self.n}.json", body))
+
+    def next_round(self, decision: dict[str, Any]) -> dict[str, Any]:
+        """A `continue` verdict started Codex's next round: wait for its answer."""
+        assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision
+        return self.wait()
+
+    def report(self, synthesis: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+        args = ["report", self.sid, "--out", str(self.tmp / "report.md")]
+        if synthesis is not None:
+            args += ["--synthesis", self.file("synthesis.json", synthesis)]
+        result = self.sparring(*args)
+        assert result.exit_code == 0, result.raw
+        return dict(result.out), Path(result.out["report"]).read_text()
+
+
+SYNTHESIS = {"recommendations": ["Use SQLite with WAL"], "open_questions": ["Multi-region?"],
+             "confidence": {"level": "medium", "reason": "no load test yet"}}
+
+
+class ArchDebate:
+    """Drives one arch-debate in `repo/debate`."""
+
+    def __init__(self, sparring: Any, fake: Any, repo: Path) -> None:
+        self.sparring, self.fake, self.dir = sparring, fake, repo / "debate"
+        created = sparring("debate", "new", "debate", ARCH_QUESTION)
+        assert created.exit_code == 0, created.raw
+        self.session = created.out["session"]
+
+    def write(self, n: int, text: str) -> None:
+        (self.dir / f"round-{n}-claude.md").write_text(text)
+
+    def codex_round(self, *args: str) -> dict[str, Any]:
+        started = self.sparring("debate", "round", str(self.dir), *args)
+        assert started.exit_code == 0, started.raw
+        done = self.sparring("wait", self.session)
+        assert done.out["status"] == "completed", done.out
+        return self.status()
+
+    def status(self) -> dict[str, Any]:
+        result = self.sparring("debate", "status", str(self.dir))
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+
+FRAME = b"""TOPIC: Event sourcing for the billing service?
+FRAMING: |
+  Billing needs an audit trail; the team has no event-sourcing experience.
+CONTEXT: services/billing
+CLAUDE_VIEW: |
+  An append-only audit table gets most of the benefit at a fraction of the cost.
+"""
