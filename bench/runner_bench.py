@@ -192,7 +192,7 @@ def main() -> int:
         sid = finished_round(run, base)
         debate_sid = finished_debate_round(run, base)
         unstarted = iter(fresh_sessions(run, args.runs))
-        prompt = base / "prompt.txt"
+        prompt = run.repo / "prompt.txt"  # a file argument must be inside the project
         prompt.write_text("Redis or SQLite?\n")
         at_once = {**env, "SPARRING_STARTSECS": "0"}
         commands: dict[str, Callable[[], float]] = {
