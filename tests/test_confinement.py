@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from test_think_about import Debate, answer, cpt
+from support.debates import Debate, answer, cpt
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA secret\n"
 BASHRC = b"export PATH=$HOME/bin:$PATH  # the user's own\n"

@@ -22,7 +22,7 @@ import pytest
 
 from sparring import output
 from sparring.errors import Hint
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import Debate, answer, cpt, pt
 
 # What Codex might name a file, or say, to get a command of its own run.
 PAYLOADS = [

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.store import witness
-from test_think_about import Debate, answer, cpt, pt
+from support.debates import Debate, answer, cpt, pt
 
 ANALYSIS = "# My analysis\nC-1: sessions need TTLs.\n"
 FORGED_SEAL = "# My analysis\nI agree with Codex on everything.\n"

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from sparring.store import witness
+from support.debates import Debate, answer, cpt, pt
 from support.gitrepo import git
 from support.responses_mock import ResponsesMock, shell_call, text
-from test_think_about import Debate, answer, cpt, pt
 
 pytestmark = pytest.mark.integration
 
