@@ -21,7 +21,8 @@ def answer(points: list[dict[str, Any]], state: str = "continue", proposed: str 
 
 
 def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None,
-       cls: str | None = None, note: str | None = None) -> dict[str, Any]:
+       cls: str | None = None, note: str | None = None, sealed: str | None = None
+       ) -> dict[str, Any]:
     found: dict[str, Any] = {"id": pid, "stance": stance,
                              "evidence": [f"src/{pid.lower()}.py:10"] if evidence is None
                              else evidence}
@@ -31,6 +32,8 @@ def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None
         found["class"] = cls
     if note:
         found["note"] = note
+    if sealed:
+        found["sealed"] = sealed
     return found
 
 
