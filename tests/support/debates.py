@@ -1,7 +1,7 @@
 """Drive the workflows through the CLI as their SKILL.md tells Claude, for the tests of
 every module that needs a debate under way: think-about's `Debate` with the builders of
 Codex's answers and Claude's points (`answer`, `pt`, `cpt`) and a synthesis; arch-debate's
-`ArchDebate`; deep-discussion's framing (`FRAME`)."""
+`ArchDebate`; deep-discussion's `Discussion` and framing (`FRAME`)."""
 
 from __future__ import annotations
 
@@ -121,3 +121,23 @@ CONTEXT: services/billing
 CLAUDE_VIEW: |
   An append-only audit table gets most of the benefit at a fraction of the cost.
 """
+
+
+class Discussion:
+    """Drives one deep-discussion through `sparring discuss`."""
+
+    def __init__(self, sparring: Any, fake: Any, args: str = "") -> None:
+        self.sparring, self.fake = sparring, fake
+        created = sparring("discuss", "new", "--args", args)
+        assert created.exit_code == 0, created.raw
+        self.sid = created.out["session"]
+
+    def step(self, verb: str, body: bytes = b"") -> dict[str, Any]:
+        result = self.sparring("discuss", verb, self.sid, input=body)
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+    def wait(self) -> dict[str, Any]:
+        done = self.sparring("wait", self.sid)
+        assert done.out["status"] == "completed", done.out
+        return self.step("status")

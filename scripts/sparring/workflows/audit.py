@@ -161,7 +161,8 @@ def _point_row(pid: str, history: list[Entry], record: Record,
     raiser = owner(pid)
     other = CODEX if raiser == CLAUDE else CLAUDE
     own = [e for e in history if e.side == raiser]
-    claim = next((e.claim for e in reversed(own) if e.claim), "") or next(
+    # the point as its owner raised it (later lines are comments on it)
+    claim = next((e.claim for e in own if e.claim), "") or next(
         (e.claim for e in history if e.claim), "")
     latest = {side: _latest(history, side) for side in (CLAUDE, CODEX)}
     moved = [c for c in concessions if c["point"] == pid]
