@@ -171,6 +171,7 @@ def test_claude_concedes_with_new_evidence_that_exists(debate: Debate) -> None:
     assert section.lstrip().startswith("**Claude made every concession (1); Codex never moved")
     assert ("- **X-1**, Claude, round 2: disagree → agree — with new evidence: "
             "`src/load.py:3` (checked, new)") in section
+    assert "Who moved: Claude 1 (1× disagree → agree), Codex 0." in section
 
 
 def test_claude_concedes_without_evidence(debate: Debate) -> None:
