@@ -1,7 +1,8 @@
-"""How the agreement was reached, in think-about and dual-model: scripted debates through
-the CLI against the fake codex, each asserting the report's `agreement_audit` and its
-section. The runner computes it from the record: the sealed analysis as round 0, Codex's
-answers, Claude's verdicts, the commands Codex ran, and the project's files."""
+"""How the agreement was reached, in think-about and dual-model (each scenario runs in
+both): scripted debates through the CLI against the fake codex, each asserting the report's
+`agreement_audit` and its section. The runner computes it from the record: the sealed
+analysis as round 0, Codex's answers, Claude's verdicts, the commands Codex ran, and the
+project's files."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 SECTION = "## How the agreement was reached"
 
 
-@pytest.fixture
-def debate(sparring: Any, fake_codex: Any, scratch: Path, repo: Path) -> Debate:
+@pytest.fixture(params=["think-about", "dual-model"])
+def debate(request: pytest.FixtureRequest, sparring: Any, fake_codex: Any, scratch: Path,
+           repo: Path) -> Debate:
+    """Both structured workflows, each scenario: the same engine, the same audit."""
     (repo / "src").mkdir()
     (repo / "src" / "store.py").write_text("import sqlite3\nDB = 'sessions.db'\n")
     (repo / "src" / "load.py").write_text("# measured\nWRITES = 200\nPEAK = 450\n")
-    return Debate(sparring, fake_codex, scratch)
+    return Debate(sparring, fake_codex, scratch, request.param)
 
 
 def run(debate: Debate, script: list[Any], sealed: str, verdicts: list[dict[str, Any]]

@@ -43,11 +43,13 @@ def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
 
 
 class Debate:
-    """Drives one think-about session the way SKILL.md tells Claude to."""
+    """Drives one think-about session the way SKILL.md tells Claude to (or a dual-model one:
+    the same structured rounds, its own templates)."""
 
-    def __init__(self, sparring: Any, fake: Any, scratch: Path) -> None:
-        self.sparring, self.fake, self.tmp = sparring, fake, scratch
-        self.sid = sparring("init", "--skill", "think-about").out["session"]
+    def __init__(self, sparring: Any, fake: Any, scratch: Path,
+                 skill: str = "think-about") -> None:
+        self.sparring, self.fake, self.tmp, self.skill = sparring, fake, scratch, skill
+        self.sid = sparring("init", "--skill", skill).out["session"]
         self.n = 0
 
     def file(self, name: str, content: Any) -> str:
@@ -56,7 +58,8 @@ class Debate:
         return str(path)
 
     def start(self) -> dict[str, Any]:
-        result = self.sparring("start", self.sid, "--template", "think-about/round1",
+        first = {"think-about": "think-about/round1", "dual-model": "dual-model/dispatch"}
+        result = self.sparring("start", self.sid, "--template", first[self.skill],
                                "--var", f"QUESTION={QUESTION}")
         assert result.exit_code == 0, result.raw
         return dict(result.out)
@@ -72,7 +75,16 @@ class Debate:
         return self.sparring("verdict", self.sid, "--file", self.file(f"v{self.n}.json", body))
 
     def next_round(self, decision: dict[str, Any]) -> dict[str, Any]:
-        """A `continue` verdict started Codex's next round: wait for its answer."""
+        """A `continue` verdict started Codex's next round: wait for its answer. (dual-model:
+        the verdict offers a deeper dive, which this takes, as its SKILL.md says.)"""
+        if self.skill == "dual-model":
+            dive = decision["next"]["optional"]
+            Path(dive["write"]).write_text("Look again at the open points.\n")
+            resumed = self.sparring("resume", self.sid, "--template", "dual-model/continue",
+                                    "--vars-file", dive["vars_file"], "--var-file",
+                                    f"FOLLOW_UP={dive['write']}")
+            assert resumed.exit_code == 0, resumed.raw
+            return self.wait()
         assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision
         return self.wait()
 
