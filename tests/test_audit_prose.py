@@ -304,3 +304,23 @@ def test_point_lines_count_only_as_lines_of_their_own() -> None:
                   ("src/a.py:3", "`pytest tests/x.py`")),
         PointLine(3, "X-2", "disagree", "Redis adds ops.", ("a.py:1", "b.py:2")),
         PointLine(8, "C-5", "refine", "no evidence here.", ())]
+
+
+def test_arch_debate_stuck_keeps_disputed_points_open(sparring: Any, fake_codex: Any,
+                                                      project: Path) -> None:
+    (project / "sparring.yaml").write_text("arch-debate:\n  max_rounds: 1\n")
+    arch = ArchDebate(sparring, fake_codex, project)
+    arch.fake.script(["- C-1 disagree: Redis is already there. Evidence: src/store.py:1\n"])
+    arch.write(0, "SQLite.\n\n- C-1 agree: SQLite is enough. Evidence: src/load.py:2\n")
+    arch.codex_round()
+    arch.write(1, "- C-1 agree: still SQLite; the peak is 450. Evidence: src/load.py:3\n")
+    status = arch.status()
+    assert status["step"] == "stuck", status
+    audit = json.loads((arch.dir / "DECISION-NEEDED.json").read_text())["agreement_audit"]
+    assert [(p["id"], p["outcome"], p["why"]) for p in audit["points"]] == [
+        ("C-1", "open", "still disputed")]
+    assert audit["summary"] == (
+        "Agreement: 0 points independent, 0 agreed on first reading, 0 reached with new "
+        "evidence, 0 conceded without new evidence, 1 still open, 0 dropped.")
+    text = (arch.dir / "DECISION-NEEDED.md").read_text()
+    assert f"_{audit['summary']}_" in text and SECTION in text
