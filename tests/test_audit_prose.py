@@ -152,7 +152,7 @@ def test_arch_debate_points_the_brief_leaves_behind_are_dropped(arch: ArchDebate
     audit, text = debate(arch, [
         "SQLite.\n\n- C-1 agree: SQLite is enough.\n- C-2 agree: Encrypt sessions at rest.\n"
         "- C-3 agree: Sweep expired sessions every minute.\n",
-        "- C-3 disagree: a minute is what we need.\n",
+        "- C-3 agree: a minute is what we need.\n",
         "AGREED: SQLite for sessions.\n"], [
         "- C-1 agree: yes.\n- C-3 disagree: hourly is enough.\n",
         "AGREED: SQLite for sessions (C-1).\n"])
@@ -324,3 +324,24 @@ def test_arch_debate_stuck_keeps_disputed_points_open(sparring: Any, fake_codex:
         "evidence, 0 conceded without new evidence, 1 still open, 0 dropped.")
     text = (arch.dir / "DECISION-NEEDED.md").read_text()
     assert f"_{audit['summary']}_" in text and SECTION in text
+
+
+def test_arch_debate_claude_withdraws_its_own_point(arch: ArchDebate) -> None:
+    audit, text = debate(arch, [
+        "SQLite.\n\n- C-1 agree: SQLite holds our 200 writes/s.\n",
+        "- C-1 disagree: withdrawn: every read writes too. Evidence: src/store.py:2\n",
+        "AGREED: keep Redis.\n"], [
+        "- C-1 disagree: the refresh-on-read makes it 1,900 writes/s. "
+        "Evidence: src/load.py:3\n",
+        "AGREED: keep Redis.\n"])
+    assert audit["points"][0]["outcome"] == "conceded_by_claude"
+    assert audit["points"][0]["why"] == "withdrawn by Claude"
+    assert audit["concessions"] == [{
+        "point": "C-1", "side": "claude", "round": 1, "from": "agree", "to": "disagree",
+        "evidence": [{"cited": "src/store.py:2", "kind": "path_line", "checked": True,
+                      "new": True, "counts": True, "why": ""}],
+        "new_evidence": True, "flag": None}]
+    assert audit["summary"] == (
+        "Agreement: 0 points independent, 0 agreed on first reading, 1 reached with new "
+        "evidence, 0 conceded without new evidence, 0 still open, 0 dropped.")
+    assert "- **C-1**, Claude, round 1: agree → disagree — with new evidence" in text

@@ -11,8 +11,10 @@ model's say-so decides anything here:
   other side, or left unresolved and missing from the final brief);
 - a point both sides reached on their own, before either saw the other's analysis (Claude's
   sealed analysis against Codex's first answer), and agreed to the end, is `independent`;
-- a concession (a side moving from `disagree` to `agree` or `refine`) is checked: each piece
-  of evidence it cites must hold (a `path:line` exists in the project at that line count,
+- a concession (a side moving from `disagree` to `agree` or `refine`; in prose rounds also
+  the owner of a point withdrawing it, its own stance to `disagree`, once the other side
+  rejected it) is checked: each piece of evidence it cites must hold (a `path:line` exists
+  in the project at that line count,
   read through paths.py: inside the project, no link followed; a command or test appears in
   that round's recorded activity or in the text handed in that round) and be new (neither
   side cited it on that point before); without one such piece it is flagged
@@ -75,6 +77,9 @@ class Record:
     sealed: dict[str, str] = field(default_factory=dict)
     independence: str | None = None  # why independence cannot be measured, when it cannot
     brief: frozenset[str] | None = None  # the point ids the final brief names, if one exists
+    # prose rounds: the owner of a point may withdraw it (its own stance to `disagree` while
+    # the other side disagrees): a concession too, and the point is settled against it
+    withdrawals: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -138,7 +143,9 @@ def compute(record: Record, root: Path) -> dict[str, Any]:
         history = points.setdefault(entry.point, [])
         before = _latest(history, entry.side)
         seen = cited.setdefault(entry.point, {})
-        if before is not None and before.stance == "disagree" and entry.stance in HOLDING:
+        if before is not None and (
+                (before.stance == "disagree" and entry.stance in HOLDING)
+                or (record.withdrawals and _withdraws(entry, before, history))):
             concessions.append(_concession(entry, before, seen, checker))
         for item in entry.evidence:
             seen.setdefault(normal(item), (entry.side, entry.round))
@@ -146,6 +153,14 @@ def compute(record: Record, root: Path) -> dict[str, Any]:
     rows = [_point_row(pid, history, record, concessions)
             for pid, history in sorted(points.items(), key=lambda kv: _order(kv[0]))]
     return _assemble(rows, concessions, record)
+
+
+def _withdraws(entry: Entry, before: Entry, history: list[Entry]) -> bool:
+    """The owner of the point gives it up, the other side having rejected it."""
+    theirs = _latest(history, CODEX if entry.side == CLAUDE else CLAUDE)
+    return (entry.side == owner(entry.point) and before.stance in HOLDING
+            and entry.stance == "disagree" and theirs is not None
+            and theirs.stance == "disagree")
 
 
 def _latest(history: list[Entry], side: str) -> Entry | None:
@@ -167,8 +182,11 @@ def _point_row(pid: str, history: list[Entry], record: Record,
     latest = {side: _latest(history, side) for side in (CLAUDE, CODEX)}
     moved = [c for c in concessions if c["point"] == pid]
     challenged = any(e.stance == "disagree" for e in history)
+    rejected = all(e is not None and e.stance == "disagree" for e in latest.values())
     if latest[other] is None:
         outcome, why = "dropped", f"{NAMES[other]} never answered it"
+    elif record.withdrawals and rejected and moved:
+        outcome, why = f"conceded_by_{raiser}", f"withdrawn by {NAMES[raiser]}"
     elif any(e is not None and e.stance == "disagree" for e in latest.values()):
         if record.brief is not None and pid not in record.brief:
             outcome, why = "dropped", "still disputed, and the final brief does not name it"

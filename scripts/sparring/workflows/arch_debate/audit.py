@@ -41,7 +41,8 @@ def record(session: Session, data: AnySession, state: debate.DebateState) -> aud
     if state.agreed is not None:
         brief = audit.named_points(markers.after_agreed(state.agreed["proposed"].text))
     return audit.Record(found, activity=audit.codex_activity(session, data, _round_of),
-                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped)
+                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped,
+                        withdrawals=True)
 
 
 def _round_of(turn: TurnRecord) -> int:

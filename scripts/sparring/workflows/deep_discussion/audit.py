@@ -39,7 +39,8 @@ def record(session: Session, data: AnySession, brief: str) -> audit.Record:
             activity.setdefault(m.round, []).append(m.search_results)
     entries, skipped = audit.prose_entries(rounds)
     return audit.Record(entries, activity=activity, independence=NOT_INDEPENDENT,
-                        brief=audit.named_points(brief), notes=notes + skipped)
+                        brief=audit.named_points(brief), notes=notes + skipped,
+                        withdrawals=True)
 
 
 def compute(session: Session, data: AnySession, synthesis: dict[str, Any]) -> dict[str, Any]:
