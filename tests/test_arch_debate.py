@@ -122,7 +122,7 @@ def test_a_debate_reaching_a_confirmed_agreement_on_one_thread(debate: Debate,
     assert "## Rules" not in second_prompt
     assert set(p.name for p in debate.dir.iterdir()) == {
         "DEBATE-PROTOCOL.md", "round-0-claude.md", "round-1-codex.md", "round-1-claude.md",
-        "round-2-codex.md", "round-2-claude.md", "round-2-agreed.md"}
+        "round-2-codex.md", "round-2-claude.md", "round-2-agreed.md", "round-2-agreed.json"}
     # The folder is the decision record; nothing else of ours shows up in git.
     assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == [
         f"?? debate/{name}" for name in sorted(p.name for p in debate.dir.iterdir())]

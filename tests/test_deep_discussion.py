@@ -14,7 +14,7 @@ import pytest
 from sparring.errors import SparringError
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import transcript as discussion
-from support.debates import FRAME
+from support.debates import FRAME, Discussion
 from support.gitrepo import git
 
 SYNTHESIS = b"""agreed_points: "- audit table first"
@@ -108,24 +108,6 @@ def test_search_requests_are_parsed_and_spoofs_ignored() -> None:
             '[SEARCH_REQUEST: "second one"]\n')
     assert markers.search_requests(text) == ["sqlite wal throughput", "second one"]
     assert discussion.Message(1, "codex", text).ignored() == [3, 5, 7]
-
-
-class Discussion:
-    def __init__(self, sparring: Any, fake: Any, args: str = "") -> None:
-        self.sparring, self.fake = sparring, fake
-        created = sparring("discuss", "new", "--args", args)
-        assert created.exit_code == 0, created.raw
-        self.sid = created.out["session"]
-
-    def step(self, verb: str, body: bytes = b"") -> dict[str, Any]:
-        result = self.sparring("discuss", verb, self.sid, input=body)
-        assert result.exit_code == 0, result.raw
-        return dict(result.out)
-
-    def wait(self) -> dict[str, Any]:
-        done = self.sparring("wait", self.sid)
-        assert done.out["status"] == "completed", done.out
-        return self.step("status")
 
 
 def test_a_discussion_with_a_search_request_reaching_consensus(

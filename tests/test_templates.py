@@ -19,7 +19,11 @@ REPORT = {"R": {
     "outcome": "incomplete: no round was judged", "decision": None, "degraded": [],
     "consensus_points": [], "disagreements": [], "codex_position": None,
     "claude_position": None, "summary": None, "synthesis": None, "sources": [],
-    "concessions": [], "rounds": [], "usage_total": USAGE, "budget": None,
+    "agreement_audit": {
+        "summary": "Agreement: no points on record.", "counts": {"independent": 0},
+        "unchallenged": False, "independence": None, "points": [], "concessions": [],
+        "notes": [], "moved": {"sentence": None}},
+    "rounds": [], "usage_total": USAGE, "budget": None,
     "duration_s": 0,
     "codex": {"path": None, "version": None},
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",

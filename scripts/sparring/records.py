@@ -30,6 +30,7 @@ class PointEntry(_Point, _Classified, total=False):
     claim: str
     evidence: list[str]
     note: str | None
+    sealed: str  # a verdict on round one: the sealed analysis's C-n that held this point
 
 
 class Convergence(TypedDict):

@@ -1,7 +1,7 @@
 """Drive the workflows through the CLI as their SKILL.md tells Claude, for the tests of
 every module that needs a debate under way: think-about's `Debate` with the builders of
 Codex's answers and Claude's points (`answer`, `pt`, `cpt`) and a synthesis; arch-debate's
-`ArchDebate`; deep-discussion's framing (`FRAME`)."""
+`ArchDebate`; deep-discussion's `Discussion` and framing (`FRAME`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def answer(points: list[dict[str, Any]], state: str = "continue", proposed: str 
 
 
 def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None,
-       cls: str | None = None, note: str | None = None) -> dict[str, Any]:
+       cls: str | None = None, note: str | None = None, sealed: str | None = None
+       ) -> dict[str, Any]:
     found: dict[str, Any] = {"id": pid, "stance": stance,
                              "evidence": [f"src/{pid.lower()}.py:10"] if evidence is None
                              else evidence}
@@ -31,6 +32,8 @@ def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None
         found["class"] = cls
     if note:
         found["note"] = note
+    if sealed:
+        found["sealed"] = sealed
     return found
 
 
@@ -40,11 +43,13 @@ def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
 
 
 class Debate:
-    """Drives one think-about session the way SKILL.md tells Claude to."""
+    """Drives one think-about session the way SKILL.md tells Claude to (or a dual-model one:
+    the same structured rounds, its own templates)."""
 
-    def __init__(self, sparring: Any, fake: Any, scratch: Path) -> None:
-        self.sparring, self.fake, self.tmp = sparring, fake, scratch
-        self.sid = sparring("init", "--skill", "think-about").out["session"]
+    def __init__(self, sparring: Any, fake: Any, scratch: Path,
+                 skill: str = "think-about") -> None:
+        self.sparring, self.fake, self.tmp, self.skill = sparring, fake, scratch, skill
+        self.sid = sparring("init", "--skill", skill).out["session"]
         self.n = 0
 
     def file(self, name: str, content: Any) -> str:
@@ -53,7 +58,8 @@ class Debate:
         return str(path)
 
     def start(self) -> dict[str, Any]:
-        result = self.sparring("start", self.sid, "--template", "think-about/round1",
+        first = {"think-about": "think-about/round1", "dual-model": "dual-model/dispatch"}
+        result = self.sparring("start", self.sid, "--template", first[self.skill],
                                "--var", f"QUESTION={QUESTION}")
         assert result.exit_code == 0, result.raw
         return dict(result.out)
@@ -69,7 +75,16 @@ class Debate:
         return self.sparring("verdict", self.sid, "--file", self.file(f"v{self.n}.json", body))
 
     def next_round(self, decision: dict[str, Any]) -> dict[str, Any]:
-        """A `continue` verdict started Codex's next round: wait for its answer."""
+        """A `continue` verdict started Codex's next round: wait for its answer. (dual-model:
+        the verdict offers a deeper dive, which this takes, as its SKILL.md says.)"""
+        if self.skill == "dual-model":
+            dive = decision["next"]["optional"]
+            Path(dive["write"]).write_text("Look again at the open points.\n")
+            resumed = self.sparring("resume", self.sid, "--template", "dual-model/continue",
+                                    "--vars-file", dive["vars_file"], "--var-file",
+                                    f"FOLLOW_UP={dive['write']}")
+            assert resumed.exit_code == 0, resumed.raw
+            return self.wait()
         assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision
         return self.wait()
 
@@ -118,3 +133,23 @@ CONTEXT: services/billing
 CLAUDE_VIEW: |
   An append-only audit table gets most of the benefit at a fraction of the cost.
 """
+
+
+class Discussion:
+    """Drives one deep-discussion through `sparring discuss`."""
+
+    def __init__(self, sparring: Any, fake: Any, args: str = "") -> None:
+        self.sparring, self.fake = sparring, fake
+        created = sparring("discuss", "new", "--args", args)
+        assert created.exit_code == 0, created.raw
+        self.sid = created.out["session"]
+
+    def step(self, verb: str, body: bytes = b"") -> dict[str, Any]:
+        result = self.sparring("discuss", verb, self.sid, input=body)
+        assert result.exit_code == 0, result.raw
+        return dict(result.out)
+
+    def wait(self) -> dict[str, Any]:
+        done = self.sparring("wait", self.sid)
+        assert done.out["status"] == "completed", done.out
+        return self.step("status")

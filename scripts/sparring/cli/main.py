@@ -344,8 +344,10 @@ def report(session: str, synthesis: Path | None, out: Path | None) -> int:
     Sections follow the workflow (think-about: Consensus Points, Remaining
     Disagreements, Recommendations, Consolidated Sources, Open Questions,
     Confidence; dual-model: Codex Position, Claude Position, Agreements,
-    Points of Difference, Shared Conclusion), then rounds, tokens per round and
-    in total, timings, codex version and settings, the seal, guard findings.
+    Points of Difference, Shared Conclusion), how the agreement was reached
+    (the runner's audit, `agreement_audit` in the JSON; its one-line summary
+    opens the record), then rounds, tokens per round and in total, timings,
+    codex version and settings, the seal, guard findings.
     A DEGRADED banner leads when a participant failed, timed out or was stood
     in for, or the guard found changes. Prints report, json, outcome, degraded.
     """

@@ -5,17 +5,28 @@
 or indented code and outside quotes. Text that merely mentions a marker (a
 quote of the other side, an example in a code block, a sentence about the
 rules) never triggers it.
+
+Point lines give a prose round's points their ids, for the agreement audit
+(audit.py): `- C-2 disagree: the claim. Evidence: src/a.py:12; pytest tests/x.py`,
+a line of its own outside code and quotes, with the point's id (C-n Claude's,
+X-n Codex's), the writer's stance on it (agree, disagree or refine) and,
+optionally, the evidence it cites, separated by `;`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 AGREED = "AGREED:"
 CONSENSUS = "[CONSENSUS_REACHED]"
 _SEARCH = re.compile(r'\[SEARCH_REQUEST:\s*"([^"\n]+)"\s*\]')
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_POINT = re.compile(r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
+                    r"disagree|refine)\)?\s*:\s*(?P<rest>.*)", re.I)
+_EVIDENCE = re.compile(r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$", re.I)
+_PATH_LINE = re.compile(r"[^\s:`]+:[1-9][0-9]*(?:-[1-9][0-9]*)?")
 
 
 def first_line(text: str) -> str:
@@ -82,3 +93,40 @@ def _first_line_number(text: str) -> int:
             return number
     return 0
 
+
+
+class PointLine(NamedTuple):
+    line: int
+    id: str
+    stance: str
+    claim: str
+    evidence: tuple[str, ...]
+
+
+def point_lines(text: str) -> list[PointLine]:
+    """The round's point lines, in order (outside code blocks and quotes)."""
+    found = []
+    for number, line in plain_lines(text):
+        match = _POINT.fullmatch(line)
+        if match is None:
+            continue
+        rest = match.group("rest").strip()
+        cited = _EVIDENCE.search(rest)
+        claim = rest[:cited.start()] if cited else rest
+        items = _evidence_items(cited.group("items")) if cited else ()
+        found.append(PointLine(number, match.group("id"), match.group("stance").lower(),
+                               claim.strip().rstrip(" (—-").strip(), items))
+    return found
+
+
+def _evidence_items(text: str) -> tuple[str, ...]:
+    """`a.py:3; pytest x` → each item; a comma list of `path:line`s counts as several."""
+    items: list[str] = []
+    for part in text.strip().rstrip(").").split(";"):
+        part = part.strip()
+        pieces = [p.strip() for p in part.split(",")]
+        if len(pieces) > 1 and all(_PATH_LINE.fullmatch(p.strip("`")) for p in pieces):
+            items += pieces
+        elif part:
+            items.append(part)
+    return tuple(items)

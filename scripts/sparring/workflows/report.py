@@ -1,6 +1,6 @@
-"""The decision record: what was decided, what is still disputed, and how honest
-the run was (DEGRADED when a participant failed, timed out, was stood in
-for, or the guard found changes).
+"""The decision record: what was decided, what is still disputed, how the agreement was
+reached (the workflow's agreement audit, audit.py), and how honest the run was (DEGRADED
+when a participant failed, timed out, was stood in for, or the guard found changes).
 
 `build` gathers the facts from the session into one dict (saved as JSON
 beside the markdown); the workflow's `report` template renders it. `write` writes every
@@ -32,8 +32,10 @@ _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "s
         states.STOPPED: "was stopped"}
 
 
-def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
-          ) -> dict[str, Any]:
+def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
+          agreement_audit: dict[str, Any]) -> dict[str, Any]:
+    """The report's facts; `agreement_audit` is the workflow's (audit.compute, from the
+    record its package reads)."""
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
@@ -55,7 +57,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None
         "summary": decision.get("summary") if decision else None,
         "synthesis": synthesis,
         "sources": _sources(known),
-        "concessions": known.concessions,
+        "agreement_audit": agreement_audit,
         "rounds": _rounds(data, summary),
         "usage_total": summary["usage_total"],
         "budget": summary["budget"],

@@ -42,8 +42,10 @@ _STATUS = """Whose turn, how many rounds, agreed or not, rule breaks, and what t
 
     Writes round-N-agreed.md once an AGREED: round is confirmed by the other side,
     and DECISION-NEEDED.md (positions side by side) when the round cap passes
-    without agreement. Prints step (claude|codex|agreed|stuck), agreed, proposal,
-    positions, rule_breaks, degraded, next.
+    without agreement, each with how the agreement was reached (from the rounds'
+    point lines) and its facts as JSON beside it. Prints step
+    (claude|codex|agreed|stuck), agreed, proposal, positions, rule_breaks, degraded,
+    next.
     """
 _DIR = argument("directory", "dir", metavar="DIR")
 

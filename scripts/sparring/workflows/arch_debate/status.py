@@ -21,6 +21,7 @@ from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
+from sparring.workflows.arch_debate import audit as debate_audit
 from sparring.workflows.arch_debate import folder as debate
 
 WORD_LIMIT = 500
@@ -92,8 +93,12 @@ def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] |
 def write_outcome(session: Session, data: AnySession, directory: Path,
                   state: debate.DebateState, step: str, breaks: list[str],
                   project: Path) -> list[str]:
-    """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck."""
-    model = reports.build(session, data, None)
+    """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck, each
+    with its facts as JSON beside it (the agreement audit among them)."""
+    if step not in ("agreed", "stuck"):
+        return []
+    model = reports.build(session, data, None,
+                          debate_audit.compute(session, data, state, project))
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
                           for r in state.rounds if not r.authentic]
     question = data["debate"]["question"]
@@ -106,16 +111,14 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
             "PROPOSED_BY": debate.NAMES[proposed.side], "PROPOSED_IN": proposed.name,
             "CONFIRMED_BY": debate.NAMES[confirmed.side], "CONFIRMED_IN": confirmed.name,
             "BRIEF": markers.after_agreed(proposed.text)})
-    elif step == "stuck":
+    else:
         path = directory / debate.DECISION_NEEDED
         text = templates.render("arch-debate/decision-needed", {
             "QUESTION": question, "R": model, "ROUNDS": debate.positions(state),
             "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
-    else:
-        return []
     if not os.path.lexists(path):  # written once; a link there is never followed
-        reports.write(path, text, root=project)
-    return [path.name]
+        reports.write(path, text, model, root=project)
+    return [path.name, path.with_suffix(".json").name]
 
 
 def _next(step: str, state: debate.DebateState, directory: Path, session: Session,

@@ -49,7 +49,8 @@ _STATUS = """Rounds, the last message, consensus per side, search requests, what
 _SYNTHESIS = """Ask Codex for its synthesis (agreed points, trade-offs, recommendation, open
     questions, implementation hints) on the same thread. Then `wait`."""
 _REPORT = """Write the report: Timestamp, Topic, Model, Effort, Rounds, Consensus, the
-    synthesis, Codex's synthesis, Claude's final observations, the transcript, tokens.
+    synthesis, Codex's synthesis, Claude's final observations, how the agreement was
+    reached (from the messages' point lines), the transcript, tokens.
 
     YAML keys: agreed_points, key_trade_offs, recommended_approach, open_questions,
     implementation_hints, final_observations (markdown text each).

@@ -21,6 +21,7 @@ from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
 from sparring.workflows import report as reports
+from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
 from sparring.workflows.deep_discussion.go_on import go_on
@@ -196,7 +197,7 @@ def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[st
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
     settings = data["discussion"]
-    model = reports.build(session, data, None)
+    model = reports.build(session, data, None, discussion_audit.compute(session, data, given))
     now = time.time()
     pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]
     path = reports.destination(data, out, pattern, {"epoch": str(int(now))})

@@ -19,7 +19,8 @@ from typing import Any
 
 from sparring import ledger as ledgers
 from sparring.ledger import CLAUDE, CODEX, NAMES, Decision, Ledger, Point
-from sparring.records import AnySession, DecisionRecord, PointEntry, Verdict
+from sparring.records import Answer, AnySession, DecisionRecord, PointEntry, Verdict
+from sparring.workflows.structured import audit
 
 # What Claude's verdicts carry into Codex's next prompt is bounded, so one long note cannot
 # push the prompt past what codex accepts; a cut is marked where Codex will see it.
@@ -47,6 +48,38 @@ def verdict_problems(data: AnySession, round_no: int, verdict: Verdict) -> list[
     for point in verdict["points"]:
         found += _point_problems(known, point)
     found += _summary_problems(known, verdict)
+    found += _sealed_problems(data, round_no, answer, verdict)
+    return found
+
+
+def _sealed_problems(data: AnySession, round_no: int, answer: Answer,
+                     verdict: Verdict) -> list[str]:
+    """A link to the sealed analysis (`sealed`: its C-n) names a point Codex raised in its
+    first answer that Claude's own sealed analysis already held, and holds it still."""
+    linked = [p for p in verdict["points"] if p.get("sealed")]
+    if not linked:
+        return []
+    if round_no != 1:
+        return [f"{p['id']}: sealed links a point to your sealed analysis only in the verdict "
+                "on round one" for p in linked]
+    text, _ = audit.sealed_text(data)
+    sealed = audit.sealed_points(text or "")
+    raised = {p["id"] for p in answer["points"] if p["id"].startswith("X-")}
+    own = {p["id"] for p in verdict["points"]}
+    found, seen = [], set()
+    for point in linked:
+        pid, cid = point["id"], point["sealed"]
+        if pid not in raised:
+            found.append(f"{pid}: sealed is for a point Codex raised in this answer")
+        elif cid not in sealed:
+            found.append(f"{pid}: your sealed analysis has no {cid} (it has "
+                         f"{', '.join(sealed) or 'no C-n point'})")
+        elif point["stance"] == "disagree":
+            found.append(f"{pid}: a point you reached on your own (sealed {cid}) cannot be one "
+                         "you disagree with")
+        elif cid in seen or cid in own:
+            found.append(f"{pid}: {cid} is linked twice, or is also one of your points here")
+        seen.add(cid)
     return found
 
 

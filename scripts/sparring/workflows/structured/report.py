@@ -13,13 +13,15 @@ from sparring.records import AnySession
 from sparring.store.inputs import read_input
 from sparring.store.session import Session
 from sparring.workflows import report as reports
+from sparring.workflows.structured import audit
 from sparring.workflows.workflow import Context
 
 
 def write(context: Context, session: Session, data: AnySession, synthesis_file: Path | None,
           out: Path | None) -> dict[str, Any]:
     _reportable(session, data)
-    model = reports.build(session, data, _synthesis(synthesis_file))
+    model = reports.build(session, data, _synthesis(synthesis_file),
+                          audit.compute(session, data))
     (template,) = context.flow.report_templates
     text = _tidy(templates.render(template, {"R": model}))
     pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]

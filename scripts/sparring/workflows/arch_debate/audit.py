@@ -1,0 +1,55 @@
+"""The agreement audit of an arch-debate, from the point lines of its round files.
+
+A round names its points in lines of their own (markers.point_lines):
+`- C-2 disagree: the claim. Evidence: src/a.py:12`. Claude's opening round is round 0, then
+`round-N-codex.md` and `round-N-claude.md` are round N. A new point takes the writer's
+own prefix (Claude C-n, Codex X-n); a line with the other side's prefix answers a point that
+side raised. A Codex round the runner did not write from Codex's answer (edited, or
+Claude's stand-in) speaks for nobody here. Once agreed, the final brief is what the
+`AGREED:` round proposed: a point still disputed that it does not name was dropped.
+Codex reads Claude's round 0 before it writes its first, so no point here is independent.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from sparring.records import AnySession, TurnRecord
+from sparring.store.session import Session
+from sparring.workflows import audit, markers
+from sparring.workflows.arch_debate import folder as debate
+
+NOT_INDEPENDENT = ("Codex reads Claude's opening round (round 0) before it writes its first, "
+                   "so no point is reached by both sides on their own in an arch-debate")
+_CODEX_FILE = re.compile(r"round-(\d+)-codex\.md$")
+
+
+def record(session: Session, data: AnySession, state: debate.DebateState) -> audit.Record:
+    notes: list[str] = []
+    rounds = []
+    for item in state.rounds:
+        if item.side == audit.CODEX and (not item.authentic
+                                         or item.text.startswith(debate.STAND_IN_NOTE)):
+            notes.append(f"{item.name} is not Codex's own round (a stand-in, or edited): its "
+                         "point lines count for nobody")
+            continue
+        rounds.append((item.n, item.side, item.name, item.text))
+    found, skipped = audit.prose_entries(rounds)
+    brief = None
+    if state.agreed is not None:
+        brief = audit.named_points(markers.after_agreed(state.agreed["proposed"].text))
+    return audit.Record(found, activity=audit.codex_activity(session, data, _round_of),
+                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped,
+                        withdrawals=True)
+
+
+def _round_of(turn: TurnRecord) -> int:
+    found = _CODEX_FILE.search(str(turn.get("answer_file") or ""))
+    return int(found.group(1)) if found else int(turn["round"])
+
+
+def compute(session: Session, data: AnySession, state: debate.DebateState,
+            root: Path) -> dict[str, Any]:
+    return audit.compute(record(session, data, state), root)

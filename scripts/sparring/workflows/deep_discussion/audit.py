@@ -1,0 +1,49 @@
+"""The agreement audit of a deep-discussion, from the point lines of its messages.
+
+Claude's and Codex's messages name their points in lines of their own
+(markers.point_lines): `- X-1 refine: the claim. Evidence: src/a.py:12`. Claude opens
+round N, Codex answers it. The search results Claude hands in with a round count as that
+round's recorded activity, beside the commands Codex ran. The final brief is the synthesis
+(Claude's, and Codex's own): a point still disputed that neither names was dropped.
+Codex reads Claude's opening view before its first round, so no point here is independent;
+with model NONE, Claude's labelled critic speaks for nobody.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sparring.records import AnySession
+from sparring.store.session import Session
+from sparring.workflows import audit
+from sparring.workflows.deep_discussion import transcript as discussion
+
+NOT_INDEPENDENT = ("Codex reads Claude's opening view before its first round, so no point "
+                   "is reached by both sides on their own in a deep-discussion")
+
+
+def record(session: Session, data: AnySession, brief: str) -> audit.Record:
+    messages = discussion.transcript(session, data)
+    notes = []
+    rounds = []
+    activity = audit.codex_activity(session, data)
+    for m in messages:
+        if m.speaker == "critic":
+            notes.append(f"round {m.round}: Claude's critic (standing in for Codex) speaks for "
+                         "nobody here")
+            continue
+        rounds.append((m.round, m.speaker, f"round {m.round} ({audit.NAMES[m.speaker]})",
+                       m.text))
+        if m.search_results:
+            activity.setdefault(m.round, []).append(m.search_results)
+    entries, skipped = audit.prose_entries(rounds)
+    return audit.Record(entries, activity=activity, independence=NOT_INDEPENDENT,
+                        brief=audit.named_points(brief), notes=notes + skipped,
+                        withdrawals=True)
+
+
+def compute(session: Session, data: AnySession, synthesis: dict[str, Any]) -> dict[str, Any]:
+    brief = "\n".join([*(str(v) for v in synthesis.values()),
+                       discussion.codex_synthesis(session, data) or ""])
+    return audit.compute(record(session, data, brief), Path(data["root"]))
