@@ -3,6 +3,7 @@ no process left behind (the autouse `no_orphans` fixture checks the last part)."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -66,7 +67,11 @@ def test_rejected_flag_is_a_failed_start_with_stderr(sparring: Any, session: str
 
 
 def test_codex_dying_at_once_is_not_reported_running(sparring: Any, session: str,
-                                                     fake_codex: Any) -> None:
+                                                     fake_codex: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # The start window must outlast a busy machine's start of the fake codex, which dies
+    # at once: what is tested is that start reports that death, not how fast Python starts.
+    monkeypatch.setenv("SPARRING_STARTSECS", "10")
     fake_codex.mode("die_early", stderr="Error: simulated broken config.toml")
     result = sparring("start", session, input=b"q")
     assert result.exit_code == 1
@@ -277,7 +282,10 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
     sparring("start", session, input=b"q")
     turn = session_data(repo, session)["turns"][0]
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
-    os.killpg(turn["codex"]["pid"], signal.SIGKILL)
+    # The runner's watchdog may end codex's group first (it sees its runner die at once on
+    # Linux; on a busy machine the portable one's poll can come before this line too).
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(turn["codex"]["pid"], signal.SIGKILL)
     _wait_for(lambda: not _alive(turn["codex"]["pid"]))
     listing = sparring("status").out["sessions"]  # the list repairs too, before any poll
     assert [row["status"] for row in listing] == ["failed"]
