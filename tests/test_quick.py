@@ -195,8 +195,8 @@ def test_a_debate_or_a_discussion_gets_its_status_from_the_verb(
 def test_keys_the_runner_adds_to_any_session_keep_it_quick(sparring: Any, session: str,
                                                            fake_codex: Any, repo: Path) -> None:
     """Only a workflow's own record sends a session past the quick reader (the verb adds
-    that workflow's status): what the runner writes into any session (a finalize, a budget's refusal) does
-    not."""
+    that workflow's status): what the runner writes into any session (a finalize, a
+    budget's refusal) does not."""
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     ended(sparring, session)
