@@ -319,9 +319,9 @@ def _launch(session: Session, n: int, executable: str) -> dict[str, Any]:
     identity = runner.launch(session, n)
     with session.update() as data:
         find_turn(data, n)["runner"] = identity.to_dict()
-    turn = _wait_for_start(session, n)
+    _wait_for_start(session, n)
+    data, turn, seen = lifecycle.observe(session)  # what start says: the turn at the window
     _record_codex(session, executable)
-    data, turn, seen = lifecycle.observe(session)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
     # Brief, and without Codex's answer even if it came within the start window: `wait`
