@@ -8,9 +8,10 @@
    rounds measured in one run, interleaved; goal <= 2.0x for both. Prints the modules poll
    imports beyond Python's own start-up.
    An arch-debate's (or a deep-discussion's) `wait` also prints where the workflow stands:
-   that one goes through the full CLI, and is printed for comparison. So do three verbs
-   that always go through it: `status SESSION`, `debate status DIR`, and `start` (a new
-   session each time, start window 0: the command until the runner has launched codex).
+   the first door runs the verb's own function for it (cli/door.py; bench/status_bench.py
+   measures every such call), and it is printed for comparison, with `status SESSION`,
+   `debate status DIR`, and `start`, which goes through the full CLI (a new session each
+   time, start window 0: the command until the runner has launched codex).
 2. Side by side, when --node-runner names codex_skill's `codex-runner.js` (kept outside
    this repository): its `poll` on its own finished session, same fake codex.
 3. Latency from the end of a turn (codex's last event reaching disk) to `sparring wait`
@@ -229,9 +230,9 @@ def report(args: argparse.Namespace, found: dict[str, float],
               f"{found[verb] / bare:.2f}x python (goal <= {GOAL_RATIO}x)")
     debate = found["debate wait"]
     print(f"sparring wait (arch-debate round, + debate status): {ms(debate)}  "
-          f"{debate / bare:.2f}x python (the full CLI: it reads and checks the round files)")
+          f"{debate / bare:.2f}x python (it reads and checks the round files)")
     for verb in ("status", "debate status", "start"):
-        print(f"sparring {verb} (the full CLI):{' ' * (20 - len(verb))}{ms(found[verb])}  "
+        print(f"sparring {verb}:{' ' * (34 - len(verb))}{ms(found[verb])}  "
               f"{found[verb] / bare:.2f}x python")
     if "node poll" in found:
         node = found["node poll"]

@@ -195,8 +195,7 @@ class _Stdin(io.TextIOWrapper):
 
 
 def _quick(argv: list[str]) -> tuple[int, str] | None:
-    """What `python -m sparring` prints without the CLI (cli/door.py), when it answers: each
-    poll, wait and guard check of the suite holds it to what the CLI prints."""
+    """What `python -m sparring` prints without the CLI (cli/door.py), when it answers."""
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = quick.run(argv)
@@ -204,21 +203,37 @@ def _quick(argv: list[str]) -> tuple[int, str] | None:
     return None if code is None else (code, buffer.getvalue())
 
 
+def settled(out: Any) -> bool:
+    """Whether nothing in a printed object still runs (no status `running` anywhere): asked
+    again, the same state gives the same answer then, whichever door answers."""
+    if isinstance(out, dict):
+        return out.get("status") != "running" and all(settled(v) for v in out.values())
+    if isinstance(out, list):
+        return all(settled(v) for v in out)
+    return True
+
+
 @pytest.fixture
 def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run."""
+    """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run.
+
+    Every call the first door (cli/door.py, `python -m sparring`) answers without the CLI,
+    each poll, wait, status and guard check of the suite, is asked there too once the CLI
+    answered, when nothing runs any more, and must print the same bytes."""
 
     def run(*args: str, input: bytes | None = None) -> Run:
         argv = [str(a) for a in args]
-        quick = _quick(argv)
         monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
             code = main(argv)
         raw = buffer.getvalue()
-        if quick is not None:
-            assert quick == (code, raw), "cli/door.py (python -m sparring) and the CLI differ"
         out = json.loads(raw) if raw.lstrip().startswith("{") else {}
+        if settled(out):
+            monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
+            quick = _quick(argv)
+            if quick is not None:
+                assert quick == (code, raw), "cli/door.py (python -m sparring) and the CLI differ"
         return Run(code, out, raw)
 
     return run

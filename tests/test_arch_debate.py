@@ -226,7 +226,10 @@ def test_editing_a_stand_in_or_codex_round_is_caught(debate: Debate, sparring: A
     assert any("not what the runner wrote" in b for b in status["rule_breaks"])
 
 
-def test_a_failed_first_round_can_be_run_again(debate: Debate) -> None:
+def test_a_failed_first_round_can_be_run_again(debate: Debate,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Codex dies at once; the start window must outlast a busy machine's start of the fake.
+    monkeypatch.setenv("SPARRING_STARTSECS", "10")
     debate.fake.script([{"mode": "die_early"}, "Now I can answer."])
     debate.write(0, "SQLite.\n")
     failed = debate.sparring("debate", "round", str(debate.dir))

@@ -129,12 +129,15 @@ def test_a_verdict_starts_no_round_past_the_budget_and_the_report_says_so(
 
 
 def test_no_reask_past_the_budget(sparring: Any, fake_codex: Any, repo: Path,
-                                  scratch: Path) -> None:
+                                  scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The round fails at once; the start window must outlast a busy machine's start of the
+    # fake codex, so that the failure is start's to report whatever the load.
+    monkeypatch.setenv("SPARRING_STARTSECS", "10")
     (repo / "sparring.yaml").write_text("budget_tokens: 1000\n")
     debate = Debate(sparring, fake_codex, scratch)
     debate.fake.script([{"usage": TURN, "reply": "not the JSON asked for"}])
     debate.sparring("start", debate.sid, "--template", "think-about/round1",
-                    "--var", "QUESTION=q")  # the round fails within start's first second
+                    "--var", "QUESTION=q")  # the round fails within start's window
     debate.seal()
     failed = debate.wait()
     assert failed["status"] == "failed" and failed["error"]["code"] == "invalid_answer"

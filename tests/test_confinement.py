@@ -381,8 +381,11 @@ def test_a_file_changed_while_read_is_refused(sparring: Any, repo: Path, scratch
     handed.write_text("first half\n" * 1000)
     target, real_read = handed.stat().st_ino, os.read
 
+    grown = []
+
     def grows(fd: int, n: int) -> bytes:
-        if os.fstat(fd).st_ino == target:
+        if os.fstat(fd).st_ino == target and not grown:  # once: it grows while being read
+            grown.append(True)
             with open(handed, "a") as f:
                 f.write("second half\n")
         return real_read(fd, n)

@@ -189,8 +189,11 @@ def _input_changed(case: Case) -> dict[str, Any]:
     path = Path(case.file("analysis.md", "my analysis\n" * 1000))
     target, real_read = path.stat().st_ino, os.read
 
+    grown = []
+
     def read_while_someone_writes(fd: int, n: int) -> bytes:
-        if os.fstat(fd).st_ino == target:  # the file grows while sparring reads it
+        if os.fstat(fd).st_ino == target and not grown:  # it grows while sparring reads it
+            grown.append(True)
             with open(path, "a") as f:
                 f.write("more\n")
         return real_read(fd, n)

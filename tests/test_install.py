@@ -492,6 +492,32 @@ def test_the_plugin_manifests_name_the_package_version() -> None:
     assert entry["source"] == "./", "the repository root is the plugin"
 
 
+def test_the_runtime_is_installed_from_a_wheel_with_no_build_step(runtime: Path) -> None:
+    """pip installs sparring from the wheel install.py makes (installer/wheel.py): it builds
+    nothing (no isolated build, no setuptools to download), and the runtime holds every
+    module, template and schema of the clone, with the dependencies pyproject.toml names."""
+    log = runtime_of(runtime).log.read_text()
+    assert "sparring-0.1.0-py3-none-any.whl" in log, log
+    assert "build dependencies" not in log and "Building wheel" not in log, log
+    site = next(runtime_of(runtime).venv.glob("lib/python*/site-packages"))
+    clone = {str(Path("sparring") / p.relative_to(ROOT / "scripts" / "sparring"))
+             for p in (ROOT / "scripts" / "sparring").rglob("*")
+             if p.is_file() and p.suffix in (".py", ".json", ".typed")}
+    clone |= {str(Path("sparring", "templates") / p.relative_to(ROOT / "templates"))
+              for p in (ROOT / "templates").rglob("*.j2")}
+    installed = {str(p.relative_to(site)) for p in (site / "sparring").rglob("*")
+                 if p.is_file() and "__pycache__" not in p.parts}
+    assert installed == clone
+    [info] = site.glob("sparring-*.dist-info")
+    wanted = re.search(r"^dependencies = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(),
+                       re.S | re.M)
+    assert wanted is not None
+    requires = [line.removeprefix("Requires-Dist: ") for line in
+                (info / "METADATA").read_text().splitlines() if line.startswith("Requires-Dist")]
+    assert requires == re.findall(r'"([^"]+)"', wanted.group(1))
+    assert "sparring = sparring.__main__:main" in (info / "entry_points.txt").read_text()
+
+
 def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
                                                                tmp_path: Path) -> None:
     data = tmp_path / "data"

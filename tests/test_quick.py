@@ -1,7 +1,9 @@
-"""poll and wait of an ended turn without the CLI (cli/door.py): what `python -m sparring`
-answers by itself prints what the CLI prints, and everything else is left to the CLI.
+"""poll and wait without the CLI (cli/door.py): an ended turn read quickly (turn/quick.py),
+anything else through the verb's own function; what `python -m sparring` answers by itself
+prints what the CLI prints, and everything else is left to the CLI.
 
-(Every poll and wait of the suite is also held to the CLI's output by conftest's `sparring`.)
+(Every poll, wait and status of the suite is also held to the CLI's output by conftest's
+`sparring`; tests/test_door.py holds every workflow's status calls to it.)
 """
 
 from __future__ import annotations
@@ -32,6 +34,14 @@ def answered(*argv: str) -> tuple[int, dict[str, Any]] | None:
         assert buffer.getvalue() == "", "nothing is printed before the CLI takes over"
         return None
     return code, json.loads(buffer.getvalue())
+
+
+def read_quickly(verb: str, session: str) -> dict[str, Any] | None:
+    """turn/quick.py's object, or None when it leaves the call to the verb's function."""
+    try:
+        return reader.ended_turn(verb, session)
+    except reader.SlowPath:
+        return None
 
 
 def ended(sparring: Any, session: str) -> dict[str, Any]:
@@ -100,7 +110,7 @@ def test_a_withheld_answer_and_a_guard_finding(sparring: Any, repo: Path, fake_c
     assert [c["path"] for c in found[1]["guard"]["changed"]] == ["notes.txt"]
 
 
-def test_the_first_reveal_is_left_to_the_cli_which_records_it(
+def test_the_first_reveal_is_left_to_the_verb_which_records_it(
         sparring: Any, repo: Path, fake_codex: Any, scratch: Path) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
     fake_codex.mode("ok", reply=json.dumps({
@@ -111,17 +121,21 @@ def test_the_first_reveal_is_left_to_the_cli_which_records_it(
     analysis = scratch / "analysis.md"
     analysis.write_text("mine\n")
     assert sparring("seal", sid, "--file", str(analysis)).exit_code == 0
-    assert answered("wait", sid) is None
-    revealed = sparring("wait", sid).out
-    assert revealed["review"]["data"]["position"] == "p"
-    assert answered("wait", sid) == (0, revealed)
+    assert read_quickly("wait", sid) is None
+    revealed = answered("wait", sid)  # through commands/poll.py, which records the reveal
+    assert revealed is not None and revealed[1]["review"]["data"]["position"] == "p"
+    assert read_quickly("wait", sid) == {
+        k: v for k, v in revealed[1].items() if k not in ("schema_version", "ok", "verb")}
+    assert sparring("wait", sid).out == revealed[1]
 
 
 @pytest.mark.parametrize("argv", [
     ["poll", "SID", "--full"], ["wait", "SID", "--seal", "a.md"], ["poll", "SID", "--help"],
     ["wait", "SID", "--timeout", "nan"], ["wait", "SID", "--timeout", "-1"],
-    ["wait", "SID", "--timeout"], ["poll"], ["poll", "SID", "SID"], ["poll", "~/x"],
-    ["status", "SID"], ["poll", "SID", "--timeout", "5"], [],
+    ["wait", "SID", "--timeout", "1e9"], ["wait", "SID", "--timeout"], ["poll"],
+    ["poll", "SID", "SID"], ["status", "SID", "--table"], ["status"], ["status", "--help"],
+    ["poll", "SID", "--timeout", "5"], ["debate", "status"], ["discuss", "status", "--help"],
+    ["debate", "status", "SID"], ["discuss", "new"], [],
 ])
 def test_what_it_does_not_know_goes_to_the_cli(sparring: Any, session: str, fake_codex: Any,
                                                 argv: list[str]) -> None:
@@ -140,23 +154,30 @@ def test_unusual_events_go_to_the_cli(sparring: Any, session: str, fake_codex: A
     fake_codex.mode(mode, **env)
     sparring("start", session, input=b"q")
     ended(sparring, session)
-    assert answered("poll", session) is None
+    assert read_quickly("poll", session) is None
+    assert answered("poll", session) == (0, sparring("poll", session).out)
 
 
-def test_a_running_turn_an_unknown_session_and_no_turn_go_to_the_cli(
+def test_a_running_turn_an_unknown_session_and_no_turn_go_to_the_verb(
         sparring: Any, session: str, fake_codex: Any) -> None:
-    assert answered("poll", session) is None  # no turn yet
-    assert answered("poll", "no-such-session") is None
-    assert sparring("poll", "no-such-session").error_code == "session_not_found"
+    assert read_quickly("poll", session) is None  # no turn yet
+    assert answered("poll", session) == (1, sparring("poll", session).out)
+    assert read_quickly("poll", "no-such-session") is None
+    unknown = answered("poll", "no-such-session")
+    assert unknown is not None and unknown[1]["error"]["code"] == "session_not_found"
+    assert unknown == (1, sparring("poll", "no-such-session").out)
     fake_codex.mode("hang")
     sparring("start", session, input=b"q")
-    assert answered("wait", session, "--timeout", "0") is None
+    assert read_quickly("wait", session) is None
+    running = answered("wait", session, "--timeout", "0")
+    assert running is not None and running[1]["status"] == "running"
+    assert running[1]["wait_timed_out"] is True
     sparring("stop", session)
     stopped = answered("wait", session)
     assert stopped is not None and stopped[1]["status"] == "stopped"
 
 
-def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
+def test_a_debate_or_a_discussion_gets_its_status_from_the_verb(
         sparring: Any, repo: Path, fake_codex: Any, scratch: Path) -> None:
     fake_codex.mode("ok", reply="Round one.")
     args = scratch / "args.txt"
@@ -165,15 +186,17 @@ def test_a_debate_or_a_discussion_gets_its_status_from_the_cli(
     frame = scratch / "frame.yaml"
     frame.write_text("TOPIC: t\nFRAMING: f\nCLAUDE_VIEW: v\n")
     assert sparring("discuss", "frame", sid, "--file", str(frame)).exit_code == 0
-    assert "discussion" in ended(sparring, sid)
-    assert answered("wait", sid) is None
+    done = ended(sparring, sid)
+    assert "discussion" in done
+    assert read_quickly("wait", sid) is None
+    assert answered("wait", sid) == (0, sparring("wait", sid).out)
 
 
 def test_keys_the_runner_adds_to_any_session_keep_it_quick(sparring: Any, session: str,
                                                            fake_codex: Any, repo: Path) -> None:
-    """Only a workflow's own record sends a session to the CLI (which adds that workflow's
-    status): what the runner writes into any session (a finalize, a budget's refusal) does
-    not."""
+    """Only a workflow's own record sends a session past the quick reader (the verb adds
+    that workflow's status): what the runner writes into any session (a finalize, a
+    budget's refusal) does not."""
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     ended(sparring, session)
@@ -182,6 +205,7 @@ def test_keys_the_runner_adds_to_any_session_keep_it_quick(sparring: Any, sessio
     assert refused.error_code == "budget_exhausted"
     data = json.loads((repo / ".sparring" / "sessions" / session / "session.json").read_text())
     assert {"finalized_at", "budget_stop"} <= set(data)
+    assert read_quickly("poll", session) is not None
     assert answered("poll", session) == (0, sparring("poll", session).out)
 
 

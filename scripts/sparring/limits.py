@@ -13,6 +13,8 @@ import math
 
 # A turn, a stall or a wait longer than a day is a typo, not a plan.
 MAX_SECONDS = 86_400.0
+# What `wait` waits at most when not told: under the two minutes a Bash tool call gets.
+WAIT_TIMEOUT_S = 100.0
 # Seconds codex must survive to count as started (SPARRING_STARTSECS).
 MAX_START_WINDOW = 30.0
 # More rounds than this is not a debate any more.

@@ -1,17 +1,26 @@
 """The first door: `python -m sparring` and the `sparring` command.
 
-A few verbs answer here without loading the CLI: `poll` and `wait` of an ended turn (the
-commonest call of a debate; turn/quick.py reads it) and `guard check --baseline FILE`,
-which spends most of its time waiting for git status (and, when the index moved, git
-ls-files): it starts them before the rest of the check loads, and the check runs without
-click, so less of the machine goes to Python while git works. Everything else, and anything
-unusual, goes on to the full CLI (cli/main.py), which prints the same object the slow way.
+The calls a debate makes every round answer here without loading the CLI (click and what
+only the CLI needs): `poll` and `wait` of an ended turn (the commonest call; turn/quick.py
+reads it), then every other `poll SESSION` and `wait SESSION [--timeout S]`, `status
+SESSION`, and a workflow's own `status` (`debate status DIR`, `discuss status SESSION`),
+which run the very functions the CLI runs and print through cli/verb.py as it does; and
+`guard check --baseline FILE`, which spends most of its time waiting for git status (and,
+when the index moved, git ls-files): it starts them before the rest of the check loads,
+and the check runs without click, so less of the machine goes to Python while git works.
+Everything else, and anything unusual, goes on to the full CLI (cli/main.py), which prints
+the same object the slow way.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 _WAIT_OPTIONS = ("--timeout",)
 
@@ -32,19 +41,114 @@ def run(argv: list[str]) -> int | None:
     if argv[:2] == ["guard", "check"]:
         return _guard_check(argv[2:])
     request = _request(argv)
-    if request is None:
+    if request is not None:
+        from sparring.output import EXIT_OK, emit, success
+        from sparring.turn.quick import SlowPath, ended_turn
+
+        try:
+            found = ended_turn(*request)
+        except KeyboardInterrupt:
+            return _interrupted()
+        except SlowPath:
+            pass
+        except Exception:  # anything unexpected: the full CLI reports it
+            return None
+        else:
+            emit(success(request[0], found), request[1])  # as the CLI: hints name the session
+            return EXIT_OK
+    return _verb(argv)
+
+
+def _verb(argv: list[str]) -> int | None:
+    """A verb a debate calls every round, run as the CLI runs it, without click."""
+    found = _call(argv)
+    if found is None:
         return None
-    from sparring.output import EXIT_OK, emit, success
-    from sparring.turn.quick import ended_turn
+    verb, call, named = found
+    from sparring.cli.verb import run as run_verb
 
     try:
-        found = ended_turn(*request)
+        return run_verb(verb, call, lambda: named)
     except KeyboardInterrupt:
         return _interrupted()
-    except Exception:  # quick.SlowPath, or anything unexpected: the full CLI reports it
+    # Anything unexpected is a bug, which the CLI reports with its traceback: these verbs
+    # print nothing before they end, and running one again changes nothing it recorded.
+    except Exception:
         return None
-    emit(success(request[0], found), request[1])  # as the CLI: hints name the session
-    return EXIT_OK
+
+
+def _call(argv: list[str]) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
+    """(verb, the call that answers it, the SESSION it names) for `poll SESSION`, `wait
+    SESSION [--timeout S]`, `status SESSION` and a workflow's `status` verb; None when
+    the command line holds anything else (options, --help, a typo): the CLI's business."""
+    from pathlib import Path
+
+    request = _request(argv)
+    if request is not None:
+        verb, ref = request
+        if verb == "poll":
+            from sparring.commands.poll import poll
+
+            return verb, lambda: poll(ref, Path.cwd(), False), ref
+        timeout = _wait_timeout(argv[1:])
+        if timeout is None:
+            return None
+        from sparring.commands.poll import wait
+
+        return verb, lambda: wait(ref, Path.cwd(), timeout, False, None), ref
+    if len(argv) == 2 and argv[0] == "status" and _is_word(argv[1]):
+        from sparring.cli.verb import project_dir
+        from sparring.commands import status
+
+        ref = argv[1]
+        return "status", lambda: status.status(ref, project_dir(Path("."))), ref
+    if len(argv) == 3 and argv[1] == "status" and _is_word(argv[2]):
+        return _workflow_status(argv[0], argv[2])
+    return None
+
+
+def _workflow_status(command: str, word: str
+                     ) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
+    """`COMMAND status DIR|SESSION` of a workflow whose status verb takes that one argument,
+    through the registry as the CLI calls it (cli/workflows.py)."""
+    from pathlib import Path
+
+    from sparring.workflows import registry
+
+    flow = next((f for f in registry.WORKFLOWS.values() if f.command == command), None)
+    verb = next((v for v in flow.verbs if v.name == "status"), None) if flow else None
+    if flow is None or verb is None or len(verb.params) != 1:
+        return None
+    (param,) = verb.params
+    if param.flag is not None or param.kind not in ("dir", "session"):
+        return None
+    if param.kind == "dir" and not os.path.isdir(word):
+        return None  # a file, or nothing there: the CLI says so
+    value = Path(word) if param.kind == "dir" else word
+    return (f"{command} status",
+            lambda: registry.call(flow, "status", {param.name: value}, Path.cwd()),
+            word if param.name == "session" else None)
+
+
+def _wait_timeout(words: list[str]) -> float | None:
+    """The seconds of the last `--timeout` as the CLI reads them (limits.py), its default
+    when none is given; None for a value the CLI refuses."""
+    from sparring import limits
+
+    value: str | float = limits.WAIT_TIMEOUT_S
+    for i, word in enumerate(words):
+        if word == "--timeout":
+            value = words[i + 1]
+        elif word.startswith("--timeout="):
+            value = word.partition("=")[2]
+    try:
+        return limits.seconds(value, allow_zero=True)
+    except ValueError:
+        return None  # the CLI's usage error
+
+
+def _is_word(text: str) -> bool:
+    return bool(text) and not text.startswith("-")
 
 
 def _guard_check(words: list[str]) -> int | None:
@@ -117,8 +221,11 @@ def _request(argv: list[str]) -> tuple[str, str] | None:
 
 
 def _is_timeout(text: str) -> bool:
+    """Whether the CLI takes `text` as wait's --timeout (limits.py reads it for both)."""
+    from sparring import limits
+
     try:
-        value = float(text)
+        limits.seconds(text, allow_zero=True)
     except ValueError:
         return False
-    return 0 <= value < float("inf")
+    return True

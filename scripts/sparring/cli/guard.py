@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from sparring.cli.options import CWD_OPTION, SESSION_ARG, project_dir, run_verb
+from sparring.cli.options import CWD_OPTION, SESSION_ARG, run_verb
+from sparring.cli.verb import project_dir
 from sparring.errors import SparringError
 
 

@@ -28,12 +28,13 @@ from sparring.cli.options import (
     EnvSettingError,
     Seconds,
     file_input,
-    project_dir,
     run_verb,
     turn_options,
 )
+from sparring.cli.verb import project_dir
 from sparring.cli.workflows import groups
 from sparring.errors import SparringError
+from sparring.limits import WAIT_TIMEOUT_S
 from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure
 from sparring.workflows.registry import SKILLS
 
@@ -160,7 +161,8 @@ def poll(session: str, full: bool) -> int:
 
 @cli.command()
 @SESSION_ARG
-@click.option("--timeout", type=Seconds(allow_zero=True), default=100.0, show_default=True,
+@click.option("--timeout", type=Seconds(allow_zero=True), default=WAIT_TIMEOUT_S,
+              show_default=True,
               help="Return after this many seconds even if the turn still runs (0 to a day).")
 @FULL_OPTION
 @click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sparring.answers import CODEX_ANSWER
+from sparring.cli import verb as verb_module
 from sparring.config import EFFORTS, SANDBOXES
-from sparring.errors import SparringError
-from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 
 SESSION_ARG = click.argument("session", metavar="SESSION")
 CWD_OPTION = click.option(
@@ -101,49 +100,15 @@ TEMPLATE_OPTIONS = [
 
 
 def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
-    """Run one verb and print its JSON; SparringError becomes the error object.
-
-    Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
-    where they are when it failed (inputs.py)."""
-    from sparring.store import inputs
-
-    try:
-        payload = call()
-    except SparringError as exc:
-        inputs.forget_taken()
-        emit(failure(verb, exc), _session_named())
-        return EXIT_FAILED
-    except BaseException:
-        inputs.forget_taken()
-        raise
-    inputs.archive_taken(_session_dir(payload))
-    # The session the verb acted on fills its hints' SESSION: the id it printed first.
-    emit(success(verb, payload), _text(payload.get("session")) or _session_named())
-    return EXIT_OK
+    """Run one verb and print its JSON (cli/verb.py, which the first door prints with too);
+    SparringError becomes the error object."""
+    return verb_module.run(verb, call, _session_named)
 
 
 def _session_named() -> str | None:
     """The SESSION the command line named, if the verb takes one (hints fill it in)."""
     context = click.get_current_context(silent=True)
-    return _text(context.params.get("session")) if context else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _session_dir(payload: dict[str, Any]) -> Path | None:
-    """The folder of the session a verb's output names, if any."""
-    if payload.get("session_dir"):
-        return Path(payload["session_dir"])
-    if not payload.get("session"):
-        return None
-    from sparring.store import session as sessions
-
-    try:
-        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
-    except SparringError:
-        return None
+    return verb_module.text(context.params.get("session")) if context else None
 
 
 def turn_options(resume: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -183,15 +148,6 @@ def apply_options(options: list[Callable[[Any], Any]]) -> Callable[[Callable[...
         return func
 
     return apply
-
-
-def project_dir(cwd: Path) -> Path:
-    """--cwd: a folder inside the project the command runs in, reached without a link (a
-    session made for a folder elsewhere would let Codex work, and sparring write, there)."""
-    from sparring import paths
-    from sparring.store.inputs import project_root
-
-    return paths.folder(cwd, project_root(), "--cwd").path
 
 
 def file_input(file: Path | None) -> bytes:

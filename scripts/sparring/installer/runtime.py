@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring.installer import layout
+from sparring.installer import layout, wheel
 from sparring.installer.core import (
     RUNTIME_ONLY,
     STATE_FORMAT,
@@ -133,27 +133,24 @@ def create_venv(runtime: Runtime) -> None:
             "then run install.py again")
 
 
-def stage_sources(root: Path, stage: Path) -> None:
-    """A copy of what the package is built from: pip builds in the source tree, so it
-    builds here and the clone stays clean (it may even be read-only)."""
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(root / name, stage / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(root / "scripts" / "sparring", stage / "scripts" / "sparring", ignore=ignore)
-    shutil.copytree(root / "templates", stage / "templates", ignore=ignore)
-
-
-def pip_install(runtime: Runtime, root: Path) -> None:
-    with tempfile.TemporaryDirectory(prefix="sparring-stage-") as tmp:
-        stage = Path(tmp) / "sparring"
-        stage.mkdir()
-        stage_sources(root, stage)
+def pip_install(runtime: Runtime, root: Path, version: str, fresh: bool = True) -> None:
+    """sparring into the runtime from a wheel made from the clone (installer/wheel.py): pip
+    builds nothing, and only downloads the dependencies (once; its cache keeps them). The
+    clone is only read (it may even be read-only). An update installs the wheel again even
+    though its version is the one installed (the sources changed, not the version)."""
+    pip = [str(runtime.python), "-m", "pip", "install", "--disable-pip-version-check",
+           "--no-input"]
+    with tempfile.TemporaryDirectory(prefix="sparring-wheel-") as tmp:
         # Not editable (the clone may move); an absolute path, or pip reads a package name.
-        argv = [str(runtime.python), "-m", "pip", "install", "--disable-pip-version-check",
-                "--no-input", str(stage.resolve())]
+        made = str(wheel.build(root, version, Path(tmp)).resolve())
+        steps = [[*pip, made]] + ([] if fresh else [[*pip, "--force-reinstall", "--no-deps",
+                                                     made]])
         with runtime.log.open("w") as log:
-            done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, check=False)
+            for argv in steps:
+                done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL, check=False)
+                if done.returncode != 0:
+                    break
     if done.returncode != 0:
         raise InstallError("pip could not install sparring into the runtime: "
                            + pip_failure(runtime.log.read_text(errors="replace")),
@@ -172,7 +169,7 @@ def build_runtime(runtime: Runtime, source: Source, fresh: bool) -> None:
     try:
         if fresh:
             create_venv(runtime)
-        pip_install(runtime, source.root)
+        pip_install(runtime, source.root, source.version, fresh)
     except BaseException:
         if fresh:  # a venv without sparring would only confuse the launcher
             shutil.rmtree(runtime.venv, ignore_errors=True)

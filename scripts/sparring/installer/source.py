@@ -60,9 +60,8 @@ def read_version(root: Path) -> str:
 
 
 def runtime_inputs(root: Path) -> list[Path]:
-    """What `pip install` builds the runtime from. The README is staged too (the build
-    reads it) but not hashed: it does not change what the runtime does; nor does this
-    installer, which the runtime does not ship (pyproject.toml lists its packages)."""
+    """What the runtime's wheel is made from (installer/wheel.py). Not this installer: it
+    does not change what the runtime does."""
     installer = root / "scripts" / "sparring" / "installer"
     files = [root / "pyproject.toml"]
     for top in (root / "scripts" / "sparring", root / "templates"):

@@ -105,7 +105,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
-    executable = _codex_for(session, data)
+    executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
@@ -116,7 +116,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
                               thread_id=None, schema=schema, template=prompt.template,
                               answer_file=answer_file, go_on=go_on(session, locked))
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"])
+    return _launch(session, turn["n"], executable)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
@@ -150,7 +150,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     start_window()
     process.mechanism()
     schema = _schema_for(data, schema)
-    executable = _codex_for(session, data)
+    executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
                             schema=schema)
     with session.update() as locked:
@@ -166,7 +166,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
             template=prompt.template, answer_file=answer_file, go_on=go_on(session, locked),
         )
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"])
+    return _launch(session, turn["n"], executable)
 
 
 def _purpose(previous: TurnRecord, recover: bool, given: str) -> str:
@@ -304,21 +304,24 @@ def _carried(previous: TurnRecord) -> sandbox.Request | None:
     return sandbox.Request(previous["settings"]["sandbox"], "previous_round")
 
 
-def _codex_for(session: Session, data: dict[str, Any]) -> str:
-    executable = codex.find_executable()
-    if data["codex"].get("path") != executable:
-        found = codex.version(executable)
-        with session.update() as locked:
-            locked["codex"] = {"path": executable, "version": found}
-    return executable
+def _record_codex(session: Session, executable: str) -> None:
+    """The codex the session runs, and its version (for the report), once it changed. Asked
+    only once the start window has passed: `codex --version` starts another codex, and
+    nothing but codex's own start should stand between `start` and its first request."""
+    if session.load()["codex"].get("path") == executable:
+        return
+    found = codex.version(executable)
+    with session.update() as locked:
+        locked["codex"] = {"path": executable, "version": found}
 
 
-def _launch(session: Session, n: int) -> dict[str, Any]:
+def _launch(session: Session, n: int, executable: str) -> dict[str, Any]:
     identity = runner.launch(session, n)
     with session.update() as data:
         find_turn(data, n)["runner"] = identity.to_dict()
-    turn = _wait_for_start(session, n)
-    data, turn, seen = lifecycle.observe(session)
+    _wait_for_start(session, n)
+    data, turn, seen = lifecycle.observe(session)  # what start says: the turn at the window
+    _record_codex(session, executable)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
     # Brief, and without Codex's answer even if it came within the start window: `wait`

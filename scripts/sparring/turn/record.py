@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring import answers, codex, ledger, paths, process, states
+from sparring import answers, codex, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES, SparringError
@@ -209,6 +209,8 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
     found = (answers.problems(schema, answer) if answer is not None
              else ["the answer is not JSON"])
     if not found:
+        from sparring import ledger  # only here: every poll and status loads this module
+
         found = ledger.answer_problems(data, turn["round"], answer)
     if found:
         return Outcome(states.FAILED, _error(

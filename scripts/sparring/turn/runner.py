@@ -13,19 +13,18 @@ from __future__ import annotations
 import os
 import signal
 import time
-import traceback
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import process, states, templates
-from sparring.codex import network, sandbox
+from sparring import process, states
+from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
-from sparring.turn import budget, lifecycle, watchdog
 from sparring.turn import guard as turnguard
+from sparring.turn import lifecycle, watchdog
 from sparring.turn import record as turns
 from sparring.turn.keeper import Keeper
 
@@ -72,6 +71,8 @@ def main(argv: list[str]) -> int:
     try:
         run_turn(session, n, keeper)
     except Exception:
+        import traceback
+
         traceback.print_exc()
         return 1
     finally:
@@ -155,6 +156,9 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
         # Files changed: the loop stops for the user; it does not ask again.
         error["hint"] = "files changed during the turn (see guard): no re-ask; the user decides"
         return
+    from sparring import templates  # the modules a turn's end needs load after codex ran
+    from sparring.turn import budget
+
     spent = budget.reached(data)
     if spent is not None:  # no further turn starts, a re-ask neither: the round has failed
         data[budget.STOP_KEY] = spent
@@ -217,6 +221,8 @@ def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
            keeper: Keeper) -> str | None:
     """Wait for codex to exit; return why we must end it when a limit passes or we are
     told to stop. Meanwhile note the turn's processes, and keep the watchdog alive."""
+    from sparring.codex import network  # codex runs by now: what watches it loads meanwhile
+
     offline = network.OfflineWatch(session.turn_file(turn["n"], turns.EVENTS),
                                    turn["settings"].get("offline_after", OFFLINE_AFTER))
     polls = 0

@@ -1,0 +1,71 @@
+"""One verb run and printed, without click: what the CLI and the first door share.
+
+The CLI (cli/options.py `run_verb`) and the first door (cli/door.py, which answers the
+calls a debate makes every round without loading click) both print a verb through `run`,
+and find `--cwd`'s project folder through `project_dir`: the envelope, the hints' SESSION,
+the inbox files a verb took, and the folder a verb works in are the same whichever door
+answered, because there is one implementation of each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sparring.errors import SparringError
+from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def run(verb: str, call: Callable[[], dict[str, Any]],
+        named: Callable[[], str | None]) -> int:
+    """Run one verb and print its JSON; SparringError becomes the error object. `named`
+    gives the SESSION the command line named, if the verb takes one (hints fill it in).
+
+    Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
+    where they are when it failed (inputs.py)."""
+    from sparring.store import inputs
+
+    try:
+        payload = call()
+    except SparringError as exc:
+        inputs.forget_taken()
+        emit(failure(verb, exc), named())
+        return EXIT_FAILED
+    except BaseException:
+        inputs.forget_taken()
+        raise
+    inputs.archive_taken(_session_dir(payload))
+    # The session the verb acted on fills its hints' SESSION: the id it printed first.
+    emit(success(verb, payload), text(payload.get("session")) or named())
+    return EXIT_OK
+
+
+def text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _session_dir(payload: dict[str, Any]) -> Path | None:
+    """The folder of the session a verb's output names, if any."""
+    if payload.get("session_dir"):
+        return Path(payload["session_dir"])
+    if not payload.get("session"):
+        return None
+    from sparring.store import session as sessions
+
+    try:
+        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
+    except SparringError:
+        return None
+
+
+def project_dir(cwd: Path) -> Path:
+    """--cwd: a folder inside the project the command runs in, reached without a link (a
+    session made for a folder elsewhere would let Codex work, and sparring write, there)."""
+    from sparring import paths
+    from sparring.store.inputs import project_root
+
+    return paths.folder(cwd, project_root(), "--cwd").path
