@@ -265,6 +265,35 @@ def remove_taken(taken: Taken) -> bool:
     return True
 
 
+def read_own(path: str | os.PathLike[str], limit: int, tail: int | None = None
+             ) -> bytes | None:
+    """The bytes (the last `tail` of them) of a file sparring's child writes into the
+    session's own folder (a turn's events, codex's stderr): a sandbox that lets Codex write
+    the project lets it swap that file for a link, a FIFO (whose open would block the runner
+    and every verb that reads the turn, forever) or a huge sparse file. So it is opened
+    without following a link or blocking, and read only when fstat says it is a regular
+    file of at most `limit` bytes; None otherwise (a missing file included)."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        if tail is not None and st.st_size > tail:
+            os.lseek(fd, st.st_size - tail, os.SEEK_SET)
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 # -- writing -------------------------------------------------------------------------------
 
 def write(path: Path | str, data: bytes | str, root: Path, what: str, *,

@@ -57,13 +57,16 @@ class TurnView:
         return found
 
 
+# The most of a turn's events the runner reads: far more than any turn prints.
+EVENTS_LIMIT = 256 * 1024 * 1024
+
+
 def read(path: Path | str, finished: bool) -> TurnView:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        data = b""
-    return parse(data, finished)
+    """The turn's events so far. A file that is not a plain file of bounded size (Codex may
+    swap it for a link, a FIFO or a sparse giant during its turn) reads as no events."""
+    from sparring.paths import read_own
+
+    return parse(read_own(path, EVENTS_LIMIT) or b"", finished)
 
 
 def parse(data: bytes, finished: bool) -> TurnView:

@@ -1,0 +1,65 @@
+"""A turn's own files, swapped by Codex during its turn (issue 21).
+
+Codex's events and stderr go to files in the session's turn folder, which a sandbox that
+lets Codex write the project lets it replace while it works. A FIFO there blocked the
+runner's last read forever (the turn never ended, every `poll`, `wait` and `start` of the
+session hung with it); a link made the runner read what it points at, `/dev/zero` without
+end. The runner reads them without following a link or blocking, as plain files of bounded
+size, and a turn whose events are gone ends as a turn without an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SECRET = "b3BlbnNzaC1rZXkt-secret"
+
+
+def run_cli(*argv: str, cwd: Path, timeout: float = 60) -> dict[str, Any]:
+    """The CLI in a process of its own, so a read that blocks fails the test, not hangs it."""
+    done = subprocess.run([sys.executable, "-m", "sparring", *argv], cwd=cwd, timeout=timeout,
+                          capture_output=True, text=True)
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out
+
+
+@pytest.mark.parametrize("swap", ["events-fifo", "events-link", "events-zero", "stderr-fifo"])
+def test_a_turn_file_codex_swapped_never_blocks_or_leads_out(
+        swap: str, session: str, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text(json.dumps({"type": "item.completed", "item": {
+        "id": "x", "type": "agent_message", "text": SECRET}}) + "\n")
+    name, how = swap.split("-")
+    file = "events.jsonl" if name == "events" else "stderr.log"
+    target = f".sparring/sessions/{session}/turns/1/{file}"
+    make = {"fifo": f"mkfifo {target}", "link": f"ln -s {outside} {target}",
+            "zero": f"ln -s /dev/zero {target}"}[how]
+    fake_codex.mode("shell", shell=f"rm -f {target} && {make}")
+    (repo / ".sparring" / "inbox").mkdir(parents=True, exist_ok=True)
+    (repo / ".sparring" / "inbox" / "q.md").write_text("q\n")
+    started = run_cli("start", session, "--prompt-file", ".sparring/inbox/q.md", cwd=repo,
+                      timeout=30)
+    assert started.get("ok") is not None
+    waited = run_cli("wait", session, "--timeout", "20", cwd=repo, timeout=40)
+    assert waited["status"] in ("completed", "failed"), waited
+    assert SECRET not in json.dumps(waited) and SECRET not in json.dumps(started)
+    assert run_cli("poll", session, cwd=repo, timeout=20)["status"] == waited["status"]
+    deadline = time.time() + 10  # and the turn's runner has ended too
+    while time.time() < deadline and _runner_alive(repo, session):
+        time.sleep(0.1)
+    assert not _runner_alive(repo, session)
+
+
+def _runner_alive(repo: Path, session: str) -> bool:
+    from sparring import process
+
+    data = json.loads((repo / ".sparring" / "sessions" / session / "session.json").read_text())
+    runner = data["turns"][-1].get("runner")
+    return runner is not None and process.is_alive(process.Identity.from_dict(runner))
