@@ -79,3 +79,30 @@ def test_the_users_own_choice_still_runs(sparring: Any, session: str, fake_codex
     settings(repo, HOME=str(repo / "dotfiles"), OTHER="x")
     assert sparring("start", session, input=b"q").exit_code == 0
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+
+
+def test_a_state_folder_the_project_chose_starts_nothing(
+        sparring: Any, session: str, fake_codex: Any, repo: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """XDG_STATE_HOME set there put the witness copies of sparring's records in the project,
+    where a workspace-write Codex rewrites a record and its copy together."""
+    state = repo / ".state"
+    where = settings(repo, XDG_STATE_HOME=str(state))
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    refused(sparring("start", session, input=b"q"), "XDG_STATE_HOME", where)
+    assert fake_codex.calls() == []
+
+
+def test_a_workspace_write_turn_never_runs_with_the_copies_in_the_project(
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own state folder inside the project (a project that is the home folder):
+    read-only turns run, a turn that may write the project does not."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(repo / ".local" / "state"))
+    monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")
+    session = sparring("init", "--skill", "deep-discussion").out["session"]
+    stopped = sparring("start", session, input=b"q")
+    assert stopped.error_code == "config_invalid", stopped.raw
+    assert "outside the project" in stopped.out["error"]["hint"]
+    assert [c["argv"] for c in fake_codex.calls()] == [["--version"]]  # no turn ran
+    assert sparring("start", session, "--sandbox", "read-only", input=b"q").exit_code == 0
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
