@@ -11,6 +11,7 @@ size, and a turn whose events are gone ends as a turn without an answer.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -63,3 +64,24 @@ def _runner_alive(repo: Path, session: str) -> bool:
     data = json.loads((repo / ".sparring" / "sessions" / session / "session.json").read_text())
     runner = data["turns"][-1].get("runner")
     return runner is not None and process.is_alive(process.Identity.from_dict(runner))
+
+
+@pytest.mark.parametrize("head", ["fifo", "link", "plain"])
+def test_a_git_head_that_is_not_a_plain_file_never_blocks(head: str, tmp_path: Path) -> None:
+    """The branch in a report's default path is read from HEAD (where a `.git` file says),
+    never through a link and never waiting on a FIFO."""
+    project, gitdir = tmp_path / "project", tmp_path / "project" / "g"
+    gitdir.mkdir(parents=True)
+    (project / ".git").write_text("gitdir: g\n")
+    if head == "fifo":
+        os.mkfifo(gitdir / "HEAD")
+    elif head == "link":
+        (tmp_path / "secret").write_text("ref: refs/heads/b3BlbnNzaC1rZXkt\n")
+        (gitdir / "HEAD").symlink_to(tmp_path / "secret")
+    else:
+        (gitdir / "HEAD").write_text("ref: refs/heads/feature/x\n")
+    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                           "from sparring.store.workspace import branch; "
+                           "print(branch(Path(sys.argv[1])))", str(project)],
+                          capture_output=True, text=True, timeout=20)
+    assert done.stdout.strip() == {"plain": "feature-x"}.get(head, "no-git"), done.stderr
