@@ -85,3 +85,29 @@ def test_a_git_head_that_is_not_a_plain_file_never_blocks(head: str, tmp_path: P
                            "print(branch(Path(sys.argv[1])))", str(project)],
                           capture_output=True, text=True, timeout=20)
     assert done.stdout.strip() == {"plain": "feature-x"}.get(head, "no-git"), done.stderr
+
+
+EVENTS = "\n".join([
+    '{"type":"thread.started","thread_id":"0199a000-0000-7000-8000-000000000001"}',
+    '{"type":"turn.started"}',
+    '{"type":"item.completed","item":{"id":"i1","type":"agent_message",'
+    '"text":"Kafka \\ud800 because replay."}}',
+    '{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,'
+    '"output_tokens":5,"reasoning_output_tokens":0}}']) + "\n"
+
+
+def test_an_answer_no_file_can_hold_never_bricks_the_debate(
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path, tmp_path: Path) -> None:
+    """Codex rewrote its events with half a UTF-16 pair (`\\ud800`) in its answer: writing
+    the round file, and every verb of the session after it, ended in internal_error."""
+    sid = sparring("debate", "new", "debate", "Redis or SQLite?").out["session"]
+    events = f".sparring/sessions/{sid}/turns/1/events.jsonl"
+    (tmp_path / "events.jsonl").write_text(EVENTS)
+    fake_codex.mode("shell", shell=f"rm -f {events} && cp {tmp_path / 'events.jsonl'} {events}")
+    (scratch / "round.md").write_text("Opening: SQLite is enough.\n")
+    sparring("debate", "round", "debate", "--file", str(scratch / "round.md"))
+    waited = sparring("wait", sid, "--timeout", "30")
+    assert waited.out["status"] == "failed" and waited.out["malformed_lines"] == 1, waited.raw
+    for argv in (("status", sid), ("debate", "status", "debate"), ("stop", sid)):
+        assert sparring(*argv).error_code != "internal_error", argv
+    assert not (repo / "debate" / "round-1-codex.md").exists()

@@ -80,6 +80,19 @@ def parse(data: bytes, finished: bool) -> TurnView:
     return view
 
 
+def _lone_surrogate(event: dict[str, Any]) -> bool:
+    """Whether a text of the event holds half a UTF-16 pair (a `\\ud800` escape): no codex
+    writes one, no file can hold it as UTF-8, and the answer it came in would end every verb
+    that records it (a round file, a digest) in a crash."""
+    import json
+
+    try:
+        json.dumps(event, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _apply(view: TurnView, raw: bytes) -> None:
     try:
         event = loads(raw)
@@ -87,7 +100,7 @@ def _apply(view: TurnView, raw: bytes) -> None:
         view.malformed += 1
         return
     if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
-            or too_deep(event)):
+            or too_deep(event) or (b"\\u" in raw and _lone_surrogate(event))):
         view.malformed += 1
         return
     view.events += 1
