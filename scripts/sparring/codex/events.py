@@ -13,7 +13,7 @@ The one reader of both: the CLI's poll object (turn/view.py) and poll's fast pat
 
 from __future__ import annotations
 
-from sparring.fastjson import MAX_DEPTH, loads, too_deep
+from sparring.fastjson import MAX_DEPTH, loads, lone_surrogate, too_deep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,19 +80,6 @@ def parse(data: bytes, finished: bool) -> TurnView:
     return view
 
 
-def _lone_surrogate(event: dict[str, Any]) -> bool:
-    """Whether a text of the event holds half a UTF-16 pair (a `\\ud800` escape): no codex
-    writes one, no file can hold it as UTF-8, and the answer it came in would end every verb
-    that records it (a round file, a digest) in a crash."""
-    import json
-
-    try:
-        json.dumps(event, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def _apply(view: TurnView, raw: bytes) -> None:
     try:
         event = loads(raw)
@@ -100,7 +87,7 @@ def _apply(view: TurnView, raw: bytes) -> None:
         view.malformed += 1
         return
     if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
-            or too_deep(event) or (b"\\u" in raw and _lone_surrogate(event))):
+            or too_deep(event) or (b"\\u" in raw and lone_surrogate(event))):
         view.malformed += 1
         return
     view.events += 1
@@ -185,4 +172,5 @@ def parse_review(text: str | None) -> Any:
         found = loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested past what we read
         return None
-    return None if too_deep(found, MAX_DEPTH) else found
+    # Nested too deep, or holding half a UTF-16 pair (which no report can hold): not JSON.
+    return None if too_deep(found, MAX_DEPTH) or lone_surrogate(found) else found
