@@ -66,3 +66,18 @@ def test_vars_and_framings_holding_half_a_pair_are_refused(
     (scratch / "frame.yaml").write_bytes(frame)
     framed = sparring("discuss", "frame", sid, "--file", str(scratch / "frame.yaml"))
     assert framed.error_code == "usage_error" and "UTF-16" in framed.raw, framed.raw
+
+
+def test_an_argument_that_is_not_utf8_is_refused_before_anything(
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
+    """Bytes that are not UTF-8 reach Python as surrogate escapes: a question or a --var
+    holding them crashed `debate new` and `start` (internal_error) once they met a file."""
+    question = b"Redis \xff or SQLite?".decode("utf-8", "surrogateescape")
+    refused = sparring("debate", "new", "debate", question)
+    assert refused.error_code == "not_utf8" and refused.out["error"]["argument"] == 4
+    assert not (repo / "debate").exists()
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    refused = sparring("start", sid, "--template", "think-about/round1", "--var",
+                       f"QUESTION={question}")
+    assert refused.error_code == "not_utf8", refused.raw
+    assert fake_codex.calls() == []
