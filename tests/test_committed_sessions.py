@@ -175,3 +175,15 @@ def test_only_plain_words_are_spelled_with_the_launcher() -> None:
     assert output.spell_commands(plain, prog, "think-about-20260101-000000-abcdef") == (
         f'run `{prog} debate round "my debate" --file .sparring/inbox/r.md` or '
         f"`{prog} poll think-about-20260101-000000-abcdef`")
+
+
+def test_telling_a_plain_command_apart_takes_linear_time() -> None:
+    """The check runs on text a record may hold: a long word that ends in `;` must not
+    make it backtrack (a nested repetition took seconds at 26 characters)."""
+    import time
+
+    prog = "/skills/think-about/sparring"
+    started = time.monotonic()
+    for text in ("a" * 50_000 + ";", 'ab "c d" ' * 20_000 + "|", "x" * 100_000):
+        output.spell_commands(Hint(f"`sparring {text}`"), prog)
+    assert time.monotonic() - started < 2

@@ -80,7 +80,7 @@ _SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 # back from a record a cloned repository may hold; one that would chain, substitute,
 # redirect or glob stays plain `sparring …`, which no rule approves.
 _BARE = r"[^\s;&|<>()$`\\\"'*?\[\]{}~!#]"
-_PLAIN_WORD = rf"(?:{_BARE}+|\"[^\"$`\\!\n]*\"|'[^'\n]*')+"
+_PLAIN_WORD = rf"(?:{_BARE}|\"[^\"$`\\!\n]*\"|'[^'\n]*')+"  # one way to match: linear
 _PLAIN_WORDS = rf"{_PLAIN_WORD}(?: {_PLAIN_WORD})*"
 
 _INF = float("inf")
