@@ -43,6 +43,8 @@ def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
     ("think-about:\n  rounds: 3\n", "unknown setting 'think-about.rounds'"),
     ("think-about: 3\n", "section 'think-about' must be a mapping"),
     ("think-about:\n  report_path: 'r/{when}.md'\n", "unknown placeholders ['when']"),
+    ("think-about:\n  report_path: 'r/{slug:>3000000000}.md'\n", "['{slug:>3000000000}']"),
+    ("deep-discussion:\n  report_path: 'r/{date!r}.md'\n", "placeholders are plain"),
     ("effort: [unclosed\n", "not valid YAML"),
     ("effort: " + "[" * 100_000 + "\n", "not valid YAML"),
 ])

@@ -14,6 +14,7 @@ from typing import Any
 
 from sparring.errors import SparringError
 from sparring.fastjson import MAX_DEPTH as MAX_DEPTH  # store/inputs.py bounds with these too
+from sparring.fastjson import lone_surrogate as lone_surrogate
 from sparring.fastjson import too_deep as too_deep
 from sparring.fence import unfence
 
@@ -47,6 +48,10 @@ def _where(path: Any) -> str:
     return text.lstrip(".") or "(top level)"
 
 
+# A text parsed from JSON or YAML escapes that no file can hold (fastjson.lone_surrogate).
+NOT_UNICODE = "holds half a UTF-16 pair (a \\ud800 escape), which is not Unicode text"
+
+
 def parse_bounded(text: str) -> Any:
     """`json.loads`, with nesting past MAX_DEPTH refused (ValueError) before it can exhaust
     the stack here or in whatever reads the result."""
@@ -56,6 +61,8 @@ def parse_bounded(text: str) -> Any:
         raise ValueError(f"nested more than {MAX_DEPTH} levels deep") from None
     if too_deep(value):
         raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    if lone_surrogate(value):
+        raise ValueError(NOT_UNICODE)
     return value
 
 
@@ -89,6 +96,8 @@ def _yaml_mapping(text: str, what: str, hint: str) -> dict[str, Any] | None:
         raise _nested(what, hint) from None
     if too_deep(found):
         raise _nested(what, hint)
+    if lone_surrogate(found):
+        raise SparringError(f"{what}_invalid", f"the {what} {NOT_UNICODE}", hint)
     return found if isinstance(found, dict) else None
 
 

@@ -73,9 +73,17 @@ def _report_path(value: Any) -> str:
     import string
 
     try:
-        used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        fields = [(name, spec, conversion) for _, name, spec, conversion
+                  in string.Formatter().parse(text) if name is not None]
     except ValueError as exc:
         raise ValueError(f"is not a valid pattern: {exc}") from exc
+    used = {name for name, _, _ in fields}
+    # A format spec or conversion is not a placeholder: `{slug:>3000000000}` (a committed
+    # sparring.yaml) would build a name of gigabytes before anything could refuse it.
+    dressed = sorted(f"{{{n}{'!' + c if c else ''}{':' + s if s else ''}}}"
+                     for n, s, c in fields if s or c)
+    if dressed:
+        raise ValueError(f"uses {dressed}: placeholders are plain, as {{slug}}")
     unknown = sorted(used - set(REPORT_PLACEHOLDERS))
     if unknown:
         raise ValueError(f"uses unknown placeholders {unknown}; known: "

@@ -112,6 +112,25 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return True
 
 
+def lone_surrogate(value: Any) -> bool:
+    """Whether a text in `value` (keys included) holds half a UTF-16 pair, as a `\\ud800`
+    escape in JSON or YAML makes: no file can hold it as UTF-8, so a text parsed from what
+    Codex or Claude handed in must not carry one into a record, a round file or a report."""
+    level: list[Any] = [value]
+    while level:
+        found: list[Any] = []
+        for item in level:
+            if isinstance(item, str):
+                if not item.isascii() and any("\ud800" <= c <= "\udfff" for c in item):
+                    return True
+            elif isinstance(item, dict):
+                found += [*item.keys(), *item.values()]
+            elif isinstance(item, list):
+                found += item
+        level = found
+    return False
+
+
 def dumps(value: Any, allow_nan: bool = True) -> str:
     """json.dumps(value, ensure_ascii=False, allow_nan=allow_nan): one line, `, ` and `: `
     between items; without allow_nan a NaN or an infinity raises ValueError, as json's."""

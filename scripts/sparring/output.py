@@ -74,6 +74,15 @@ _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 _SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 
 
+# A command in a hint is spelled with the launcher only when a shell reads it as words and
+# nothing more: each word bare (no character a shell treats specially) or quoted as
+# shell_word quotes, one space apart. A hint is the runner's own words, but some are read
+# back from a record a cloned repository may hold; one that would chain, substitute,
+# redirect or glob stays plain `sparring …`, which no rule approves.
+_BARE = r"[^\s;&|<>()$`\\\"'*?\[\]{}~!#]"
+_PLAIN_WORD = rf"(?:{_BARE}|\"[^\"$`\\!\n]*\"|'[^'\n]*')+"  # one way to match: linear
+_PLAIN_WORDS = rf"{_PLAIN_WORD}(?: {_PLAIN_WORD})*"
+
 _INF = float("inf")
 
 
@@ -97,8 +106,8 @@ def _spelled(hint: Hint, prog: str, session: str | None) -> str:
         return prog + _fill(hint[len("sparring"):], session)
     import re  # here, not at the top: poll's fast path (turn/quick.py) never needs it
 
-    return re.sub(r"`sparring ([^`]*)`",
-                  lambda m: f"`{prog} {_fill(m.group(1), session)}`", str(hint))
+    return re.sub(r"`sparring ([^`]*)`", lambda m: f"`{prog} {_fill(m.group(1), session)}`"
+                  if re.fullmatch(_PLAIN_WORDS, m.group(1)) else m.group(0), str(hint))
 
 
 def _session_id(ref: str | None) -> str | None:

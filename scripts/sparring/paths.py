@@ -8,7 +8,8 @@ from the project's sparring.yaml, is treated as a web server treats a URL path:
   included); `..` and absolute paths that leave it are refused (`path_outside_project`);
 - no symbolic link is followed below the root: every folder on the way is opened with
   O_NOFOLLOW from the one before, so a link anywhere along the path, or one planted in the
-  inbox while Codex worked, is refused (`path_is_link`), however it was spelled;
+  inbox while Codex worked, is refused (`path_is_link`), however it was spelled; a file read
+  that has other names too (a hard link to a file elsewhere) is refused the same way;
 - a file read must be a regular file (`not_a_file`: no FIFO, socket, device or folder) of
   at most `limit` bytes (`file_too_large`), checked with fstat on the very descriptor that is
   then read, in bounded memory; a file that changes while it is read is refused
@@ -204,6 +205,12 @@ def _require_regular(st: os.stat_result, where: Place, what: str, limit: int) ->
         raise _link(where, what, where.path)
     if not stat.S_ISREG(st.st_mode):
         raise _not_a_file(where, what, _kind(st.st_mode))
+    if st.st_nlink > 1:  # a hard link: the same file is elsewhere too (~/.ssh/id_rsa, say)
+        raise SparringError(
+            "path_is_link", f"{where.given} ({what}) is a hard link ({st.st_nlink} names for "
+            "one file), and sparring reads only a file that is the project's alone",
+            "write the text into a new file in .sparring/inbox/ and name it; nothing was read",
+            path=str(where.path), links=st.st_nlink)
     if st.st_size > limit:
         raise SparringError(
             "file_too_large", f"{where.given} ({what}) has {st.st_size:,} bytes; sparring "
@@ -263,6 +270,35 @@ def remove_taken(taken: Taken) -> bool:
     finally:
         os.close(parent)
     return True
+
+
+def read_own(path: str | os.PathLike[str], limit: int, tail: int | None = None
+             ) -> bytes | None:
+    """The bytes (the last `tail` of them) of a file sparring's child writes into the
+    session's own folder (a turn's events, codex's stderr): a sandbox that lets Codex write
+    the project lets it swap that file for a link, a FIFO (whose open would block the runner
+    and every verb that reads the turn, forever) or a huge sparse file. So it is opened
+    without following a link or blocking, and read only when fstat says it is a regular
+    file of at most `limit` bytes; None otherwise (a missing file included)."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        if tail is not None and st.st_size > tail:
+            os.lseek(fd, st.st_size - tail, os.SEEK_SET)
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return None
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -401,6 +401,13 @@ for _group in (*groups(), guard):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    bad = next((n for n, arg in enumerate(args, 1) if not _is_text(arg)), None)
+    if bad is not None:  # a question or a value no prompt, record or report could hold
+        emit(failure("sparring", SparringError(
+            "not_utf8", f"argument {bad} is not UTF-8 text",
+            "write the text as UTF-8 (a long one into a file in .sparring/inbox/, handed in "
+            "with its option); nothing was done", argument=bad)))
+        return EXIT_FAILED
     try:
         result = cli.main(args=args, prog_name="sparring", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -428,3 +435,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback=traceback.format_exc())))
         return EXIT_FAILED
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _is_text(arg: str) -> bool:
+    """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes)."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -46,8 +46,18 @@ def check_prompt(prompt: bytes, what: str = "the prompt") -> None:
 
 
 def find_executable() -> str:
+    """The codex the user chose (SPARRING_CODEX, else PATH); never one the project's Claude
+    Code settings chose, which would run here at once (`--version`)."""
     import shutil
+    from pathlib import Path
 
+    from sparring.codex import sandbox
+    from sparring.store import locate
+
+    cwd = os.getcwd()
+    chosen = sandbox.codex_chosen_by_project(Path(locate.project_root(cwd)), Path(cwd))
+    if chosen is not None:
+        raise chosen
     configured = os.environ.get("SPARRING_CODEX")
     if configured:
         path = shutil.which(configured)

@@ -13,7 +13,7 @@ The one reader of both: the CLI's poll object (turn/view.py) and poll's fast pat
 
 from __future__ import annotations
 
-from sparring.fastjson import MAX_DEPTH, loads, too_deep
+from sparring.fastjson import MAX_DEPTH, loads, lone_surrogate, too_deep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,13 +57,16 @@ class TurnView:
         return found
 
 
+# The most of a turn's events the runner reads: far more than any turn prints.
+EVENTS_LIMIT = 256 * 1024 * 1024
+
+
 def read(path: Path | str, finished: bool) -> TurnView:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        data = b""
-    return parse(data, finished)
+    """The turn's events so far. A file that is not a plain file of bounded size (Codex may
+    swap it for a link, a FIFO or a sparse giant during its turn) reads as no events."""
+    from sparring.paths import read_own
+
+    return parse(read_own(path, EVENTS_LIMIT) or b"", finished)
 
 
 def parse(data: bytes, finished: bool) -> TurnView:
@@ -84,7 +87,7 @@ def _apply(view: TurnView, raw: bytes) -> None:
         view.malformed += 1
         return
     if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
-            or too_deep(event)):
+            or too_deep(event) or (b"\\u" in raw and lone_surrogate(event))):
         view.malformed += 1
         return
     view.events += 1
@@ -169,4 +172,5 @@ def parse_review(text: str | None) -> Any:
         found = loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested past what we read
         return None
-    return None if too_deep(found, MAX_DEPTH) else found
+    # Nested too deep, or holding half a UTF-16 pair (which no report can hold): not JSON.
+    return None if too_deep(found, MAX_DEPTH) or lone_surrogate(found) else found

@@ -42,6 +42,15 @@ DEFAULT = "read-only"
 # Variables that locate the user's config file: set by the project, they would choose it.
 LOCATORS = ("HOME", "XDG_CONFIG_HOME")
 CLAUDE_SETTINGS = ("settings.json", "settings.local.json")  # in <dir>/.claude/
+# Variables that choose which program runs as codex, or the configuration it reads
+# (`$CODEX_HOME/config.toml`, else `~/.codex/`): its MCP servers and notify command run as the
+# user outside any sandbox, and it may add writable roots. Set by the project, they are not
+# the user's decision: no codex starts (HOME counts only when CODEX_HOME is not the user's).
+CHOOSERS = {"SPARRING_CODEX": "which program runs as codex",
+            "CODEX_HOME": "Codex's own configuration",
+            "XDG_STATE_HOME": "where sparring keeps its records' copies out of Codex's reach",
+            "HOME": "Codex's own configuration (~/.codex) and where sparring keeps its "
+                    "records' copies (~/.local/state)"}
 
 # Where each sandbox came from, as `source` and `allowed_by` spell it.
 SOURCES = {
@@ -184,9 +193,51 @@ def project_env(root: Path, cwd: Path) -> dict[str, Path]:
         for name in CLAUDE_SETTINGS:
             path = folder / ".claude" / name
             for key in _env_keys(path):
-                if key in (ENV, *LOCATORS):
+                if key in (ENV, *LOCATORS, *CHOOSERS):
                     found.setdefault(key, path)
     return found
+
+
+def codex_chosen_by_project(root: Path, cwd: Path, env: Mapping[str, str] | None = None
+                            ) -> SparringError | None:
+    """The error when the project's Claude Code settings choose the codex that would run, or
+    its configuration (CHOOSERS); None when the user's environment does."""
+    env = os.environ if env is None else env
+    by_project = project_env(root, cwd)
+    for name, what in CHOOSERS.items():
+        if name not in by_project or not env.get(name):
+            continue
+        if name == "HOME" and all(env.get(n) and n not in by_project
+                                  for n in ("CODEX_HOME", "XDG_STATE_HOME")):
+            continue  # the user's CODEX_HOME and XDG_STATE_HOME decide, not ~
+        return SparringError(
+            "sandbox_not_allowed",
+            f"{name} is set by {by_project[name]}, which the project controls: it chooses "
+            f"{what}, which can run commands outside Codex's sandbox; nothing was started",
+            f"remove {name} from the `env` of {by_project[name]} (only the user chooses "
+            "codex and its configuration, in the shell they start Claude Code from)",
+            requested=name, source="project_settings", where=str(by_project[name]))
+    return None
+
+
+def _witness_within_reach(argv: Sequence[str], root: Path) -> SparringError | None:
+    """A turn that may write the project never runs while the copies of sparring's records
+    lie in it (a project that is the home folder, a state folder set inside it): Codex could
+    rewrite a record and its copy together (store/witness.py)."""
+    from sparring.store import witness
+
+    parsed = _parse(argv)
+    if isinstance(parsed, str) or parsed.get("-s") != ["workspace-write"]:
+        return None
+    if not witness.within(root):
+        return None
+    return SparringError(
+        "config_invalid", f"the copies of sparring's records ({witness.folder(root)}) lie "
+        f"inside the project {root}, where Codex's workspace-write sandbox could rewrite "
+        "them with the records; nothing was started",
+        "set XDG_STATE_HOME to a folder outside the project in the shell Claude Code starts "
+        "from, or let Codex run read-only (`sparring doctor` shows `records`)",
+        where=str(witness.folder(root)))
 
 
 def _folders(root: Path, cwd: Path) -> list[Path]:
@@ -310,6 +361,9 @@ def _parse(argv: Sequence[str]) -> dict[str, list[str]] | str:
 def gate(argv: Sequence[str], root: Path, cwd: Path) -> dict[str, Any] | None:
     """The error a turn ends with instead of starting codex, or None when it may start."""
     try:
+        chosen = codex_chosen_by_project(root, cwd) or _witness_within_reach(argv, root)
+        if chosen is not None:
+            return chosen.to_dict()
         why = refusal(argv, allowance(root, cwd))
     except SparringError as error:
         return error.to_dict()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,35 @@ def baseline_file(path: Path) -> Path:
     link (paths.check_file), checked before anything reads it or starts git for it."""
     return paths.check_file(path, workspace.find_root(Path.cwd()), "--baseline",
                             BASELINE_LIMIT).path
+
+
+def project_baseline(path: Path, root: Path) -> guard.Baseline:
+    """The baseline at `path`, when it is one of this project's. The file says which tree it
+    watches, where its copies are and which git folder to run git in; a baseline sparring
+    did not write (handed into the inbox, committed in a clone) could name any of them
+    elsewhere, and `check` would read there, `revert` move files away there, and git run
+    with the configuration of a folder someone planted."""
+    from sparring.guard.git import git_dir
+
+    base = guard.Baseline.load(path)
+    real = os.path.realpath(root)
+    if os.path.realpath(base.root) != real:
+        why = f"watches {base.root}, not this project ({real})"
+    elif base.store is not None and not _within(os.path.abspath(base.store), real):
+        why = f"keeps its copies in {base.store}, outside the project"
+    elif not (os.path.realpath(base.gitdir) == os.path.realpath(git_dir(Path(real)))
+              or _within(os.path.abspath(base.gitdir), os.path.join(real, ".git"))):
+        why = f"runs git in {base.gitdir}, which is not this project's git folder"
+    else:
+        return base
+    raise SparringError(
+        "state_corrupt", f"the guard baseline {path} {why}",
+        "the file was left untouched; take a new one with `sparring guard snapshot`",
+        path=str(path))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
@@ -69,14 +99,15 @@ def _earlier(out: Path) -> guard.Baseline | None:
 
 
 def check(baseline: Path) -> dict[str, Any]:
-    base = guard.Baseline.load(baseline_file(baseline))
+    base = project_baseline(baseline_file(baseline), workspace.find_root(Path.cwd()))
     changes = guard.compare(base)
     return {"clean": not changes, "changed": [c.to_dict() for c in changes],
             "root": str(base.root), "mode": base.mode}
 
 
 def revert(baseline: Path) -> dict[str, Any]:
-    return guard.revert(guard.Baseline.load(baseline_file(baseline))).to_dict()
+    return guard.revert(project_baseline(baseline_file(baseline),
+                                         workspace.find_root(Path.cwd()))).to_dict()
 
 
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
@@ -90,7 +121,8 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
-    base = guard.Baseline.load(session.turn_file(turn["n"], turnguard.BASELINE))
+    base = project_baseline(session.turn_file(turn["n"], turnguard.BASELINE),
+                            Path(data["root"]))
     recorded = session.turn_file(turn["n"], turnguard.CHANGES)
     if not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "

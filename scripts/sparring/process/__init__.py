@@ -254,11 +254,6 @@ def _signal_group(leader: int, sig: signal.Signals) -> None:
 
 def read_tail(path: Path, limit: int = 2000) -> str:
     """The last `limit` bytes of a child's output file, decoded leniently."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - limit))
-            return _decode(f.read()).strip()
-    except FileNotFoundError:
-        return ""
+    from sparring.paths import read_own  # no link, FIFO or device: see read_own
+
+    return _decode(read_own(path, 1 << 40, tail=limit) or b"").strip()

@@ -113,7 +113,7 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
 
     required = tuple(required)
     want = f"give a YAML mapping with {', '.join(required)}"
-    from sparring.answers import MAX_DEPTH, too_deep
+    from sparring.answers import MAX_DEPTH, NOT_UNICODE, lone_surrogate, too_deep
 
     try:
         data = yaml.safe_load(paths.text_of(raw, f"the {what}"))
@@ -123,6 +123,8 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
         raise _nested(what, MAX_DEPTH, want) from None
     if too_deep(data):
         raise _nested(what, MAX_DEPTH, want)
+    if lone_surrogate(data):
+        raise SparringError("usage_error", f"the {what} {NOT_UNICODE}", want)
     if not isinstance(data, dict):
         raise SparringError("input_empty" if data is None else "usage_error",
                             f"the {what} must be a YAML mapping", want)
@@ -177,12 +179,14 @@ def _read_text(path: Path, option: str) -> str:
 def _load_vars_file(path: Path) -> dict[str, Any]:
     """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
     text = _read_text(path, "--vars-file")
-    from sparring.answers import parse_bounded, too_deep
+    from sparring.answers import NOT_UNICODE, lone_surrogate, parse_bounded, too_deep
 
     try:
         data = parse_bounded(text) if path.suffix == ".json" else _yaml(text)
         if too_deep(data):
             raise ValueError("nested too deep")
+        if lone_surrogate(data):
+            raise ValueError(NOT_UNICODE)
     except ValueError as exc:
         raise SparringError("usage_error", f"{path} is not valid {path.suffix[1:] or 'YAML'}: "
                             f"{exc}", "give a JSON or YAML mapping of NAME: value") from exc

@@ -33,7 +33,8 @@ class Session:
     def __init__(self, directory: Path) -> None:
         self.dir = directory
         self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
-                               shape=shapes.session_problem, witness=True)
+                               shape=lambda data: shapes.session_problem(data) or
+                               shapes.placement_problem(data, str(directory)), witness=True)
 
     @property
     def id(self) -> str:
@@ -114,7 +115,8 @@ def resolve(ref: str, cwd: Path) -> Session:
                 "path_outside_project", f"{ref} is outside the project {root}",
                 "name a session of this project: its id (`sparring status` lists them)",
                 path=str(real), root=str(root))
-        if locate.in_project(str(real), str(root)):
+        # Its name goes into every command the runner prints: only an id sparring makes.
+        if locate.in_project(str(real), str(root)) and shapes.is_session_id(real.name):
             return Session(real)
     raise SparringError(
         "session_not_found",
@@ -128,7 +130,8 @@ def all_sessions(root: Path) -> list[Session]:
     parent = workspace.sessions_dir(root)
     if not parent.is_dir():
         return []
-    found = [Session(d) for d in parent.iterdir() if (d / SESSION_FILE).is_file()]
+    found = [Session(d) for d in parent.iterdir()
+             if shapes.is_session_id(d.name) and (d / SESSION_FILE).is_file()]
     return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
 
 

@@ -13,6 +13,7 @@ they are.
 from __future__ import annotations
 
 import math
+import os
 
 from sparring import states
 
@@ -148,3 +149,52 @@ def _is(value: Any, kind: str) -> bool:
 
 
 _TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "dict": dict, "list": list}
+
+
+# -- where a session file lies ---------------------------------------------------------------
+
+def placement_problem(data: dict[str, Any], directory: str) -> str | None:
+    """What in a session document (of the right shape) disagrees with where it lies, or
+    None. A cloned repository may hold a `.sparring/sessions/<id>/session.json` sparring
+    never wrote: every verb acts on its root, cwd, inbox, debate folder and schema names,
+    so each must be this project's own (the root the one it lies in, the rest inside it),
+    and its id one sparring makes (it goes into every command the runner prints)."""
+    name = os.path.basename(directory)
+    if not is_session_id(name) or data["id"] != name:
+        return f"the session's id {data['id']!r} is not an id sparring makes, or not its folder's"
+    root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.dirname(directory))))
+    if os.path.realpath(data["root"]) != root:
+        return f"the session's root {data['root']!r} is not the project it lies in ({root})"
+    if not _inside(os.path.realpath(data["cwd"]), root):  # where codex runs: really inside
+        return f"the session's cwd {data['cwd']!r} is not inside the project {root}"
+    # The rest as written (every path is opened through paths.py, which follows no link: a
+    # folder Codex swapped for a link during its turn leaves the session readable).
+    places = [("inbox", data.get("inbox")),
+              ("debate.dir", (data.get("debate") or {}).get("dir")),
+              *((f"turns[{i}].answer_file", t.get("answer_file"))
+                for i, t in enumerate(data["turns"]))]
+    for key, value in places:
+        if value is not None and not (os.path.isabs(value) and _inside(
+                os.path.normpath(value), root)):
+            return f"the session's {key} {value!r} is not inside the project {root}"
+    if data.get("inbox") and not data["inbox"].endswith(os.path.join(".sparring", "inbox")):
+        return f"the session's inbox {data['inbox']!r} is not a .sparring/inbox folder"
+    names = [(data.get("engine") or {}).get("schema"), *(t.get("schema") for t in data["turns"])]
+    bad = next((n for n in names if n is not None and not _is_name(n)), None)
+    return None if bad is None else f"the session names a schema {bad!r} sparring has not"
+
+
+def is_session_id(name: str) -> bool:
+    """`<workflow>-YYYYmmdd-HHMMSS-<6 hex>`, as session.create makes them."""
+    parts = name.rsplit("-", 3)
+    return (len(parts) == 4 and _is_name(parts[0]) and _digits(parts[1], 8)
+            and _digits(parts[2], 6) and len(parts[3]) == 6
+            and all(c in "0123456789abcdef" for c in parts[3]))
+
+
+def _digits(text: str, n: int) -> bool:
+    return len(text) == n and text.isascii() and text.isdigit()
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

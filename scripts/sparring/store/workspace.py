@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sparring import paths
 from sparring.errors import SparringError
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR as STATE_DIR
@@ -109,10 +110,10 @@ def branch(root: Path) -> str:
     """The checked-out branch for file names: `feature-x` for `feature/x`, `detached-<sha>`
     for a detached HEAD, `no-git` outside a repository. Read from .git/HEAD, not git."""
     head = _git_dir(root) / "HEAD" if is_git_checkout(root) else None
-    try:
-        text = head.read_text(encoding="utf-8").strip() if head else ""
-    except OSError:
-        text = ""
+    # No link, FIFO or device: a HEAD (or a `.git` file naming where it is) that is not a
+    # small plain file reads as no branch, never as a wait.
+    text = (paths.read_own(head, 4096) or b"").decode("utf-8", "replace").strip() if head \
+        else ""
     if not text:
         return "no-git"
     if text.startswith("ref: refs/heads/"):
@@ -123,6 +124,6 @@ def branch(root: Path) -> str:
 def _git_dir(root: Path) -> Path:
     dot_git = root / ".git"
     if dot_git.is_file():  # a worktree or submodule: "gitdir: <path>"
-        target = dot_git.read_text(encoding="utf-8").partition("gitdir:")[2].strip()
-        return (root / target).resolve()
+        text = (paths.read_own(dot_git, 4096) or b"").decode("utf-8", "replace")
+        return (root / text.partition("gitdir:")[2].strip()).resolve()
     return dot_git

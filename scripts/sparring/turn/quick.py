@@ -27,7 +27,7 @@ from sparring.errors import guard_said, runner_said
 from sparring.fastjson import loads
 from sparring.store import locate, witness
 from sparring.store.locate import SESSION_FILE, SESSION_FORMAT, session_folder
-from sparring.store.shapes import SESSION_KEYS, session_problem
+from sparring.store.shapes import SESSION_KEYS, placement_problem, session_problem
 from sparring.turn.barrier import withheld
 from sparring.turn.brief import brief
 from sparring.turn.budget import figures, total_usage
@@ -57,7 +57,7 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT or not data.get(
             "turns"):
         raise SlowPath("not a session file this reader knows, or no turn yet")
-    if session_problem(data):
+    if session_problem(data) or placement_problem(data, directory):
         raise SlowPath("not as sparring wrote it: the full CLI reports state_corrupt")
     turn = data["turns"][-1]
     if not states.is_terminal(turn["status"]):

@@ -1,0 +1,87 @@
+"""A guard baseline sparring did not write is this project's, or it is refused (issue 21).
+
+`guard check --baseline FILE` and `guard revert --baseline FILE` confine FILE to the project,
+and a session's turn baseline lies in it; but the baseline itself says which tree it watches
+(`root`), where its copies are (`store`) and which git folder git runs in (`git_dir`). One
+handed into the inbox, or committed in a clone with a session, named them elsewhere: `check`
+read and listed another folder, `revert` moved its files away, and git ran with the
+configuration of a folder someone planted (its filter, trusted because the baseline said so).
+Each is now `state_corrupt`, and nothing outside the project is read, moved or run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.gitrepo import git
+
+
+@pytest.fixture
+def real(sparring: Any, repo: Path, scratch: Path) -> dict[str, Any]:
+    out = sparring("guard", "snapshot", "--out", str(scratch / "real.json"))
+    assert out.exit_code == 0, out.raw
+    data: dict[str, Any] = json.loads((scratch / "real.json").read_text())
+    return data
+
+
+def forged(scratch: Path, data: dict[str, Any], **fields: Any) -> Path:
+    path = scratch / "forged.json"
+    path.write_text(json.dumps({**data, **fields}))
+    return path
+
+
+@pytest.mark.parametrize("verb", ["check", "revert"])
+def test_a_baseline_watching_another_folder_reads_and_moves_nothing_there(
+        verb: str, sparring: Any, repo: Path, scratch: Path, tmp_path: Path,
+        real: dict[str, Any]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "victim.txt").write_text("the user's\n")
+    path = forged(scratch, real, root=str(elsewhere), mode="walk", git_dir=None, store=None,
+                  entries={}, index={}, entries_digest="")
+    refused = sparring("guard", verb, "--baseline", str(path))
+    assert refused.error_code == "state_corrupt", refused.raw
+    assert "victim" not in refused.raw
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["victim.txt"]
+    assert (elsewhere / "victim.txt").read_text() == "the user's\n"
+
+
+def test_a_baseline_keeping_its_copies_elsewhere_is_refused(
+        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, real: dict[str, Any]) -> None:
+    path = forged(scratch, real, store=str(tmp_path / "store"))
+    for verb in ("check", "revert"):
+        assert sparring("guard", verb, "--baseline", str(path)).error_code == "state_corrupt"
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_baseline_naming_a_planted_git_folder_runs_nothing(
+        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, real: dict[str, Any]) -> None:
+    """A git folder anyone may write in the inbox, whose filter the forged baseline calls
+    the user's own."""
+    planted = scratch / "g"
+    pwned = tmp_path / "PWNED"
+    git(repo, "init", "-q", "--bare", str(planted))
+    git(repo, f"--git-dir={planted}", f"--work-tree={repo}", "add", "app.py")
+    command = f"touch {pwned}; cat"
+    git(repo, f"--git-dir={planted}", "config", "filter.x.clean", command)
+    (planted / "info").mkdir(exist_ok=True)
+    (planted / "info" / "attributes").write_text("* filter=x\n")
+    (repo / "app.py").write_text("print('changed')\n")
+    path = forged(scratch, real, git_dir=str(planted), filters={"filter.x.clean": command})
+    for verb in ("check", "revert"):
+        assert sparring("guard", verb, "--baseline", str(path)).error_code == "state_corrupt"
+    assert not pwned.exists()
+    assert (repo / "app.py").read_text() == "print('changed')\n"
+
+
+def test_the_projects_own_baseline_still_checks_and_reverts(
+        sparring: Any, repo: Path, scratch: Path, real: dict[str, Any]) -> None:
+    (repo / "new.txt").write_text("x\n")
+    checked = sparring("guard", "check", "--baseline", str(scratch / "real.json")).out
+    assert [c["path"] for c in checked["changed"]] == ["new.txt"]
+    assert sparring("guard", "revert", "--baseline", str(scratch / "real.json")).exit_code == 0
+    assert not (repo / "new.txt").exists()
