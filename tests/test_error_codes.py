@@ -330,6 +330,8 @@ def _codex_usage_error(case: Case) -> dict[str, Any]:
 @provokes("codex_start_failed")
 def _codex_start_failed(case: Case) -> dict[str, Any]:
     case.fake.mode("die_early", stderr="Error: simulated broken config.toml")
+    # A start window a busy machine cannot outrun: it ends as soon as codex dies.
+    case.monkeypatch.setenv("SPARRING_STARTSECS", "10")
     return failed(case.run("start", case.session(), input=b"q"))
 
 
