@@ -83,6 +83,7 @@ def test_a_failed_turn_prints_its_error_with_the_launchers_commands(
         sparring: Any, session: str, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_codex.mode("rate_limited")
     sparring("start", session, input=b"q")
+    sparring("wait", session, "--timeout", "30")  # a busy machine may outrun the start window
     monkeypatch.setenv("SPARRING_LAUNCHER", "/opt/skills/think-about/sparring")
     cli = sparring("poll", session)
     found = answered("poll", session)
