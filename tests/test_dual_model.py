@@ -64,3 +64,42 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     sent = fake_codex.stdin_of(-1).decode()
     assert "How far does trigram search scale?" in sent and "X-2" in sent
     assert second["review"]["data"]["points"][0]["stance"] == "refine"
+
+
+def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_its_id(
+        sparring: Any, fake_codex: Any) -> None:
+    """The answer shows the summary Codex proposes with the id a verdict names it by, so
+    the round where agreement is reached ends the debate: no --rejudge, no extra round."""
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree", "Add a read replica"),
+                          cpt("X-2", "agree", "Move search to OpenSearch")])},
+        {"reply": answer([cpt("X-2", "refine", "Search stays in Postgres with trigram "
+                              "indexes", evidence=["db/search.sql:12"])], state="agree",
+                         proposed="Postgres stays, with a replica and a trigram index.")},
+    ])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    first = sparring("wait", sid, "--seal", "-", input=b"C-1: a replica is enough.\n").out
+    assert "summary_id" not in first["review"]  # Codex proposed nothing yet
+    verdict = {"position": "Replica yes; search stays.",
+               "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                          pt("X-2", "disagree", cls="genuine_disagreement")],
+               "convergence": {"state": "continue", "reason": "search is open"}}
+    dive = sparring("verdict", sid, input=json.dumps(verdict).encode()).out["next"]["optional"]
+    sparring("resume", sid, "--template", "dual-model/continue", "--vars-file",
+             dive["vars_file"], "--var", "FOLLOW_UP=How far do trigram indexes go?")
+
+    second = sparring("wait", sid).out
+    assert second["review"]["summary_id"] == "S-1"
+    approve = {"position": "Postgres stays.",
+               "points": [pt("X-2", "agree", cls="genuine_agreement")],
+               "convergence": {"state": "agree", "reason": "nothing is open"},
+               "approve_summary": second["review"]["summary_id"]}
+    decided = sparring("verdict", sid, input=json.dumps(approve).encode())
+
+    assert decided.exit_code == 0, decided.raw
+    assert decided.out["decision"] == "consensus" and decided.out["round"] == 2
+    assert decided.out["summary"]["id"] == "S-1"
+    assert decided.out["next"]["action"] == "report"
+    assert "optional" not in decided.out["next"]  # agreed: no deeper dive to offer
+    assert len([c for c in fake_codex.calls() if "exec" in c["argv"]]) == 2  # two rounds

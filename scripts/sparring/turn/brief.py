@@ -39,11 +39,14 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
 
 
 def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
+    """Codex's answer once: parsed when it is structured (its text is that same JSON), with
+    the id of the summary it proposes, which a verdict approves it by."""
     if review is None:
         return None
     if review.get("data") is None:
         return {"text": review["text"]}
+    if review.get("summary_id"):
+        return {"data": review["data"], "summary_id": review["summary_id"]}
     return {"data": review["data"]}
 
 

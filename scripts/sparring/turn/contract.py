@@ -35,7 +35,8 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
      "changes, reasoning summaries, notices; the last 5 (--full: 20)"),
     ("activities_total", "--full", "how many activities there were in all"),
     ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
-     "(--full: both)"),
+     "(--full: both); `summary_id`, the id (`S-n`) of the summary it proposes, which a verdict "
+     "approves it by"),
     ("review_withheld", "until sealed", "why the answer stays hidden: Claude has not sealed "
      "its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "

@@ -43,8 +43,12 @@ def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.
 
 def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
                known: ledger.Ledger, given: Verdict) -> dict[str, Any]:
-    """One round, then the synthesis; a deeper dive on the same thread is optional."""
+    """One round, then the synthesis; a deeper dive on the same thread is optional, unless
+    both sides have agreed."""
     inbox = workspace.session_inbox(data)
+    if decision.decision == "consensus":
+        return _guard_stop(session, data, _report_step(session, inbox)) or \
+            _report_step(session, inbox)
     follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
         "DISAGREED_POINTS"]}
     path = _write_vars(session, decision.round + 1, follow)
