@@ -394,3 +394,19 @@ def test_wait_can_seal_first_in_the_same_call(debate: Debate) -> None:
     assert debate.seal("# Mine\nC-1: TTLs.\n").out["already_sealed"] is True
     refused = debate.sparring("wait", debate.sid, "--seal", debate.file("b.md", "other"))
     assert refused.out["error"]["code"] == "already_sealed" and "review" not in refused.out
+
+
+def test_a_failed_first_round_shows_its_failure_first_and_nothing_withheld(
+        debate: Debate) -> None:
+    """Before the seal, a round that failed has no answer to withhold: what went wrong and
+    what to do come right after the status, not a request to seal."""
+    debate.fake.mode("crash", event_delay="0.3")
+    debate.start()
+
+    out = debate.sparring("wait", debate.sid, "--timeout", "30")
+
+    assert out.out["status"] == "failed"
+    assert "review_withheld" not in out.out
+    keys = list(out.out)
+    assert keys[keys.index("status") + 1:keys.index("status") + 3] == ["error", "recoverable"]
+    assert out.out["error"]["hint"]

@@ -15,17 +15,18 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     """The poll object as Claude needs it round after round: the status and what to act on,
     the answer, the guard's verdict, the tokens (against the budget, when there is one).
     `--full` prints the rest (also on disk: session.json and the turn's folder)."""
-    found = {key: full[key] for key in ("session", "status", "round", "turn", "purpose",
-                                         "elapsed_s")}
+    found = {key: full[key] for key in ("session", "status")}
+    if full["error"]:  # a failed turn: what went wrong and what to do, before anything else
+        found.update(error=full["error"], recoverable=full["recoverable"])
+    found.update((key, full[key]) for key in ("round", "turn", "purpose", "elapsed_s"))
     if full["status"] == "running":
         found["last_event_s"] = full["last_event_s"]
         found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
     if review:
         found["review"] = _one_form(full["review"])
-    if review and full["review_withheld"]:
+    # Withheld only matters for an answer there is: a failed turn has none to reveal.
+    if review and full["review_withheld"] and full["status"] == "completed":
         found["review_withheld"] = full["review_withheld"]
-    if full["error"]:
-        found.update(error=full["error"], recoverable=full["recoverable"])
     guard = full["guard"]
     if guard is not None:
         found["guard"] = {"clean": True} if guard.get("clean") else guard

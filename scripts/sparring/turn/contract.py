@@ -37,12 +37,13 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
      "(--full: both); `summary_id`, the id (`S-n`) of the summary it proposes, which a verdict "
      "approves it by"),
-    ("review_withheld", "until sealed", "why the answer stays hidden: Claude has not sealed "
+    ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not sealed "
      "its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
      "this is the difference) and `total` (the session's); input and output tokens (--full: "
      "also cached and reasoning)"),
-    ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one"),
+    ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one; "
+     "printed right after `status`, with `recoverable`"),
     ("recoverable", "on a failure", "whether `sparring resume SESSION --recover` is worth one "
      "try"),
     ("settings", "--full", "effort, model, sandbox, timeout, stall_after and offline_after of "
