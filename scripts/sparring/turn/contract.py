@@ -37,8 +37,8 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
      "(--full: both); `summary_id`, the id (`S-n`) of the summary it proposes, which a verdict "
      "approves it by"),
-    ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not sealed "
-     "its own analysis yet"),
+    ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not "
+     "sealed its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
      "this is the difference) and `total` (the session's); input and output tokens (--full: "
      "also cached and reasoning)"),

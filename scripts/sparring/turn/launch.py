@@ -68,7 +68,8 @@ def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> byte
 @dataclass(frozen=True)
 class Prompt:
     text: bytes
-    template: dict[str, Any] | None = None  # name, and the question it asked, for reports
+    # name, the question it asked and the constraints it set, for reports
+    template: dict[str, Any] | None = None
 
 
 def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
@@ -85,8 +86,10 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
                             "drop one of them")
     variables = template_variables(pairs, file_pairs, vars_file)
     question = variables.get("QUESTION") or variables.get("TOPIC")
-    return Prompt(templates.render(template, variables).encode(),
-                  {"name": template, "question": question})
+    asked = {"name": template, "question": question}
+    if variables.get("CONSTRAINTS"):  # what the debate took as fixed, or assumed: reported
+        asked["constraints"] = variables["CONSTRAINTS"]
+    return Prompt(templates.render(template, variables).encode(), asked)
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
