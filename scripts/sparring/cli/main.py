@@ -216,22 +216,25 @@ def finalize(session: str) -> int:
 @click.argument("session", metavar="[SESSION]", required=False)
 @CWD_OPTION
 @click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
-def status(session: str | None, cwd: Path, table: bool) -> int:
+@click.option("--open", "only_open", is_flag=True,
+              help="List only the sessions not finalized yet, each with its next step.")
+def status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
     """Show one session, or list every session of this project.
 
     One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
-    when it has a token budget.
+    when it has a token budget. A session not finalized also shows `question` and
+    `next`: the step its record says comes next, to pick it up in a new conversation.
     """
     from sparring.commands import status as verb
 
     if table and session is None:
         try:
-            click.echo(verb.table(verb.status(None, project_dir(cwd))))
+            click.echo(verb.table(verb.status(None, project_dir(cwd), only_open)))
         except SparringError as exc:
             emit(failure("status", exc))
             return EXIT_FAILED
         return EXIT_OK
-    return run_verb("status", lambda: verb.status(session, project_dir(cwd)))
+    return run_verb("status", lambda: verb.status(session, project_dir(cwd), only_open))
 
 
 @cli.command()
@@ -242,7 +245,9 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 @click.option("--inbox", is_flag=True, help="Make the inbox ready for Claude to write "
               "(.sparring/inbox/ of the working directory; the skills ask for it). Without "
               "it doctor creates nothing.")
-def doctor(cwd: Path, as_json: bool | None, inbox: bool) -> int:
+@click.option("--full", is_flag=True, help="With --inbox, print every check too (by "
+              "default the skills' doctor prints only what they act on).")
+def doctor(cwd: Path, as_json: bool | None, inbox: bool, full: bool) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool: no blocking problem), a `verdict`, `checks` [{name, ok,
@@ -252,15 +257,17 @@ def doctor(cwd: Path, as_json: bool | None, inbox: bool) -> int:
     status 0 either way. `config` names the sandbox Codex would run in and where it
     came from; `permissions`, whether Claude Code approves the skills' verbs and no
     more; `updates`, whether what is installed is older than its clone; `processes`,
-    the process backend in force (SPARRING_PROCESS_BACKEND).
+    the process backend in force (SPARRING_PROCESS_BACKEND). With --inbox (the skills'
+    call), `checks` and `sparring` are left out unless --full: `ready`, the hints
+    and the inbox are what Claude acts on.
     """
-    from sparring.commands.doctor import as_text
+    from sparring.commands.doctor import as_text, brief
     from sparring.commands.doctor import doctor as run
 
     if as_json is None:
         as_json = not sys.stdout.isatty()
     if as_json:
-        return run_verb("doctor", lambda: run(project_dir(cwd), inbox))
+        return run_verb("doctor", lambda: brief(run(project_dir(cwd), inbox), inbox and not full))
     import shutil
 
     try:
