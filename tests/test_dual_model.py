@@ -103,3 +103,30 @@ def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_it
     assert decided.out["next"]["action"] == "report"
     assert "optional" not in decided.out["next"]  # agreed: no deeper dive to offer
     assert len([c for c in fake_codex.calls() if "exec" in c["argv"]]) == 2  # two rounds
+
+
+def test_a_verdict_that_says_what_to_look_into_starts_the_deeper_dive(
+        sparring: Any, fake_codex: Any) -> None:
+    """Two calls a round: the verdict's `message` is the follow-up, and the dive starts on
+    the same thread at once; without a message, the synthesis comes next."""
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree", "Move search to OpenSearch")])},
+        {"reply": answer([cpt("X-1", "refine", "Trigram indexes hold to 10M rows")])},
+    ])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Search?")
+    first = sparring("wait", sid, "--seal", "-", input=b"C-1: trigram indexes.\n").out
+    verdict = {"position": "Search stays.",
+               "points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+               "convergence": {"state": "continue", "reason": "search is open"},
+               "message": "How far do trigram indexes scale on 40M rows?"}
+
+    decided = sparring("verdict", sid, input=json.dumps(verdict).encode()).out
+
+    assert (decided["next"]["action"], decided["next"]["started"]) == ("wait", True)
+    assert decided["next"]["round"] == 2
+    sent = fake_codex.stdin_of(-1).decode()
+    assert "How far do trigram indexes scale on 40M rows?" in sent and "X-1" in sent
+    argv = fake_codex.calls()[-1]["argv"]
+    assert "resume" in argv and sparring("status", sid).out["thread_id"] in argv
+    assert first["status"] == "completed" and sparring("wait", sid).out["round"] == 2

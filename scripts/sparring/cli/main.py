@@ -200,16 +200,18 @@ def stop(session: str) -> int:
 
 @cli.command()
 @SESSION_ARG
-def finalize(session: str) -> int:
+@click.option("--full", is_flag=True, help="Print the whole summary, not only its totals.")
+def finalize(session: str, full: bool) -> int:
     """Write the session summary to SESSION_DIR/summary.json. Idempotent.
 
     Works after failure, timeout or stop; a running turn is stopped first.
-    Prints the summary: rounds, per-turn status, timings and tokens, totals,
-    codex path and version, and the effort/model/sandbox codex applied.
+    Prints the status, rounds, duration, total tokens and the summary's file;
+    --full prints the whole summary: per-turn status, timings and tokens, codex
+    path and version, and the effort/model/sandbox codex applied.
     """
     from sparring.commands.finalize import finalize as run
 
-    return run_verb("finalize", lambda: run(session, Path.cwd()))
+    return run_verb("finalize", lambda: run(session, Path.cwd(), full))
 
 
 @cli.command()

@@ -57,3 +57,17 @@ def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
         return None
     return {"input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0)}
+
+
+# Where a workflow stands (arch-debate's `debate`, deep-discussion's `discussion`), as a round
+# prints it: what Claude acts on. `--full` (and `debate status`, `discuss status`) print all.
+LEFT_TO_FULL = ("dir", "files", "max_rounds", "stuck", "label")
+
+
+def lean_status(status: dict[str, Any]) -> dict[str, Any]:
+    """The workflow's status without what is empty (no rule break, no search request, no
+    proposal yet...) and without what Claude does not act on round after round."""
+    return {key: lean_status(value) if isinstance(value, dict) else value
+            for key, value in status.items()
+            if key not in LEFT_TO_FULL and value is not None and value != [] and value != ""}
+

@@ -54,7 +54,9 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("files", "--full", "paths of the turn's prompt, events and stderr"),
     ("wait_timed_out", "wait", "true when `wait` returned while the turn still ran"),
     ("sealed", "wait --seal", "true: the analysis was sealed before anything was shown"),
-    ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`)"),
+    ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`, "
+     "without its folder, files, round cap and what is empty; --full: all)"),
     ("discussion", "deep-discussion, once ended", "where the discussion stands (as `discuss "
-     "status`); its `last_message` carries Codex's answer"),
+     "status`, without its round cap and what is empty; --full: all); its `last_message` "
+     "carries Codex's answer"),
 )

@@ -324,10 +324,16 @@ def _launch(session: Session, n: int) -> dict[str, Any]:
     data, turn, seen = lifecycle.observe(session)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
-    # Brief, and without Codex's answer even if it came within the start window: `wait`
-    # shows it (once), with everything else a round needs.
-    return {**brief(view.to_dict(session, data, turn, seen), review=False),
+    # Briefer than `wait`, and without Codex's answer even if it came within the start
+    # window: `wait` shows it (once), with the guard, the tokens and everything else a
+    # round needs. The sandbox is shown at every start.
+    shown = brief(view.to_dict(session, data, turn, seen), review=False)
+    return {**{key: value for key, value in shown.items() if key not in _LEFT_TO_WAIT},
             "sandbox": turn.get("sandbox"), "next": Hint(f"`sparring wait {session.id}`")}
+
+
+# What the `wait` after a start prints, and a start need not.
+_LEFT_TO_WAIT = ("elapsed_s", "guard", "usage", "last_event_s", "activities")
 
 
 def _wait_for_start(session: Session, n: int) -> TurnRecord:

@@ -86,7 +86,8 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
                                     context=given.get("CONTEXT", ""))
         locked["discussion"]["messages"].append(
             {"round": 1, "speaker": "claude", "text": given["CLAUDE_VIEW"]})
-    return {"session": session.id, **started, "discussion": _status(ref, cwd)}
+    # Codex's round runs: `wait` prints where the discussion stands once it has answered.
+    return {"session": session.id, **started}
 
 
 def round_(context: Context, session: str, file: Path | None, accept_changes: bool,
@@ -128,7 +129,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
                             schema="none", accept_changes=accept_changes, go_on=go_on,
                             again=go_on(session, data))
     _add_messages(session, [message], replace_round=round_no if retry else 0)
-    return {**resumed, "discussion": _status(str(session.dir), cwd)}
+    return resumed  # `wait` prints where the discussion stands once Codex has answered
 
 
 def _none_round(session: Session, messages: list[discussion.Message], raw: bytes,
