@@ -2,7 +2,8 @@
 
 think-about goes on at once: a `continue` starts Codex's next round (one call less a
 round). dual-model has one round, then the synthesis; a deeper dive on the same thread is
-optional, and starts at once when the verdict's `message` says what Codex should look into. Either way, files changed during a Codex turn stop the loop here, whatever the
+optional, and starts at once when the verdict's `message` says what Codex should look
+into. Either way, files changed during a Codex turn stop the loop here, whatever the
 decision, until the user decides.
 """
 
