@@ -14,6 +14,11 @@ SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
              "conclusion": "Postgres stays; the replica buys two years."}
 
 
+def vars_file(step: dict[str, Any]) -> str:
+    """The runner's file of the next round's variables, as its command names it."""
+    return str(step["command"].split(" --vars-file ", 1)[1].split(" ", 1)[0])
+
+
 def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, repo: Path,
                                                scratch: Path) -> None:
     fake_codex.script([
@@ -56,7 +61,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     assert "Codex has not approved this text" in text
 
     resumed = sparring("resume", sid, "--template", "dual-model/continue",
-                       "--vars-file", deeper["vars_file"], "--var-file", "FOLLOW_UP=-",
+                       "--vars-file", vars_file(deeper), "--var-file", "FOLLOW_UP=-",
                        input=b"How far does trigram search scale?")
     assert resumed.exit_code == 0, resumed.raw
     second = sparring("wait", sid, "--full").out
@@ -87,7 +92,7 @@ def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_it
                "convergence": {"state": "continue", "reason": "search is open"}}
     dive = sparring("verdict", sid, input=json.dumps(verdict).encode()).out["next"]["optional"]
     sparring("resume", sid, "--template", "dual-model/continue", "--vars-file",
-             dive["vars_file"], "--var", "FOLLOW_UP=How far do trigram indexes go?")
+             vars_file(dive), "--var", "FOLLOW_UP=How far do trigram indexes go?")
 
     second = sparring("wait", sid).out
     assert second["review"]["summary_id"] == "S-1"

@@ -56,8 +56,9 @@ def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.D
         return _dive(session, cwd, data, decision, inbox, {
             **follow, "FOLLOW_UP": engine.carried(given["message"], engine.MESSAGE_LIMIT)})
     path = _write_vars(session, decision.round + 1, follow)
+    # The command names both files: what Claude writes (FOLLOW_UP), and the runner's.
     step = {**_report_step(session, inbox), "optional": {
-        "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
+        "action": "resume",
         "command": command("resume", session.id, "--template", "dual-model/continue",
                            "--vars-file", str(path), "--var-file",
                            f"FOLLOW_UP={inbox}/follow-up.md")}}
