@@ -108,3 +108,15 @@ def test_a_finalized_session_is_not_open(sparring: Any, fake_codex: Any,
     every = sparring("status").out["sessions"]
     assert {r["session"] for r in every} == {done, going}
     assert "next" not in next(r for r in every if r["session"] == done)
+
+
+def test_a_session_of_a_workflow_sparring_does_not_know_is_listed_without_a_next_step(
+        sparring: Any, repo: Path) -> None:
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    path = repo / ".sparring" / "sessions" / sid / "session.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "skill": "chess"}))
+
+    row = open_sessions(sparring)[sid]
+
+    assert row["skill"] == "chess" and "next" not in row
+    assert sparring("status", sid).exit_code == 0

@@ -37,8 +37,8 @@ def _where(session: sessions.Session, data: dict[str, Any], cwd: Path) -> dict[s
     workflow's `next_step`), so that a conversation that lost track picks it up there."""
     if data.get("finalized_at"):
         return {}
-    flow = registry.get(data["skill"])
-    step = flow.part("next_step")
+    flow = registry.WORKFLOWS.get(data["skill"])  # one sparring does not know is only watched
+    step = flow.part("next_step") if flow is not None else None
     found: dict[str, Any] = {"question": _question(data)}
     if step is not None:
         try:
