@@ -14,6 +14,10 @@ land in Claude's context, not counting Codex's own answer (`review` of wait/star
   a call that started a Codex turn, a deep-discussion's synthesis included);
 - close: the trailing report, `discuss report`, finalize and stop.
 
+A request the user makes after a close (a dual-model deeper dive asked for once the report is
+written) is a leg of its own, with its set-up (the `resume`), rounds and close; set-up and
+close are each leg's worst.
+
 Goals (issue 22): at most 1,500 bytes for the set-up, per round and for the close, and at
 most 2 Bash calls per round.
 
@@ -96,19 +100,41 @@ def measure(scenario: Scenario, claude: Path, codex: Path, data: Path) -> dict[s
             sys.exit(f"{scenario.name} went off script: {outcome.model.failures} "
                      f"{outcome.denials}")
         calls = [c for c in outcome.model.log if c.tool == "Bash"]
+    legs = [leg_figures(leg) for leg in split_legs(calls)]
+    return {"name": scenario.name, "bash": len(calls),
+            "rounds": sum(leg["rounds"] for leg in legs),
+            "setup": max(leg["setup"] for leg in legs),
+            "loop": sum(leg["loop"] for leg in legs),
+            "loop_bytes": sum(leg["loop_bytes"] for leg in legs),
+            "close": max(leg["close"] for leg in legs), "legs": len(legs),
+            "calls": [(verb(c), own_bytes(c)) for c in calls]}
+
+
+def split_legs(calls: list[Exchanged]) -> list[list[Exchanged]]:
+    """The calls, split after each close that more calls follow: a request the user makes
+    once the report is written (a deeper dive asked for then) is a leg of its own."""
+    legs, current = [], []
+    for n, call in enumerate(calls):
+        current.append(call)
+        following = calls[n + 1] if n + 1 < len(calls) else None
+        if following is not None and verb(call) in CLOSING and verb(following) not in CLOSING:
+            legs.append(current)
+            current = []
+    return [*legs, current] if current else legs
+
+
+def leg_figures(calls: list[Exchanged]) -> dict[str, int]:
     outs = [c.output or {} for c in calls]
-    rounds = sum(1 for out in outs if started(out))
     first = next((i for i, out in enumerate(outs) if started(out)), None)
     setup = calls[:first + 1] if first is not None else calls[:2]
     close = len(calls)
     while close > len(setup) and verb(calls[close - 1]) in CLOSING:
         close -= 1
     loop = calls[len(setup):close]
-    return {"name": scenario.name, "bash": len(calls), "rounds": rounds,
-            "setup": sum(own_bytes(c) for c in setup), "setup_calls": len(setup),
-            "loop": len(loop), "loop_bytes": sum(own_bytes(c) for c in loop),
-            "close": sum(own_bytes(c) for c in calls[close:]),
-            "calls": [(verb(c), own_bytes(c)) for c in calls]}
+    return {"rounds": sum(1 for out in outs if started(out)),
+            "setup": sum(own_bytes(c) for c in setup), "loop": len(loop),
+            "loop_bytes": sum(own_bytes(c) for c in loop),
+            "close": sum(own_bytes(c) for c in calls[close:])}
 
 
 def per_round(value: int, rounds: int) -> str:
@@ -133,10 +159,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-runtime-") as tmp:
         data = runtime(Path(tmp))
         rows = [measure(Scenario.load(name), args.claude, codex, data) for name in names]
-    print(f"{'workflow':32} {'Bash':>5} {'Codex rounds':>12} {'set-up B':>9} "
+    print(f"{'workflow':32} {'Bash':>5} {'legs':>4} {'Codex rounds':>12} {'set-up B':>9} "
           f"{'B/round':>8} {'calls/round':>11} {'close B':>8}")
     for r in rows:
-        print(f"{r['name']:32} {r['bash']:>5} {r['rounds']:>12} {r['setup']:>9,} "
+        print(f"{r['name']:32} {r['bash']:>5} {r['legs']:>4} {r['rounds']:>12} {r['setup']:>9,} "
               f"{per_round(r['loop_bytes'], r['rounds']):>8} "
               f"{per_round(r['loop'], r['rounds']):>11} {r['close']:>8,}")
         if args.calls:
