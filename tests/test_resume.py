@@ -105,6 +105,8 @@ def test_a_finalized_session_is_not_open(sparring: Any, fake_codex: Any,
     going = sparring("init", "--skill", "think-about").out["session"]
 
     assert list(open_sessions(sparring)) == [going]
+    assert set(open_sessions(sparring)[going]) == {"session", "skill", "status", "rounds",
+                                                   "created", "question", "next"}
     every = sparring("status").out["sessions"]
     assert {r["session"] for r in every} == {done, going}
     assert "next" not in next(r for r in every if r["session"] == done)

@@ -219,7 +219,8 @@ def finalize(session: str, full: bool) -> int:
 @CWD_OPTION
 @click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
 @click.option("--open", "only_open", is_flag=True,
-              help="List only the sessions not finalized yet, each with its next step.")
+              help="List only the sessions not finalized yet, each with its question and "
+              "next step (what picking one up needs).")
 def status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
     """Show one session, or list every session of this project.
 

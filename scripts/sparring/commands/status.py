@@ -27,9 +27,14 @@ def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any
         return {**summary, **_where(session, data, cwd)}
     root = workspace.find_root(cwd)
     rows = [_row(s, cwd) for s in sessions.all_sessions(root)]
-    if only_open:
-        rows = [r for r in rows if not r.get("finalized")]
+    if only_open:  # what picking one up needs: which it is, and where it stopped
+        rows = [{k: v for k, v in r.items() if k not in _NOT_TO_PICK_UP}
+                for r in rows if not r.get("finalized")]
     return {"root": str(root), "sessions": rows}
+
+
+# What `status --open` leaves to `status` (and to `status SESSION`).
+_NOT_TO_PICK_UP = ("thread_id", "tokens", "budget", "finalized")
 
 
 def _where(session: sessions.Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
