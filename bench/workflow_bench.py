@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""What a whole workflow costs Claude, per Codex round (figures printed; not a test).
+"""What a whole workflow costs Claude: set-up, each Codex round, close (printed; not a test).
 
 Each scripted workflow of the test suite (tests/integration/workflows/*.json) runs in the
 real Claude Code with the installed skills and the real Codex CLI against loopback mocks,
 exactly as the integration tests run it. From the tool calls the scripted model made and
-the results Claude Code handed back, it prints per workflow:
+the results Claude Code handed back, it prints per workflow the bytes of runner output that
+land in Claude's context, not counting Codex's own answer (`review` of wait/start/resume,
+`last_message` of a discussion), and the Bash calls:
 
-- Bash calls in all, and per Codex round (goal <= 3): all the runner calls of the debate
-  divided by its Codex rounds, and the calls of the round loop alone (without set-up:
-  doctor, init, `debate new`, `discuss new`, and closing: report, finalize, stop);
-- bytes of runner output that land in Claude's context per Codex round, not counting
-  Codex's own answer (`review` of wait/start/resume, `last_message` of `discuss status`).
+- set-up: the calls up to and including the one that starts Codex's first round (doctor,
+  init or `debate new`/`discuss new`, then start, the first `debate round`, `discuss frame`);
+- per Codex round: every other call but the close, divided by the Codex rounds (a round is
+  a call that started a Codex turn, a deep-discussion's synthesis included);
+- close: the trailing report, `discuss report`, finalize and stop.
+
+A request the user makes after a close (a dual-model deeper dive asked for once the report is
+written) is a leg of its own, with its set-up (the `resume`), rounds and close; set-up and
+close are each leg's worst.
+
+Goals (issue 22): at most 1,500 bytes for the set-up, per round and for the close, and at
+most 2 Bash calls per round.
 
 Needs the pinned binaries `.ci/run` installs (or SPARRING_TEST_CLAUDE / SPARRING_TEST_CODEX).
 Run: .venv/bin/python bench/workflow_bench.py [--only think-about-consensus] [--calls]
@@ -21,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -43,8 +51,8 @@ from support.messages_mock import MessagesMock  # noqa: E402
 from support.responses_mock import ResponsesMock  # noqa: E402
 from support.scripted_model import Exchanged  # noqa: E402
 
-SETUP = ("doctor", "init", "new")
 CLOSING = ("report", "finalize", "stop")
+GOAL_BYTES, GOAL_CALLS = 1_500, 2
 CODEX_TEXT = ("review", "last_message")  # Codex's own answer, as the runner passes it on
 
 
@@ -62,12 +70,16 @@ def verb(call: Exchanged) -> str:
 
 
 def own_bytes(call: Exchanged) -> int:
-    """Bytes of the tool result, less what Codex wrote (re-serialized the runner's way)."""
+    """Bytes of the tool result, less what Codex wrote (re-serialized the runner's way):
+    `review`, and the text of a discussion's `last_message` when Codex wrote it."""
     raw = len((call.result or "").encode())
     out = call.output or {}
-    codex = sum(len(json.dumps(out[k], ensure_ascii=False, indent=2).encode()) - 4
-                for k in CODEX_TEXT if out.get(k))
-    return max(raw - codex, 0)
+    codex = [out[k] for k in CODEX_TEXT if out.get(k)]
+    last = (out.get("discussion") or {}).get("last_message") or {}
+    if last.get("speaker") == "codex" and last.get("text"):
+        codex.append(last["text"])
+    return max(raw - sum(len(json.dumps(text, ensure_ascii=False).encode()) for text in codex),
+               0)
 
 
 def started(out: dict[str, Any]) -> bool:
@@ -88,13 +100,41 @@ def measure(scenario: Scenario, claude: Path, codex: Path, data: Path) -> dict[s
             sys.exit(f"{scenario.name} went off script: {outcome.model.failures} "
                      f"{outcome.denials}")
         calls = [c for c in outcome.model.log if c.tool == "Bash"]
-    rounds = len([t for t in (c.output or {} for c in calls) if started(t)])
-    loop = [c for c in calls if verb(c) not in SETUP + CLOSING]
-    return {"name": scenario.name, "bash": len(calls), "rounds": rounds, "loop": len(loop),
-            "bytes": sum(own_bytes(c) for c in calls),
-            "loop_bytes": sum(own_bytes(c) for c in loop),
-            "writes": sum(1 for c in outcome.model.log if c.tool == "Write"),
+    legs = [leg_figures(leg) for leg in split_legs(calls)]
+    return {"name": scenario.name, "bash": len(calls),
+            "rounds": sum(leg["rounds"] for leg in legs),
+            "setup": max(leg["setup"] for leg in legs),
+            "loop": sum(leg["loop"] for leg in legs),
+            "loop_bytes": sum(leg["loop_bytes"] for leg in legs),
+            "close": max(leg["close"] for leg in legs), "legs": len(legs),
             "calls": [(verb(c), own_bytes(c)) for c in calls]}
+
+
+def split_legs(calls: list[Exchanged]) -> list[list[Exchanged]]:
+    """The calls, split after each close that more calls follow: a request the user makes
+    once the report is written (a deeper dive asked for then) is a leg of its own."""
+    legs, current = [], []
+    for n, call in enumerate(calls):
+        current.append(call)
+        following = calls[n + 1] if n + 1 < len(calls) else None
+        if following is not None and verb(call) in CLOSING and verb(following) not in CLOSING:
+            legs.append(current)
+            current = []
+    return [*legs, current] if current else legs
+
+
+def leg_figures(calls: list[Exchanged]) -> dict[str, int]:
+    outs = [c.output or {} for c in calls]
+    first = next((i for i, out in enumerate(outs) if started(out)), None)
+    setup = calls[:first + 1] if first is not None else calls[:2]
+    close = len(calls)
+    while close > len(setup) and verb(calls[close - 1]) in CLOSING:
+        close -= 1
+    loop = calls[len(setup):close]
+    return {"rounds": sum(1 for out in outs if started(out)),
+            "setup": sum(own_bytes(c) for c in setup), "loop": len(loop),
+            "loop_bytes": sum(own_bytes(c) for c in loop),
+            "close": sum(own_bytes(c) for c in calls[close:])}
 
 
 def per_round(value: int, rounds: int) -> str:
@@ -119,26 +159,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-runtime-") as tmp:
         data = runtime(Path(tmp))
         rows = [measure(Scenario.load(name), args.claude, codex, data) for name in names]
-    print(f"{'workflow':32} {'Bash':>5} {'Codex rounds':>12} {'Bash/round':>10} "
-          f"{'loop/round':>10} {'bytes/round':>11} {'loop bytes/round':>16}")
+    print(f"{'workflow':32} {'Bash':>5} {'legs':>4} {'Codex rounds':>12} {'set-up B':>9} "
+          f"{'B/round':>8} {'calls/round':>11} {'close B':>8}")
     for r in rows:
-        print(f"{r['name']:32} {r['bash']:>5} {r['rounds']:>12} "
-              f"{per_round(r['bash'], r['rounds']):>10} {per_round(r['loop'], r['rounds']):>10} "
-              f"{per_round(r['bytes'], r['rounds']):>11} "
-              f"{per_round(r['loop_bytes'], r['rounds']):>16}")
+        print(f"{r['name']:32} {r['bash']:>5} {r['legs']:>4} {r['rounds']:>12} {r['setup']:>9,} "
+              f"{per_round(r['loop_bytes'], r['rounds']):>8} "
+              f"{per_round(r['loop'], r['rounds']):>11} {r['close']:>8,}")
         if args.calls:
             print("    " + ", ".join(f"{v} {b:,}" for v, b in r["calls"]))
     with_codex = [r for r in rows if r["rounds"]]
+    print(f"\nworst set-up {max(r['setup'] for r in rows):,} B, worst close "
+          f"{max(r['close'] for r in rows):,} B (goal <= {GOAL_BYTES:,} each)")
     if with_codex:
-        worst = max(r["loop"] / r["rounds"] for r in with_codex)
-        median = statistics.median(r["loop_bytes"] / r["rounds"] for r in with_codex)
-        print(f"\nround loop: at most {worst:.1f} Bash calls per Codex round (goal <= 3); "
-              f"median {median:,.0f} bytes of runner output per Codex round besides Codex's "
-              "answer")
-    for r in rows:
-        if r["name"].startswith("think-about") and r["rounds"]:
-            print(f"{r['name']}: {r['loop_bytes'] / r['rounds']:,.0f} bytes of start/resume, "
-                  "wait and verdict output per Codex round (goal <= 1,500)")
+        calls = max(r["loop"] / r["rounds"] for r in with_codex)
+        size = max(r["loop_bytes"] / r["rounds"] for r in with_codex)
+        print(f"per Codex round: at most {size:,.0f} B of runner output besides Codex's answer "
+              f"(goal <= {GOAL_BYTES:,}), at most {calls:.1f} Bash calls (goal <= "
+              f"{GOAL_CALLS})")
 
 
 if __name__ == "__main__":

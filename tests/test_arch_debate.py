@@ -265,3 +265,22 @@ def test_a_moved_debate_folder_does_not_break_the_session(debate: Debate, repo: 
     kept = Path(debate.sparring("status", debate.session).out["session_dir"])
     assert (kept / "turns" / "1" / "answer.md").read_text() == "Answer for a folder that moved.\n"
     assert debate.sparring("finalize", debate.session).exit_code == 0
+
+
+def test_a_rounds_wait_prints_what_claude_acts_on_and_full_prints_all(
+        debate: Debate, sparring: Any, repo: Path) -> None:
+    """Lean: the round's `debate` carries the step, the next command and whatever is there
+    to act on; its folder, its files and what is empty are for --full."""
+    debate.fake.script(["Codex round 1: SQLite holds."])
+    debate.write(0, "Round 0: SQLite.\n")
+    sparring("debate", "round", str(debate.dir))
+
+    lean = sparring("wait", debate.session).out["debate"]
+    full = sparring("wait", debate.session, "--full").out["debate"]
+
+    assert (lean["step"], lean["rounds"]) == (full["step"], full["rounds"]) == ("claude", 1)
+    assert lean["next"] == full["next"] and "round-1-claude.md" in lean["next"]
+    assert full["files"] == ["round-0-claude.md", "round-1-codex.md"]
+    assert full["rule_breaks"] == [] and full["agreed"] is None
+    for key in ("files", "dir", "max_rounds", "rule_breaks", "agreed", "proposal", "stuck"):
+        assert key not in lean, key

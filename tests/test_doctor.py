@@ -508,3 +508,16 @@ def test_skills_older_than_their_clone_are_a_warning_until_installed_again(
     assert run_install("--project", repo, env=install_env(data),
                        installer=installer).returncode == 0
     assert checks(sparring("doctor").out)["updates"]["ok"]
+
+
+def test_the_skills_doctor_prints_what_they_act_on_and_full_prints_every_check(
+        sparring: Any, repo: Path) -> None:
+    """Before a debate Claude acts on `ready`, the hints and the inbox: the checks stay out
+    of its context unless asked for with --full."""
+    brief = sparring("doctor", "--json", "--inbox").out
+    full = sparring("doctor", "--json", "--inbox", "--full").out
+
+    assert "checks" not in brief and {"ready", "hints", "warnings", "inbox"} <= set(brief)
+    assert brief["ready"] == full["ready"] and brief["hints"] == full["hints"]
+    assert {c["name"] for c in full["checks"]} >= {"python", "codex", "project"}
+    assert "checks" in sparring("doctor", "--json").out  # a person's doctor: every check

@@ -14,6 +14,11 @@ SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
              "conclusion": "Postgres stays; the replica buys two years."}
 
 
+def vars_file(step: dict[str, Any]) -> str:
+    """The runner's file of the next round's variables, as its command names it."""
+    return str(step["command"].split(" --vars-file ", 1)[1].split(" ", 1)[0])
+
+
 def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, repo: Path,
                                                scratch: Path) -> None:
     fake_codex.script([
@@ -56,7 +61,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     assert "Codex has not approved this text" in text
 
     resumed = sparring("resume", sid, "--template", "dual-model/continue",
-                       "--vars-file", deeper["vars_file"], "--var-file", "FOLLOW_UP=-",
+                       "--vars-file", vars_file(deeper), "--var-file", "FOLLOW_UP=-",
                        input=b"How far does trigram search scale?")
     assert resumed.exit_code == 0, resumed.raw
     second = sparring("wait", sid, "--full").out
@@ -64,3 +69,69 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     sent = fake_codex.stdin_of(-1).decode()
     assert "How far does trigram search scale?" in sent and "X-2" in sent
     assert second["review"]["data"]["points"][0]["stance"] == "refine"
+
+
+def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_its_id(
+        sparring: Any, fake_codex: Any) -> None:
+    """The answer shows the summary Codex proposes with the id a verdict names it by, so
+    the round where agreement is reached ends the debate: no --rejudge, no extra round."""
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree", "Add a read replica"),
+                          cpt("X-2", "agree", "Move search to OpenSearch")])},
+        {"reply": answer([cpt("X-2", "refine", "Search stays in Postgres with trigram "
+                              "indexes", evidence=["db/search.sql:12"])], state="agree",
+                         proposed="Postgres stays, with a replica and a trigram index.")},
+    ])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    first = sparring("wait", sid, "--seal", "-", input=b"C-1: a replica is enough.\n").out
+    assert "summary_id" not in first["review"]  # Codex proposed nothing yet
+    verdict = {"position": "Replica yes; search stays.",
+               "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                          pt("X-2", "disagree", cls="genuine_disagreement")],
+               "convergence": {"state": "continue", "reason": "search is open"}}
+    dive = sparring("verdict", sid, input=json.dumps(verdict).encode()).out["next"]["optional"]
+    sparring("resume", sid, "--template", "dual-model/continue", "--vars-file",
+             vars_file(dive), "--var", "FOLLOW_UP=How far do trigram indexes go?")
+
+    second = sparring("wait", sid).out
+    assert second["review"]["summary_id"] == "S-1"
+    approve = {"position": "Postgres stays.",
+               "points": [pt("X-2", "agree", cls="genuine_agreement")],
+               "convergence": {"state": "agree", "reason": "nothing is open"},
+               "approve_summary": second["review"]["summary_id"]}
+    decided = sparring("verdict", sid, input=json.dumps(approve).encode())
+
+    assert decided.exit_code == 0, decided.raw
+    assert decided.out["decision"] == "consensus" and decided.out["round"] == 2
+    assert decided.out["summary"]["id"] == "S-1"
+    assert decided.out["next"]["action"] == "report"
+    assert "optional" not in decided.out["next"]  # agreed: no deeper dive to offer
+    assert len([c for c in fake_codex.calls() if "exec" in c["argv"]]) == 2  # two rounds
+
+
+def test_a_verdict_that_says_what_to_look_into_starts_the_deeper_dive(
+        sparring: Any, fake_codex: Any) -> None:
+    """Two calls a round: the verdict's `message` is the follow-up, and the dive starts on
+    the same thread at once; without a message, the synthesis comes next."""
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree", "Move search to OpenSearch")])},
+        {"reply": answer([cpt("X-1", "refine", "Trigram indexes hold to 10M rows")])},
+    ])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Search?")
+    first = sparring("wait", sid, "--seal", "-", input=b"C-1: trigram indexes.\n").out
+    verdict = {"position": "Search stays.",
+               "points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+               "convergence": {"state": "continue", "reason": "search is open"},
+               "message": "How far do trigram indexes scale on 40M rows?"}
+
+    decided = sparring("verdict", sid, input=json.dumps(verdict).encode()).out
+
+    assert (decided["next"]["action"], decided["next"]["started"]) == ("wait", True)
+    assert decided["next"]["round"] == 2
+    sent = fake_codex.stdin_of(-1).decode()
+    assert "How far do trigram indexes scale on 40M rows?" in sent and "X-1" in sent
+    argv = fake_codex.calls()[-1]["argv"]
+    assert "resume" in argv and sparring("status", sid).out["thread_id"] in argv
+    assert first["status"] == "completed" and sparring("wait", sid).out["round"] == 2

@@ -55,6 +55,10 @@ ELSEWHERE = {
     f'claude -p "/think-about --unattended {QUESTION}"':
         "tests/integration/test_workflows.py::"
         "test_the_readmes_first_command_installs_the_pack_and_runs_a_debate",
+    "sparring status --open":
+        "tests/integration/test_workflows.py::test_a_whole_workflow_runs_hands_free "
+        "(scenario think-about-resumed: a new conversation runs it and goes on from its "
+        "`next`), and tests/test_resume.py for every workflow's next step",
     "python3 tests/run.py":
         "tests/test_repo.py::test_ci_runs_exactly_the_readme_test_command (CI runs it "
         "verbatim: it is how the whole suite runs; tests/test_from_nothing.py covers its "

@@ -15,7 +15,8 @@ USAGE = {"input_tokens": 10, "cached_input_tokens": 0, "cache_write_input_tokens
          "output_tokens": 5, "reasoning_output_tokens": 0}
 # The report model (report.py) with nothing in it but what every report has.
 REPORT = {"R": {
-    "title": "Q?", "skill": "think-about", "session": "s", "generated_at": "now",
+    "title": "Q?", "constraints": None, "skill": "think-about", "session": "s",
+    "generated_at": "now",
     "outcome": "incomplete: no round was judged", "decision": None, "degraded": [],
     "consensus_points": [], "disagreements": [], "codex_position": None,
     "claude_position": None, "summary": None, "synthesis": None, "sources": [],

@@ -394,3 +394,44 @@ def test_wait_can_seal_first_in_the_same_call(debate: Debate) -> None:
     assert debate.seal("# Mine\nC-1: TTLs.\n").out["already_sealed"] is True
     refused = debate.sparring("wait", debate.sid, "--seal", debate.file("b.md", "other"))
     assert refused.out["error"]["code"] == "already_sealed" and "review" not in refused.out
+
+
+def test_a_failed_first_round_shows_its_failure_first_and_nothing_withheld(
+        debate: Debate) -> None:
+    """Before the seal, a round that failed has no answer to withhold: what went wrong and
+    what to do come right after the status, not a request to seal."""
+    debate.fake.mode("crash", event_delay="0.3")
+    debate.start()
+
+    out = debate.sparring("wait", debate.sid, "--timeout", "30")
+
+    assert out.out["status"] == "failed"
+    assert "review_withheld" not in out.out
+    keys = list(out.out)
+    assert keys[keys.index("status") + 1:keys.index("status") + 3] == ["error", "recoverable"]
+    assert out.out["error"]["hint"]
+
+
+def test_an_unattended_reports_shows_what_claude_assumed(debate: Debate) -> None:
+    """Nobody answered Claude's questions: what it assumed instead, written into
+    CONSTRAINTS, is shown under its own heading in the report."""
+    debate.fake.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
+                                         proposed="SQLite is enough.")}])
+    assumed = ("Assumed: three API replicas, as in deploy/api.yaml.\n"
+               "Assumed: sessions live at most 24 hours.\n")
+    started = debate.sparring("start", debate.sid, "--template", "think-about/round1",
+                              "--vars-file", debate.file("round1.yaml", (
+                                  "QUESTION: Redis or SQLite for sessions?\n"
+                                  "CONSTRAINTS: |\n" + "".join(
+                                      f"  {line}\n" for line in assumed.splitlines()))))
+    assert started.exit_code == 0, started.raw
+    debate.seal()
+    debate.wait()
+    debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                    "convergence": {"state": "agree", "reason": "r"}, "approve_summary": "S-1"})
+
+    _, text = debate.report()
+
+    section = text.split("## Constraints and Assumptions", 1)[1].split("\n## ", 1)[0]
+    assert "three API replicas, as in deploy/api.yaml" in section
+    assert "sessions live at most 24 hours" in section

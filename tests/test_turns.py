@@ -168,6 +168,25 @@ def test_finalize_writes_the_summary_and_is_idempotent(sparring: Any, session: s
         k: v for k, v in first.out.items() if k != "finalized_at"}
 
 
+def test_finalize_prints_the_totals_and_full_the_whole_summary(sparring: Any, session: str,
+                                                               fake_codex: Any) -> None:
+    """The close needs how it ended and what it cost; every turn is in the file."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    sparring("wait", session)
+
+    brief = sparring("finalize", session).out
+    full = sparring("finalize", session, "--full").out
+
+    assert "turns" not in brief and "applied" not in brief
+    assert brief["usage_total"] == {"input_tokens": full["usage_total"]["input_tokens"],
+                                    "output_tokens": full["usage_total"]["output_tokens"]}
+    assert (brief["status"], brief["rounds"]) == (full["status"], full["rounds"]) == (
+        "completed", 1)
+    assert brief["summary_file"] == full["summary_file"]
+    assert full["turns"][0]["status"] == "completed" and full["codex"]["version"]
+
+
 def test_status_lists_sessions_and_shows_one(sparring: Any, repo: Path,
                                             fake_codex: Any) -> None:
     fake_codex.mode("ok")

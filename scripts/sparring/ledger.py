@@ -253,6 +253,14 @@ def answer_problems(data: AnySession, round_no: int, answer: Answer) -> list[str
     return found
 
 
+def proposed_summary_id(data: AnySession, round_no: int, answer: Answer) -> str | None:
+    """The id (`S-n`) the summary Codex proposes in `answer` takes, as the replay numbers it:
+    the answer shows it, so Claude can approve that summary in the same round's verdict."""
+    if answer["convergence"]["state"] != "agree" or not answer.get("proposed_summary"):
+        return None
+    return f"S-{len(ledger_for(data, round_no - 1).summaries) + 1}"
+
+
 def duplicates(points: list[PointEntry]) -> list[str]:
     counts = Counter(p["id"] for p in points)
     return [f"points: {pid} appears {n} times" for pid, n in counts.items() if n > 1]

@@ -59,6 +59,7 @@ def as_yaml(mapping: dict[str, str]) -> str:
 DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
     answer([{"id": "X-1", "claim": TEXT, "stance": "agree", "evidence": ["a.py:1"]}], TEXT),
     answer([{"id": "X-1", "claim": TEXT, "stance": "refine", "evidence": ["a.py:2"]}], "p"),
+    answer([{"id": "X-1", "claim": TEXT, "stance": "refine", "evidence": ["a.py:3"]}], "p"),
 ], [
     {"bash": f"{L} init --skill dual-model", "save": {"session": "session", "inbox": "inbox"}},
     {"write": f"{INBOX}/dispatch.yaml", "content": as_yaml({"QUESTION": TEXT, "CONTEXT": TEXT})},
@@ -69,6 +70,14 @@ DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
     wait(),
     {"write": f"{INBOX}/verdict.json", "json": {
         "position": TEXT, "message": TEXT,
+        "points": [{"id": "X-1", "class": "genuine_disagreement", "stance": "disagree",
+                    "evidence": [TEXT], "note": TEXT}],
+        "convergence": {"state": "continue", "reason": TEXT}}},
+    {"bash": f"{L} verdict {S} --file {INBOX}/verdict.json",
+     "expect": {"next.action": "wait", "next.started": True}},  # its message: the dive
+    wait(),
+    {"write": f"{INBOX}/verdict.json", "json": {
+        "position": TEXT,
         "points": [{"id": "X-1", "class": "genuine_disagreement", "stance": "disagree",
                     "evidence": [TEXT], "note": TEXT}],
         "convergence": {"state": "continue", "reason": TEXT}}},
@@ -155,7 +164,9 @@ def test_think_about_and_dual_model_routes(claude_each: Path, habitat: Habitat) 
     assert verdict["message"] == verdict["position"] == verdict["points"][0]["note"] == TEXT
     assert verdict["points"][0]["evidence"] == [TEXT]
     second = text_of(folder / "turns" / "2" / "prompt.txt")
-    assert TEXT in second, "FOLLOW_UP through --var-file"
+    assert TEXT in second, "FOLLOW_UP through the verdict's message"
+    third = text_of(folder / "turns" / "3" / "prompt.txt")
+    assert TEXT in third, "FOLLOW_UP through --var-file"
     report = json.loads(Path(values["json"]).read_text(encoding="utf-8"))
     assert report["synthesis"]["conclusion"] == TEXT and report["synthesis"]["recommendations"] == [
         TEXT], "report --synthesis"

@@ -50,13 +50,22 @@ def as_plugin(name: str) -> Scenario:
     return dataclasses.replace(Scenario.load(name), scope="plugin")
 
 
+def doctor_in_full(scenario: Scenario) -> Scenario:
+    """The scenario with its doctor printing every check (`--full`: the same shape, approved
+    alike), for a test that reads them."""
+    steps = [{**step, "bash": step["bash"] + " --full"}
+             if step.get("bash", "").endswith(" doctor --json --inbox") else step
+             for step in scenario.steps]
+    return dataclasses.replace(scenario, steps=steps)
+
+
 def test_the_plugin_runs_a_whole_think_about_hands_free(claude_each: Path,
                                                        plugin_habitat: MakeHabitat) -> None:
     """Over two turns: the user answers think-about's questions, then the debate runs to its
     report; in the second turn only the plugin's hook approves the runner, the inbox and the
     skill's folder."""
     habitat = plugin_habitat()
-    scenario = as_plugin("think-about-clarified")
+    scenario = doctor_in_full(as_plugin("think-about-clarified"))
 
     outcome = run_workflow(claude_each, habitat, scenario)
 
@@ -174,7 +183,7 @@ def test_where_the_hook_approves_the_runner_still_refuses(claude_each: Path,
         {"bash": "{{launcher}} stop {{session}}", "expect": {"ok": True}},
         {"text": "Codex did not start: only you can widen its sandbox."}], scope="plugin")
 
-    outcome = run_workflow(claude_each, habitat, scenario)
+    outcome = run_workflow(claude_each, habitat, doctor_in_full(scenario))
 
     assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
     assert outcome.denials == [], "the hook approved it; the runner is what refused"

@@ -88,6 +88,6 @@ def test_what_the_user_allows_is_all_the_real_codex_may_write(
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     assert not (repo / ".codex").exists()
     assert list(outside.iterdir()) == []
-    summary = sparring("finalize", sid).out
+    summary = sparring("finalize", sid, "--full").out
     assert summary["applied"]["sandbox"] == "workspace-write"  # codex's own record agrees
     assert summary["sandbox"]["allowed_by"] == "environment"

@@ -117,11 +117,26 @@ def test_a_whole_workflow_runs_hands_free(
     assert_hands_free(outcome, scenario)
     assert_records(habitat, scenario)
     assert habitat.responses.pending == 0, "Codex answered every round it was asked"
+    if outcome.before is not None:
+        assert_picked_up(habitat, outcome, scenario)
     if spaced:
         assert " " in str(habitat.project)
         assert any(e.tool == "Bash" and e.input["command"].startswith('"')
                    for e in outcome.model.log), "the launcher was called in double quotes"
     assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
+
+
+def assert_picked_up(habitat: Habitat, outcome: Outcome, scenario: Scenario) -> None:
+    """A scenario `after` another: the first conversation stopped midway, hands-free too; a
+    new one (another Claude Code session) went on with the same session and Codex thread."""
+    before = outcome.before
+    assert before is not None and scenario.after
+    assert_hands_free(before, Scenario.load(scenario.after))
+    assert before.result["session_id"] != outcome.result["session_id"], "a new conversation"
+    [folder] = (habitat.project / ".sparring" / "sessions").iterdir()
+    turns = json.loads((folder / "session.json").read_text(encoding="utf-8"))["turns"]
+    assert len({t["round"] for t in turns}) > 1, "it went on past the round it stopped at"
+    assert len({t["thread_id"] for t in turns}) == 1, "Codex went on on the same thread"
 
 
 def readme_section(heading: str) -> str:

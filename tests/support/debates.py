@@ -6,6 +6,7 @@ Codex's answers and Claude's points (`answer`, `pt`, `cpt`) and a synthesis; arc
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,13 @@ class Debate:
     def next_round(self, decision: dict[str, Any]) -> dict[str, Any]:
         """A `continue` verdict started Codex's next round: wait for its answer. (dual-model:
         the verdict offers a deeper dive, which this takes, as its SKILL.md says.)"""
-        if self.skill == "dual-model":
-            dive = decision["next"]["optional"]
-            Path(dive["write"]).write_text("Look again at the open points.\n")
-            resumed = self.sparring("resume", self.sid, "--template", "dual-model/continue",
-                                    "--vars-file", dive["vars_file"], "--var-file",
-                                    f"FOLLOW_UP={dive['write']}")
+        if self.skill == "dual-model" and decision["next"].get("action") != "wait":
+            # Without a `message` the dive waits in `next.optional`: write what the command
+            # names as FOLLOW_UP, then run the command as printed.
+            words = shlex.split(decision["next"]["optional"]["command"])
+            follow = words[words.index("--var-file") + 1].split("=", 1)[1]
+            Path(follow).write_text("Look again at the open points.\n")
+            resumed = self.sparring(*words[1:])
             assert resumed.exit_code == 0, resumed.raw
             return self.wait()
         assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision

@@ -10,8 +10,9 @@ first (`setup`), variables of the user's own shell Claude Code starts in (`user_
 `SPARRING_SANDBOX`, the one place besides their config file where the user widens Codex's
 sandbox), the runner verbs the user approves when Claude Code asks in a later turn
 (`user_allows`: `guard revert`, which no installed rule approves; in `-p` nobody is asked, so
-the harness passes them with `--allowedTools`, as the user's "yes"), and `"bench": false` for a
-failure path bench/workflow_bench.py leaves out.
+the harness passes them with `--allowedTools`, as the user's "yes"), `after`: a scenario run
+first in the same project, in a conversation of its own (the one that stopped midway, which
+this one picks up), and `"bench": false` for a failure path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
@@ -63,13 +64,14 @@ class Scenario:
     setup: dict[str, str] = field(default_factory=dict)  # files committed in the project
     user_env: dict[str, str] = field(default_factory=dict)  # the user's shell
     user_allows: list[str] = field(default_factory=list)  # verbs the user says yes to
+    after: str | None = None  # a scenario run first, in its own conversation, in the project
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
                    data.get("files", []), data.get("scope", "project"), data.get("setup", {}),
-                   data.get("user_env", {}), data.get("user_allows", []))
+                   data.get("user_env", {}), data.get("user_allows", []), data.get("after"))
 
     @property
     def prompt(self) -> str:
@@ -146,6 +148,7 @@ class Outcome:
     result: dict[str, Any]  # its JSON result
     model: ScriptedModel
     results: list[dict[str, Any]] = field(default_factory=list)  # one per turn
+    before: Outcome | None = None  # the conversation the scenario came `after`
 
     @property
     def denials(self) -> list[Any]:
@@ -171,6 +174,18 @@ def codex_behaviour(answer: Any) -> Behaviour:
 
 def run_workflow(claude: Path, habitat: Habitat, scenario: Scenario,
                  cwd: Path | None = None) -> Outcome:
+    """The scenario's conversation (and the one it comes `after`, first: a new `claude -p`,
+    whose outcome is kept in `before`)."""
+    before = None
+    if scenario.after:
+        before = run_workflow(claude, habitat, Scenario.load(scenario.after), cwd)
+    outcome = _converse(claude, habitat, scenario, cwd)
+    outcome.before = before
+    return outcome
+
+
+def _converse(claude: Path, habitat: Habitat, scenario: Scenario,
+              cwd: Path | None = None) -> Outcome:
     for answer in scenario.codex:
         habitat.responses.script(codex_behaviour(answer))
     where = cwd or habitat.project

@@ -202,38 +202,44 @@ def stop(session: str) -> int:
 
 @cli.command()
 @SESSION_ARG
-def finalize(session: str) -> int:
+@click.option("--full", is_flag=True, help="Print the whole summary, not only its totals.")
+def finalize(session: str, full: bool) -> int:
     """Write the session summary to SESSION_DIR/summary.json. Idempotent.
 
     Works after failure, timeout or stop; a running turn is stopped first.
-    Prints the summary: rounds, per-turn status, timings and tokens, totals,
-    codex path and version, and the effort/model/sandbox codex applied.
+    Prints the status, rounds, duration, total tokens and the summary's file;
+    --full prints the whole summary: per-turn status, timings and tokens, codex
+    path and version, and the effort/model/sandbox codex applied.
     """
     from sparring.commands.finalize import finalize as run
 
-    return run_verb("finalize", lambda: run(session, Path.cwd()))
+    return run_verb("finalize", lambda: run(session, Path.cwd(), full))
 
 
 @cli.command()
 @click.argument("session", metavar="[SESSION]", required=False)
 @CWD_OPTION
 @click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
-def status(session: str | None, cwd: Path, table: bool) -> int:
+@click.option("--open", "only_open", is_flag=True,
+              help="List only the sessions not finalized yet, each with its question and "
+              "next step (what picking one up needs).")
+def status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
     """Show one session, or list every session of this project.
 
     One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
-    when it has a token budget.
+    when it has a token budget. A session not finalized also shows `question` and
+    `next`: the step its record says comes next, to pick it up in a new conversation.
     """
     from sparring.commands import status as verb
 
     if table and session is None:
         try:
-            click.echo(verb.table(verb.status(None, project_dir(cwd))))
+            click.echo(verb.table(verb.status(None, project_dir(cwd), only_open)))
         except SparringError as exc:
             emit(failure("status", exc))
             return EXIT_FAILED
         return EXIT_OK
-    return run_verb("status", lambda: verb.status(session, project_dir(cwd)))
+    return run_verb("status", lambda: verb.status(session, project_dir(cwd), only_open))
 
 
 @cli.command()
@@ -244,7 +250,9 @@ def status(session: str | None, cwd: Path, table: bool) -> int:
 @click.option("--inbox", is_flag=True, help="Make the inbox ready for Claude to write "
               "(.sparring/inbox/ of the working directory; the skills ask for it). Without "
               "it doctor creates nothing.")
-def doctor(cwd: Path, as_json: bool | None, inbox: bool) -> int:
+@click.option("--full", is_flag=True, help="With --inbox, print every check too (by "
+              "default the skills' doctor prints only what they act on).")
+def doctor(cwd: Path, as_json: bool | None, inbox: bool, full: bool) -> int:
     """Check Python, codex (found, version, every flag sparring passes, logged in), the project.
 
     Prints `ready` (bool: no blocking problem), a `verdict`, `checks` [{name, ok,
@@ -254,15 +262,17 @@ def doctor(cwd: Path, as_json: bool | None, inbox: bool) -> int:
     status 0 either way. `config` names the sandbox Codex would run in and where it
     came from; `permissions`, whether Claude Code approves the skills' verbs and no
     more; `updates`, whether what is installed is older than its clone; `processes`,
-    the process backend in force (SPARRING_PROCESS_BACKEND).
+    the process backend in force (SPARRING_PROCESS_BACKEND). With --inbox (the skills'
+    call), `checks` and `sparring` are left out unless --full: `ready`, the hints
+    and the inbox are what Claude acts on.
     """
-    from sparring.commands.doctor import as_text
+    from sparring.commands.doctor import as_text, brief
     from sparring.commands.doctor import doctor as run
 
     if as_json is None:
         as_json = not sys.stdout.isatty()
     if as_json:
-        return run_verb("doctor", lambda: run(project_dir(cwd), inbox))
+        return run_verb("doctor", lambda: brief(run(project_dir(cwd), inbox), inbox and not full))
     import shutil
 
     try:

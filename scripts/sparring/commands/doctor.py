@@ -54,6 +54,14 @@ def doctor(cwd: Path, inbox: bool = False) -> dict[str, Any]:
     }
 
 
+def brief(result: dict[str, Any], short: bool) -> dict[str, Any]:
+    """What a skill acts on before a debate: ready or not, what to fix, the inbox (`--full`
+    and the text form keep every check)."""
+    if not short:
+        return result
+    return {key: value for key, value in result.items() if key not in ("checks", "sparring")}
+
+
 def _level(found: dict[str, Any]) -> str:
     """ok; else problem (a debate cannot run) or warning (it runs, less well)."""
     if found["ok"]:

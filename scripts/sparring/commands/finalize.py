@@ -9,10 +9,11 @@ from sparring.store import session as sessions
 from sparring.store.state import write_json_atomic
 from sparring.turn import guard as turnguard
 from sparring.turn import lifecycle
+from sparring.turn.brief import tokens
 from sparring.turn.summary import SUMMARY_FILE, summarize
 
 
-def finalize(ref: str, cwd: Path) -> dict[str, Any]:
+def finalize(ref: str, cwd: Path, full: bool = True) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     stopped_running = False
@@ -27,4 +28,18 @@ def finalize(ref: str, cwd: Path) -> dict[str, Any]:
     with session.update() as locked:
         locked["finalized_at"] = summary["finalized_at"]
     turnguard.prune_store(Path(data["root"]))  # the session has ended: its copies may go
-    return {**summary, "summary_file": str(path)}
+    found = {**summary, "summary_file": str(path)}
+    return found if full else brief(found)
+
+
+def brief(summary: dict[str, Any]) -> dict[str, Any]:
+    """What the close needs: how it ended, what it cost, where the summary is (every turn,
+    codex and its settings are in the file, and printed with --full)."""
+    found = {key: summary[key] for key in ("session", "status", "rounds", "duration_s")}
+    found["usage_total"] = tokens(summary["usage_total"])
+    if summary["budget"] is not None:
+        found["budget"] = summary["budget"]
+    if summary["stopped_running_turn"]:
+        found["stopped_running_turn"] = True
+    found["summary_file"] = summary["summary_file"]
+    return found

@@ -12,7 +12,7 @@ from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
-from sparring.turn.brief import brief
+from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
 
 if TYPE_CHECKING:
@@ -68,7 +68,8 @@ def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
     if flow is None or status is None or not flow.status_key or not data.get(flow.status_key):
         return shown
     try:
-        shown[flow.status_key] = _without_repeats(status(session, data, cwd))
+        found = _without_repeats(status(session, data, cwd))
+        shown[flow.status_key] = found if full else lean_status(found)
     except SparringError as exc:  # the turn is reported all the same (its guard above all)
         shown[flow.status_key] = {"error": exc.to_dict()}
         return shown

@@ -7,25 +7,59 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import SparringError
+from sparring.records import untyped
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.turn import budget, lifecycle
 from sparring.turn.summary import summarize
+from sparring.workflows import registry
+from sparring.workflows import report as reports
 
 
-def status(ref: str | None, cwd: Path) -> dict[str, Any]:
+def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any]:
     if ref is not None:
         session = sessions.resolve(ref, cwd)
         if session.load()["turns"]:
             lifecycle.observe(session)  # let a dead runner's turn be recorded first
-        summary = summarize(session, session.load())
+        data = session.load()
+        summary = summarize(session, data)
         summary.pop("finalized_at")
-        return summary
+        return {**summary, **_where(session, data, cwd)}
     root = workspace.find_root(cwd)
-    return {"root": str(root), "sessions": [_row(s) for s in sessions.all_sessions(root)]}
+    rows = [_row(s, cwd) for s in sessions.all_sessions(root)]
+    if only_open:  # what picking one up needs: which it is, and where it stopped
+        rows = [{k: v for k, v in r.items() if k not in _NOT_TO_PICK_UP}
+                for r in rows if not r.get("finalized")]
+    return {"root": str(root), "sessions": rows}
 
 
-def _row(session: sessions.Session) -> dict[str, Any]:
+# What `status --open` leaves to `status` (and to `status SESSION`).
+_NOT_TO_PICK_UP = ("thread_id", "tokens", "budget", "finalized")
+
+
+def _where(session: sessions.Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """An unfinished session's question and the step its record says comes next (the
+    workflow's `next_step`), so that a conversation that lost track picks it up there."""
+    if data.get("finalized_at"):
+        return {}
+    flow = registry.WORKFLOWS.get(data["skill"])  # one sparring does not know is only watched
+    step = flow.part("next_step") if flow is not None else None
+    found: dict[str, Any] = {"question": _question(data)}
+    if step is not None:
+        try:
+            found["next"] = step(session, data, cwd)
+        except SparringError as exc:  # its own files gone, say: the others still show
+            found["next"] = None
+            found["next_error"] = exc.to_dict()
+    return found
+
+
+def _question(data: dict[str, Any]) -> str | None:
+    own = data.get("debate") or data.get("discussion") or {}
+    return reports.question(untyped(data)) or own.get("question") or own.get("topic")
+
+
+def _row(session: sessions.Session, cwd: Path) -> dict[str, Any]:
     try:
         data = session.load()
         latest = sessions.latest_turn(data)
@@ -43,6 +77,7 @@ def _row(session: sessions.Session) -> dict[str, Any]:
         "tokens": budget.used(data["turns"]),  # cached and reasoning tokens are in these
         "budget": budget.figures(data),
         "finalized": bool(data.get("finalized_at")),
+        **_where(session, data, cwd),
     }
 
 

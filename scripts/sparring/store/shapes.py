@@ -40,7 +40,7 @@ _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "crea
          "guard": "dict?", "answer_file": "str?", "runner": "dict?", "codex": "dict?",
          "stop_requested": "bool", "exit_code": "int?", "end_reason": "str?", "error": "dict?",
          "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?",
-         "sandbox": "dict?", "go_on": "str?"}
+         "sandbox": "dict?", "go_on": "str?", "summary_id": "str?"}
 _TURN_REQUIRED = ("n", "round", "purpose", "status", "created_at", "settings", "argv")
 _SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num",
              "stall_after": "num"}

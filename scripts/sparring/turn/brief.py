@@ -15,17 +15,18 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     """The poll object as Claude needs it round after round: the status and what to act on,
     the answer, the guard's verdict, the tokens (against the budget, when there is one).
     `--full` prints the rest (also on disk: session.json and the turn's folder)."""
-    found = {key: full[key] for key in ("session", "status", "round", "turn", "purpose",
-                                         "elapsed_s")}
+    found = {key: full[key] for key in ("session", "status")}
+    if full["error"]:  # a failed turn: what went wrong and what to do, before anything else
+        found.update(error=full["error"], recoverable=full["recoverable"])
+    found.update((key, full[key]) for key in ("round", "turn", "purpose", "elapsed_s"))
     if full["status"] == "running":
         found["last_event_s"] = full["last_event_s"]
         found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
     if review:
         found["review"] = _one_form(full["review"])
-    if review and full["review_withheld"]:
+    # Withheld only matters for an answer there is: a failed turn has none to reveal.
+    if review and full["review_withheld"] and full["status"] == "completed":
         found["review_withheld"] = full["review_withheld"]
-    if full["error"]:
-        found.update(error=full["error"], recoverable=full["recoverable"])
     guard = full["guard"]
     if guard is not None:
         found["guard"] = {"clean": True} if guard.get("clean") else guard
@@ -39,11 +40,14 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
 
 
 def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Codex's answer once: parsed when it is structured (its text is that same JSON)."""
+    """Codex's answer once: parsed when it is structured (its text is that same JSON), with
+    the id of the summary it proposes, which a verdict approves it by."""
     if review is None:
         return None
     if review.get("data") is None:
         return {"text": review["text"]}
+    if review.get("summary_id"):
+        return {"data": review["data"], "summary_id": review["summary_id"]}
     return {"data": review["data"]}
 
 
@@ -53,3 +57,17 @@ def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
         return None
     return {"input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0)}
+
+
+# Where a workflow stands (arch-debate's `debate`, deep-discussion's `discussion`), as a round
+# prints it: what Claude acts on. `--full` (and `debate status`, `discuss status`) print all.
+LEFT_TO_FULL = ("dir", "files", "max_rounds", "stuck", "label")
+
+
+def lean_status(status: dict[str, Any]) -> dict[str, Any]:
+    """The workflow's status without what is empty (no rule break, no search request, no
+    proposal yet...) and without what Claude does not act on round after round."""
+    return {key: lean_status(value) if isinstance(value, dict) else value
+            for key, value in status.items()
+            if key not in LEFT_TO_FULL and value is not None and value != [] and value != ""}
+

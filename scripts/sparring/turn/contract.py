@@ -35,13 +35,15 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
      "changes, reasoning summaries, notices; the last 5 (--full: 20)"),
     ("activities_total", "--full", "how many activities there were in all"),
     ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
-     "(--full: both)"),
-    ("review_withheld", "until sealed", "why the answer stays hidden: Claude has not sealed "
-     "its own analysis yet"),
+     "(--full: both); `summary_id`, the id (`S-n`) of the summary it proposes, which a verdict "
+     "approves it by"),
+    ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not "
+     "sealed its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
      "this is the difference) and `total` (the session's); input and output tokens (--full: "
      "also cached and reasoning)"),
-    ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one"),
+    ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one; "
+     "printed right after `status`, with `recoverable`"),
     ("recoverable", "on a failure", "whether `sparring resume SESSION --recover` is worth one "
      "try"),
     ("settings", "--full", "effort, model, sandbox, timeout, stall_after and offline_after of "
@@ -52,7 +54,9 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("files", "--full", "paths of the turn's prompt, events and stderr"),
     ("wait_timed_out", "wait", "true when `wait` returned while the turn still ran"),
     ("sealed", "wait --seal", "true: the analysis was sealed before anything was shown"),
-    ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`)"),
+    ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`, "
+     "without its folder, files, round cap and what is empty; --full: all)"),
     ("discussion", "deep-discussion, once ended", "where the discussion stands (as `discuss "
-     "status`); its `last_message` carries Codex's answer"),
+     "status`, without its round cap and what is empty; --full: all); its `last_message` "
+     "carries Codex's answer"),
 )

@@ -68,7 +68,8 @@ def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> byte
 @dataclass(frozen=True)
 class Prompt:
     text: bytes
-    template: dict[str, Any] | None = None  # name, and the question it asked, for reports
+    # name, the question it asked and the constraints it set, for reports
+    template: dict[str, Any] | None = None
 
 
 def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str, ...] = (),
@@ -85,8 +86,10 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
                             "drop one of them")
     variables = template_variables(pairs, file_pairs, vars_file)
     question = variables.get("QUESTION") or variables.get("TOPIC")
-    return Prompt(templates.render(template, variables).encode(),
-                  {"name": template, "question": question})
+    asked = {"name": template, "question": question}
+    if variables.get("CONSTRAINTS"):  # what the debate took as fixed, or assumed: reported
+        asked["constraints"] = variables["CONSTRAINTS"]
+    return Prompt(templates.render(template, variables).encode(), asked)
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
@@ -324,10 +327,16 @@ def _launch(session: Session, n: int, executable: str) -> dict[str, Any]:
     _record_codex(session, executable)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
-    # Brief, and without Codex's answer even if it came within the start window: `wait`
-    # shows it (once), with everything else a round needs.
-    return {**brief(view.to_dict(session, data, turn, seen), review=False),
+    # Briefer than `wait`, and without Codex's answer even if it came within the start
+    # window: `wait` shows it (once), with the guard, the tokens and everything else a
+    # round needs. The sandbox is shown at every start.
+    shown = brief(view.to_dict(session, data, turn, seen), review=False)
+    return {**{key: value for key, value in shown.items() if key not in _LEFT_TO_WAIT},
             "sandbox": turn.get("sandbox"), "next": Hint(f"`sparring wait {session.id}`")}
+
+
+# What the `wait` after a start prints, and a start need not.
+_LEFT_TO_WAIT = ("elapsed_s", "guard", "usage", "last_event_s", "activities")
 
 
 def _wait_for_start(session: Session, n: int) -> TurnRecord:

@@ -76,6 +76,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         if data["engine"]["barrier"] and not data["engine"]["revealed_at"]:
             raise SlowPath("the first reveal is recorded in the session")
         review = {"text": seen.final_message, "data": _structured(seen.final_message)}
+        if turn.get("summary_id"):
+            review["summary_id"] = turn["summary_id"]
     started = turn.get("started_at") or turn["created_at"]
     shown = brief({
         "session": os.path.basename(directory), "status": turn["status"],

@@ -218,6 +218,9 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
             "a re-ask on the same thread follows once; if that fails too the round is failed",
             problems=found))
     turn["answer"] = answer
+    summary = ledger.proposed_summary_id(data, turn["round"], answer)
+    if summary is not None:
+        turn["summary_id"] = summary  # the id Claude's verdict approves it by, shown with it
     return Outcome(states.COMPLETED, None)
 
 

@@ -75,7 +75,10 @@ def _review(turn: TurnRecord, view: events.TurnView) -> dict[str, Any] | None:
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message
-    return {"text": text, "data": events.parse_review(text)}
+    found = {"text": text, "data": events.parse_review(text)}
+    if turn.get("summary_id"):
+        found["summary_id"] = turn["summary_id"]
+    return found
 
 
 def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
     summary = summarize(session, untyped(data))
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
+        "constraints": constraints(data),
         "skill": data["skill"],
         "session": session.id,
         "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
@@ -77,6 +78,17 @@ def question(data: AnySession) -> str | None:
         if found:
             return str(found)
     return data.get("question")
+
+
+def constraints(data: AnySession) -> str | None:
+    """What the first round set as fixed, and what Claude assumed instead of asking (an
+    unattended run records its assumptions there): the report shows what was taken for
+    granted."""
+    for turn in data["turns"]:
+        found = (turn.get("template") or {}).get("constraints")
+        if found:
+            return str(found).strip()
+    return None
 
 
 def degraded_reasons(data: AnySession) -> list[str]:

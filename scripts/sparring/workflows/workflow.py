@@ -19,7 +19,9 @@ that reading the registry loads no workflow's code):
   Claude's verdict on a structured round (`sparring verdict`'s `next`);
 - `report(context, session, data, synthesis_file, out) -> dict`: what `sparring report`
   writes; a workflow without it keeps its records with its own verbs (`records_hint` says
-  which).
+  which);
+- `next_step(session, data, cwd) -> Hint`: where an unfinished session picks up, from its
+  record (`sparring status`), for a conversation that lost track of it.
 Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb` names
 its function and declares its parameters as data (`Param`); cli/workflows.py makes the
 click command, and the function is called as `function(context, **values)`.
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 
     from sparring.records import EngineRecord
 
-PARTS = ("go_on", "status", "after_verdict", "report")
+PARTS = ("go_on", "status", "after_verdict", "report", "next_step")
 
 # What a Param may be. Arguments: a folder (`DIR`), a session (`SESSION`), a word. Options:
 # a file (`-` or none: stdin, as the verb reads it), a word, a flag. Option groups, as the

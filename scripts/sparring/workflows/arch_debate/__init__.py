@@ -55,7 +55,8 @@ WORKFLOW = Workflow(
     templates=("arch-debate/protocol", "arch-debate/codex-round", "arch-debate/agreed",
                "arch-debate/decision-needed"),
     report_templates=("arch-debate/agreed", "arch-debate/decision-needed"),
-    parts={"go_on": "go_on:go_on", "status": "status:after_turn"},
+    parts={"go_on": "go_on:go_on", "status": "status:after_turn",
+           "next_step": "status:next_step"},
     records_hint="`sparring debate status DIR` writes its records",
     status_key="debate", command="debate", command_help=_GROUP, verbs=(
         Verb("new", "verbs:new", _NEW, (

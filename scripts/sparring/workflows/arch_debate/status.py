@@ -81,6 +81,13 @@ def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, A
     return status(Path(data["debate"]["dir"]), cwd)
 
 
+def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
+    """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
+    found = status(Path(data["debate"]["dir"]), cwd)
+    return Hint(f"the debate in {shell_word(found['dir'])} (session {session.id}), "
+                f"step {found['step']}: {found['next']}")
+
+
 def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
     if not state.agreed:
         return None

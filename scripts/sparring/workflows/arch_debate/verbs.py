@@ -21,6 +21,7 @@ from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
+from sparring.turn.brief import lean_status
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
 from sparring.workflows.arch_debate.go_on import go_on
@@ -28,6 +29,8 @@ from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
 
+# What the reply that settled a debate need not repeat (Claude has it, or acts on the rest).
+_REPEATED = ("session", "question", "codex_turn")
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")
 
@@ -113,8 +116,9 @@ def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     step = debate.next_step(state, data["debate"]["max_rounds"])
     if step in ("agreed", "stuck"):
         if claude is not None:  # Claude's round settled it: that is the answer
-            return {"session": session.id, "started": False,
-                    "debate": debate_status.status(directory, cwd)}
+            settled = debate_status.status(directory, cwd)
+            return {"session": session.id, "started": False, "debate": lean_status(
+                {k: v for k, v in settled.items() if k not in _REPEATED})}
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
                             "round", f"see `sparring debate status {shell_word(str(directory))}`")
     n = state.codex_rounds + 1

@@ -66,7 +66,8 @@ WORKFLOW = Workflow(
     templates=("deep-discussion/first", "deep-discussion/round", "deep-discussion/synthesis",
                "deep-discussion/report"),
     report_templates=("deep-discussion/report",),
-    parts={"go_on": "go_on:go_on", "status": "status:after_turn"},
+    parts={"go_on": "go_on:go_on", "status": "status:after_turn",
+           "next_step": "status:next_step"},
     records_hint="`sparring discuss report {session}`",
     status_key="discussion", status_replaces_review=True, command="discuss",
     command_help=_GROUP, verbs=(

@@ -55,6 +55,11 @@ def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, A
     return status(session.id, cwd)
 
 
+def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
+    """Where an unfinished discussion picks up (`sparring status`)."""
+    return Hint(status(session.id, cwd)["next"])
+
+
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
           turn: TurnRecord | None, reached: bool) -> str:
     sid = session.id

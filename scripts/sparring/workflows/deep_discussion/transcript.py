@@ -25,12 +25,15 @@ MODELS = ("CODEX", "NONE")
 VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE] [topic…]: the effort and model "
                "words first, in any order and case (defaults high and CODEX), then the topic "
                "(without one, Claude takes it from the conversation; put `--` before a topic "
-               "that starts with one of those words). For example: `/deep-discussion`, "
+               "that starts with one of those words, or with a word like low, medium or "
+               "gpt-5). For example: `/deep-discussion`, "
                "`/deep-discussion xhigh`, `/deep-discussion NONE`, `/deep-discussion codex "
                "XHIGH Should the cache be write-through?`, `/deep-discussion -- High "
                "availability for the queue?`")
-# Words that name a setting this skill does not offer: alone, they are a mistake, not a topic.
-_NOT_OFFERED = ("low", "medium", "minimal", "max")
+# Words that name a setting this skill does not offer (an effort Codex knows, a model's name),
+# in any case: leading the arguments, they are a mistake, never the first words of the topic.
+_NOT_OFFERED = ("low", "medium", "minimal", "max", "maximum", "x-high", "extra-high")
+_MODEL_NAME = re.compile(r"(gpt|o\d|codex-|claude|gemini)[\w.-]*", re.I)
 _WORD = re.compile(r"(\S+)\s*(.*)", re.S)
 SPEAKERS = {"claude": "Claude", "codex": "Codex",
             "critic": "Claude as critic (standing in for Codex)"}
@@ -55,6 +58,9 @@ def parse_arguments(text: str) -> Arguments:
             effort = _once("effort", effort, token.lower())
         elif token.upper() in MODELS:
             model = _once("model", model, token.upper())
+        elif _not_offered(token):
+            raise _invalid(f"{token!r} is neither an effort (high, xhigh) nor a model (CODEX, "
+                           "NONE); a topic that starts with it takes `--` before it")
         else:
             break
         rest = after
@@ -67,10 +73,11 @@ def _topic(text: str) -> str | None:
     if text.startswith("-"):
         raise _invalid(f"{text.split()[0]!r} looks like an option; the skill takes words "
                        "(high, xhigh, CODEX, NONE), then the topic")
-    if len(text.split()) == 1 and (text.lower() in _NOT_OFFERED or
-                                   text.lower().startswith("gpt-")):
-        raise _invalid(f"{text!r} is neither an effort (high, xhigh) nor a model (CODEX, NONE)")
     return text
+
+
+def _not_offered(token: str) -> bool:
+    return token.lower() in _NOT_OFFERED or bool(_MODEL_NAME.fullmatch(token))
 
 
 def _once(what: str, current: str | None, value: str) -> str:

@@ -20,6 +20,7 @@ from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
 from sparring.turn import launch, lifecycle
+from sparring.turn.brief import lean_status
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
@@ -31,6 +32,9 @@ from sparring.workflows.workflow import Context
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
+
+# What a round's reply need not repeat: it never changes within a discussion.
+_REPEATED = ("session", "topic", "effort", "model", "codex_turn")
 
 
 def new(context: Context, arguments: str, file: Path | None,
@@ -87,7 +91,8 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
                                     context=given.get("CONTEXT", ""))
         locked["discussion"]["messages"].append(
             {"round": 1, "speaker": "claude", "text": given["CLAUDE_VIEW"]})
-    return {"session": session.id, **started, "discussion": _status(ref, cwd)}
+    # Codex's round runs: `wait` prints where the discussion stands once it has answered.
+    return {"session": session.id, **started}
 
 
 def round_(context: Context, session: str, file: Path | None, accept_changes: bool,
@@ -119,7 +124,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     if not retry and discussion.consensus(
             [*messages, discussion.Message(round_no, "claude", given["response"])]):
         _add_messages(session, [message])  # Claude confirms Codex's consensus: no new round
-        return _status(str(session.dir), cwd)
+        return _lean_status(str(session.dir), cwd)
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
@@ -129,7 +134,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
                             schema="none", accept_changes=accept_changes, go_on=go_on,
                             again=go_on(session, data))
     _add_messages(session, [message], replace_round=round_no if retry else 0)
-    return {**resumed, "discussion": _status(str(session.dir), cwd)}
+    return resumed  # `wait` prints where the discussion stands once Codex has answered
 
 
 def _none_round(session: Session, messages: list[discussion.Message], raw: bytes,
@@ -143,7 +148,7 @@ def _none_round(session: Session, messages: list[discussion.Message], raw: bytes
     if given.get("response"):
         new.append({"round": last.round + 1, "speaker": "claude", "text": given["response"]})
     _add_messages(session, new)
-    return _status(str(session.dir), cwd)
+    return _lean_status(str(session.dir), cwd)
 
 
 def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: int = 0) -> None:
@@ -161,6 +166,14 @@ def status(context: Context, session: str) -> dict[str, Any]:
 
 def _status(ref: str, cwd: Path) -> dict[str, Any]:
     return discussion_status.status(ref, cwd)
+
+
+def _lean_status(ref: str, cwd: Path) -> dict[str, Any]:
+    """Where the discussion stands after a round with no Codex turn, as a round prints it:
+    without what Claude knows already or what is empty (`discuss status` prints all)."""
+    found = _status(ref, cwd)
+    return {"session": found["session"], **lean_status(
+        {k: v for k, v in found.items() if k not in _REPEATED})}
 
 
 def synthesis(context: Context, session: str, options: dict[str, Any]) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 Both run on one engine (engine.py): Codex answers each round in the `codex-answer` schema,
 Claude judges it with a verdict, the ledger decides (steps.py: what follows), and
 `sparring report` writes the decision record (report.py); go_on.py says how a debate carries
-on after `guard accept`. They differ in their templates,
-their round cap, and what follows a verdict.
+on after `guard accept`, resume.py where an unfinished session picks up. They differ in
+their templates, their round cap, and what follows a verdict.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from sparring.workflows.workflow import Workflow
 
 _CLAUDE = ("claude-verdict", "claude-synthesis")
-_PARTS = {"report": "report:write", "go_on": "go_on:go_on"}
+_PARTS = {"report": "report:write", "go_on": "go_on:go_on", "next_step": "resume:next_step"}
 
 THINK_ABOUT = Workflow(
     "think-about", __name__, answer_schema="codex-answer", claude_schemas=_CLAUDE,

@@ -2,7 +2,8 @@
 
 think-about goes on at once: a `continue` starts Codex's next round (one call less a
 round). dual-model has one round, then the synthesis; a deeper dive on the same thread is
-optional. Either way, files changed during a Codex turn stop the loop here, whatever the
+optional, and starts at once when the verdict's `message` says what Codex should look
+into. Either way, files changed during a Codex turn stop the loop here, whatever the
 decision, until the user decides.
 """
 
@@ -43,27 +44,46 @@ def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.
 
 def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
                known: ledger.Ledger, given: Verdict) -> dict[str, Any]:
-    """One round, then the synthesis; a deeper dive on the same thread is optional."""
+    """One round, then the synthesis; a deeper dive on the same thread is optional, unless
+    both sides have agreed."""
     inbox = workspace.session_inbox(data)
+    if decision.decision == "consensus":
+        return _guard_stop(session, data, _report_step(session, inbox)) or \
+            _report_step(session, inbox)
     follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
         "DISAGREED_POINTS"]}
+    if decision.decision == "continue" and given.get("message"):
+        return _dive(session, cwd, data, decision, inbox, {
+            **follow, "FOLLOW_UP": engine.carried(given["message"], engine.MESSAGE_LIMIT)})
     path = _write_vars(session, decision.round + 1, follow)
+    # The command names both files: what Claude writes (FOLLOW_UP), and the runner's.
     step = {**_report_step(session, inbox), "optional": {
-        "action": "resume", "vars_file": str(path), "write": f"{inbox}/follow-up.md",
+        "action": "resume",
         "command": command("resume", session.id, "--template", "dual-model/continue",
                            "--vars-file", str(path), "--var-file",
                            f"FOLLOW_UP={inbox}/follow-up.md")}}
     return _guard_stop(session, data, step) or step
 
 
-def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str
-              ) -> dict[str, Any]:
+def _dive(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
+          inbox: str, variables: dict[str, Any]) -> dict[str, Any]:
+    """The verdict's `message` says what Codex should look into: the deeper dive starts now,
+    on the same thread (one call less a round than a separate `resume`)."""
+    path = _write_vars(session, decision.round + 1, variables)
+    step = {"action": "resume", "kind": decision.kind, "vars_file": str(path),
+            "command": command("resume", session.id, "--template", "dual-model/continue",
+                               "--vars-file", str(path))}
+    return _guard_stop(session, data, step) or _continue(session, cwd, step, inbox,
+                                                         "dual-model/continue")
+
+
+def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
+              template: str = "think-about/round2+") -> dict[str, Any]:
     """The debate goes on: start Codex's next round now. If it cannot start, the verdict
     still stands and `next` is the resume command, with the reason; when the token budget
     is spent, `next` is the report."""
     try:
-        prompt = launch.prompt_from(None, "think-about/round2+",
-                                    vars_file=Path(step["vars_file"]))
+        prompt = launch.prompt_from(None, template, vars_file=Path(step["vars_file"]))
         started = launch.resume(session.id, cwd, {}, prompt, False, None, False, go_on=go_on)
     except SparringError as error:
         if error.code == "budget_exhausted":
