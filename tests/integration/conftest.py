@@ -81,6 +81,16 @@ def codex_env(tmp_path: Path, responses_mock: ResponsesMock, codex_home: Path) -
 
 
 @pytest.fixture
+def real_codex(codex_bin: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real codex for sparring's turns, pointed at `responses_mock` (a module may
+    override it, as test_processes_real_codex.py does for its sandbox)."""
+    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")
+    return codex_bin
+
+
+@pytest.fixture
 def claude_env(tmp_path: Path, messages_mock: MessagesMock) -> dict[str, str]:
     """The offline Claude Code environment with a fresh HOME, pointing at `messages_mock`."""
     return messages_mock.claude_env(tmp_path / "claude-home")

@@ -21,14 +21,6 @@ pytestmark = pytest.mark.integration
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXkt secret"
 
 
-@pytest.fixture
-def real_codex(codex_bin: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")
-    return codex_bin
-
-
 def run_cli(*argv: str, cwd: Path) -> dict[str, Any]:
     """The CLI in its own process: a read that blocked would time out, not hang the suite."""
     done = subprocess.run([sys.executable, "-m", "sparring", *argv], cwd=cwd, timeout=60,

@@ -20,14 +20,6 @@ FAKE_CODEX = Path(__file__).resolve().parents[1] / "support" / "bin" / "codex"
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def real_codex(codex_bin: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")
-    return codex_bin
-
-
 def test_a_turn_then_a_resumed_turn_on_the_same_thread(
         real_codex: Path, responses_mock: ResponsesMock, sparring: Any, session: str) -> None:
     responses_mock.script(text("first answer", usage=Usage(100, 10)),

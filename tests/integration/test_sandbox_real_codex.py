@@ -19,14 +19,6 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def real_codex(codex_bin: Path, codex_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SPARRING_CODEX", str(codex_bin))
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("MOCK_OPENAI_KEY", "dummy")
-    return codex_bin
-
-
-@pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder outside the project and outside the temp dirs codex's workspace-write lets
     it write (/tmp, $TMPDIR): where nothing of a debate may ever land."""
