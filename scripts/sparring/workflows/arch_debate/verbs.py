@@ -20,7 +20,7 @@ from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
 from sparring.store.session import Session
-from sparring.turn import launch, lifecycle
+from sparring.turn import lifecycle
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
 from sparring.workflows.arch_debate.go_on import go_on
@@ -103,6 +103,8 @@ def round_(context: Context, directory: Path, file: Path | None, stand_in: Path 
 
 def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
            stand_in: bytes | None) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     project = project_root()
     directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)

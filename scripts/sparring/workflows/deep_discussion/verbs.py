@@ -19,7 +19,7 @@ from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
-from sparring.turn import launch, lifecycle
+from sparring.turn import lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
@@ -66,6 +66,8 @@ def frame(context: Context, session: str, file: Path | None,
 
 
 def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
@@ -98,6 +100,8 @@ def round_(context: Context, session: str, file: Path | None, accept_changes: bo
 
 def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
            accept_changes: bool) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -168,6 +172,8 @@ def synthesis(context: Context, session: str, options: dict[str, Any]) -> dict[s
 
 
 def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
