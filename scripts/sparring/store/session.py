@@ -7,7 +7,6 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,6 +65,8 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
     """A new session with an id unique even when many `init`s run at once, starting with
     the engine record, token budget and own records (`sections`: top-level keys) its
     workflow gives it (workflows/sessions.py)."""
+    import secrets  # hashlib and more: only a new session needs it
+
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
