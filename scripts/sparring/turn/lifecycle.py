@@ -21,9 +21,13 @@ from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.records import TurnRecord
 from sparring.store import runs
+from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.store.state import locked
-from sparring.turn import record as turns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.turn import record as turns
 
 # A runner gets this long to record its own identity before we doubt it.
 _RUNNER_GRACE_S = 15.0
@@ -65,7 +69,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.turn_file(turn["n"], turns.EVENTS), finished)
+    return data, turn, events.read(session.turn_file(turn["n"], EVENTS_FILE), finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
@@ -153,6 +157,8 @@ def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
 def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> None:
     """The runner is gone: nothing of its turn runs on (its watchdog has most likely ended
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
+    from sparring.turn import record as turns  # recording an end: not on a look
+
     reason = None
     if run is not None and process.is_alive(run.codex):
         reason = turns.deadline_passed(session, turn, time.time())
@@ -202,6 +208,8 @@ def _end(session: Session, n: int, run: runs.Run | None) -> None:
     if run is not None:
         process.end(run.scope())  # the runner too, if it did not finish in time
     if not states.is_terminal(find_turn(session.load(), n)["status"]):
+        from sparring.turn import record as turns
+
         turns.record_end(session, n, exit_code=None, end_reason="stopped",
                          follow_up=_ended(session, run))
     if run is not None:

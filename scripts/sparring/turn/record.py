@@ -22,11 +22,12 @@ from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
 from sparring.records import TurnRecord
+from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
 
 PROMPT = "prompt.txt"
-EVENTS = "events.jsonl"
+EVENTS = EVENTS_FILE
 STDERR = "stderr.log"
 RUNNER_LOG = "runner.log"
 
