@@ -27,8 +27,8 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sparring.errors import SparringError
 
@@ -63,8 +63,9 @@ _PROTECTED_FILES = {
 }
 
 
-@dataclass(frozen=True)
-class Place:
+# Named tuples, not dataclasses: `status` and `--cwd` come through here every round, and
+# dataclasses would bring inspect, ast and more (process/__init__.py does the same).
+class Place(NamedTuple):
     """Where a path leads: `parts` below `root` (a real path), none of them `.` or `..`."""
 
     root: Path
@@ -80,8 +81,7 @@ class Place:
         return self.parts[-3:-1] == INBOX
 
 
-@dataclass(frozen=True)
-class Taken:
+class Taken(NamedTuple):
     """A file read through the door: its bytes, where it was, and the file it was (device,
     inode, size, modification and change times), to know it again later."""
 
