@@ -9,7 +9,6 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -17,10 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import ledger as ledgers
 from sparring import paths, states
 from sparring.errors import SparringError
-from sparring.ledger import CLAUDE, CODEX
 from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.session import Session, local_time
@@ -36,6 +33,8 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
           agreement_audit: dict[str, Any]) -> dict[str, Any]:
     """The report's facts; `agreement_audit` is the workflow's (audit.compute, from the
     record its package reads)."""
+    from sparring import ledger as ledgers  # dataclasses and more: a report, not a status
+
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
@@ -52,8 +51,8 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
                              if p.is_agreed() and not p.is_pending()],
         "disagreements": [ledgers.point_row(p) for p in known.points.values()
                           if p.is_disputed() or p.is_pending()],
-        "codex_position": _last_position(data, CODEX),
-        "claude_position": _last_position(data, CLAUDE),
+        "codex_position": _last_position(data, ledgers.CODEX),
+        "claude_position": _last_position(data, ledgers.CLAUDE),
         "summary": decision.get("summary") if decision else None,
         "synthesis": synthesis,
         "sources": _sources(known),
@@ -116,7 +115,9 @@ def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
 
 
 def _last_position(data: AnySession, side: str) -> str | None:
-    if side == CODEX:
+    from sparring import ledger as ledgers
+
+    if side == ledgers.CODEX:
         answers = ledgers.answers_by_round(data)
         return answers[max(answers)].get("position") if answers else None
     verdicts = data["engine"]["verdicts"]
@@ -220,6 +221,8 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

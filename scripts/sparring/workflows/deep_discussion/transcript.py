@@ -10,7 +10,6 @@ as a line of its own; one side saying it is only a proposal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sparring.errors import SparringError
@@ -84,8 +83,9 @@ def _invalid(why: str) -> SparringError:
                          f"valid forms: {VALID_FORMS}")
 
 
-@dataclass(frozen=True)
-class Message:
+# A named tuple, not a dataclass: `discuss status` and a discussion's `wait` read the
+# transcript every round, and dataclasses would bring inspect, ast and more.
+class Message(NamedTuple):
     round: int
     speaker: str  # claude | codex | critic
     text: str

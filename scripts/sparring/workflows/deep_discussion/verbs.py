@@ -21,7 +21,6 @@ from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
 from sparring.turn import lifecycle
 from sparring.workflows import report as reports
-from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
 from sparring.workflows.deep_discussion.go_on import go_on
@@ -199,6 +198,8 @@ def report(context: Context, session: str, file: Path | None, out: Path | None
 
 
 def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
+    from sparring.workflows.deep_discussion import audit as discussion_audit  # a report's
+
     session, data = load(ref, context.cwd)
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
