@@ -11,14 +11,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sparring.errors import SparringError
-from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 from sparring.store import locate, shapes, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
+
+if TYPE_CHECKING:
+    from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
 
@@ -51,7 +53,7 @@ class Session:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
         and `update` stay untyped for the modules that do not use the records yet."""
         with self.update() as data:
-            yield cast(SessionRecord, data)
+            yield cast("SessionRecord", data)
 
     def turn_dir(self, n: int) -> Path:
         return self.dir / "turns" / str(n)

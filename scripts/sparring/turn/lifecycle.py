@@ -19,7 +19,6 @@ from typing import Any
 from sparring import process, states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn, latest_turn
@@ -27,6 +26,7 @@ from sparring.store.state import locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from sparring.records import TurnRecord
     from sparring.turn import record as turns
 
 # A runner gets this long to record its own identity before we doubt it.

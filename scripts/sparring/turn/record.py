@@ -18,7 +18,6 @@ from sparring import answers, codex, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
-from sparring.records import TurnRecord
 from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
@@ -26,6 +25,7 @@ from sparring.store.state import private_dir, write_private
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sparring.config import TurnSettings
+    from sparring.records import TurnRecord
 
 PROMPT = "prompt.txt"
 EVENTS = EVENTS_FILE
@@ -139,7 +139,8 @@ def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | Non
     return None
 
 
-FollowUp = Callable[[dict[str, Any], TurnRecord], None]
+if TYPE_CHECKING:  # an annotation's: records.py stays out of every poll
+    FollowUp = Callable[[dict[str, Any], TurnRecord], None]
 
 
 def record_end(

@@ -14,15 +14,17 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sparring import paths, states
 from sparring.errors import SparringError
-from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.session import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import summarize
+
+if TYPE_CHECKING:
+    from sparring.records import AnySession, DecisionRecord, EngineRecord
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -38,7 +40,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
-    summary = summarize(session, untyped(data))
+    summary = summarize(session, cast("dict[str, Any]", data))  # records.untyped
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
         "skill": data["skill"],
@@ -92,7 +94,7 @@ def degraded_reasons(data: AnySession) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    stopped = budget.degraded_reason(untyped(data))
+    stopped = budget.degraded_reason(cast("dict[str, Any]", data))  # records.untyped
     return [*found, stopped] if stopped else found
 
 

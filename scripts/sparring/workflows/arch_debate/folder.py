@@ -22,8 +22,11 @@ from typing import Any, NamedTuple
 
 from sparring import paths
 from sparring.errors import SparringError
-from sparring.records import AnySession
 from sparring.workflows import markers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
 DECISION_NEEDED = "DECISION-NEEDED.md"

@@ -14,7 +14,6 @@ from typing import Any
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.records import AnySession, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
@@ -22,6 +21,10 @@ from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
 from sparring.workflows.arch_debate import folder as debate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession, TurnRecord
 
 WORD_LIMIT = 500
 

@@ -15,7 +15,6 @@ from typing import Any
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
-from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
@@ -27,6 +26,10 @@ from sparring.workflows.arch_debate.go_on import go_on
 from sparring.workflows.arch_debate.status import WORD_LIMIT, find_session
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")

@@ -13,11 +13,14 @@ import re
 from typing import Any, NamedTuple
 
 from sparring.errors import SparringError
-from sparring.records import AnySession
 from sparring.store.session import Session
 from sparring.turn import record as turns
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")

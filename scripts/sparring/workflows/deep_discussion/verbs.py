@@ -15,7 +15,6 @@ from typing import Any
 from sparring import templates
 from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
-from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
@@ -27,6 +26,10 @@ from sparring.workflows.deep_discussion.go_on import go_on
 from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
