@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,7 +26,8 @@ from sparring.process.identity import _START_TIME_TOLERANCE
 from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
 if TYPE_CHECKING:
-    import subprocess  # loaded by what starts a child: `status` and `poll` never do
+    import signal  # signal and subprocess load where a process is started or ended:
+    import subprocess  # `status` and `poll` of an ended turn never do
 
     import psutil
 
@@ -137,6 +137,7 @@ def end(scope: tree.Scope, grace: float = tree.GRACE_S) -> list[int]:
 
 def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
     """Run a short command to completion; on timeout its whole group is killed."""
+    import signal
     import subprocess
 
     proc = subprocess.Popen(

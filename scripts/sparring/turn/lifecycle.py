@@ -12,7 +12,6 @@ process is only ever signalled on the record's word, never on session.json's.
 
 from __future__ import annotations
 
-import signal
 import time
 from typing import Any
 
@@ -92,6 +91,8 @@ def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
 def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringError:
     """End what the runner's record names and say session.json is corrupt. The runner is
     killed outright: it must not write its turn's end into a file that disagrees."""
+    import signal  # here, not at load: observing a turn never signals
+
     if run is not None:
         process.send(run.runner, signal.SIGKILL)
         process.end(run.scope())
@@ -203,6 +204,8 @@ def _flag_latest(session: Session) -> int | None:
 def _end(session: Session, n: int, run: runs.Run | None) -> None:
     """Ask the runner to end turn `n` (it ends every process of the turn and records the
     end); if it does not within _RUNNER_RECORD_S, or is gone, end them here and record it."""
+    import signal
+
     if run is not None and run.turn == n and process.send(run.runner, signal.SIGTERM):
         _await_end(session, n, run)
     if run is not None:
