@@ -164,21 +164,50 @@ def test_a_running_turn_is_reported_by_the_door_without_the_cli(
     assert sparring("stop", sid).exit_code == 0
 
 
+# What no call a debate makes each round may load (bench/status_bench.py measures them
+# against `python -I -c pass`, goal 2.0x; docs/performance.md): the CLI and what only it
+# needs (click, the template engine, the schema validator, the YAML reader), and what only
+# starting a turn, recording its end or writing a report needs, each a few milliseconds.
+HEAVY = {
+    "click", "jinja2", "jsonschema", "yaml", "psutil", "sparring.cli.main",
+    "subprocess", "secrets", "dataclasses", "inspect",
+    "sparring.records", "sparring.ledger", "sparring.config", "sparring.turn.launch",
+    "sparring.turn.runner", "sparring.guard", "sparring.workflows.audit",
+}
+
+
+def loaded_by_python_m_sparring(sparring: Any, repo: Path, argv: list[str]) -> set[str]:
+    """The modules `python -m sparring ARGV` imported, once it printed the CLI's object."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
+                          cwd=repo, check=True, capture_output=True, text=True)
+    assert done.stdout == sparring(*argv).raw
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "sparring.cli.door" in imported
+    return imported
+
+
 @pytest.mark.parametrize("argv", [
     ["status", "SID"], ["discuss", "status", "SID"], ["wait", "SID", "--timeout", "0"],
 ])
 def test_python_m_sparring_answers_them_without_click(sparring: Any, fake_codex: Any,
                                                       repo: Path, argv: list[str]) -> None:
     """The real way in: `python -m sparring` prints the CLI's object and loads neither click
-    nor the template engine, the schema validator or the YAML reader to do it."""
+    nor anything else heavy (HEAVY) to do it."""
     fake_codex.mode("ok", reply="An answer.")
     sid = sparring("discuss", "new", "--args", "high").out["session"]
     sparring("discuss", "frame", sid, input=FRAME)
     ended(sparring, sid, "completed")
     argv = [sid if a == "SID" else a for a in argv]
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
-                          cwd=repo, check=True, capture_output=True, text=True)
-    assert done.stdout == sparring(*argv).raw
-    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "sparring.cli.door" in imported
-    assert not imported & {"click", "jinja2", "jsonschema", "yaml", "sparring.cli.main"}
+    assert not loaded_by_python_m_sparring(sparring, repo, argv) & HEAVY
+
+
+@pytest.mark.parametrize("argv", [["debate", "status", "debate"], ["poll", "SID"]])
+def test_an_arch_debates_calls_load_nothing_heavy(sparring: Any, fake_codex: Any, repo: Path,
+                                                  argv: list[str]) -> None:
+    fake_codex.mode("ok", reply="Round 1: SQLite, because one writer is enough.")
+    sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
+    (repo / "debate" / "round-0-claude.md").write_text("SQLite.\n")
+    sparring("debate", "round", "debate")
+    ended(sparring, sid, "completed")
+    argv = [sid if a == "SID" else a for a in argv]
+    assert not loaded_by_python_m_sparring(sparring, repo, argv) & HEAVY

@@ -28,7 +28,6 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from sparring.errors import SparringError
@@ -64,13 +63,16 @@ _PROTECTED_FILES = {
 }
 
 
-@dataclass(frozen=True)
+# Plain classes with slots, not dataclasses or named tuples: `status`, `--cwd` and poll's fast
+# path come through here every round, and those would bring inspect or typing along.
 class Place:
     """Where a path leads: `parts` below `root` (a real path), none of them `.` or `..`."""
 
-    root: Path
-    parts: tuple[str, ...]
-    given: str  # as the argument spelled it, for messages
+    __slots__ = ("given", "parts", "root")
+
+    def __init__(self, root: Path, parts: tuple[str, ...], given: str) -> None:
+        self.root, self.parts = root, parts
+        self.given = given  # as the argument spelled it, for messages
 
     @property
     def path(self) -> Path:
@@ -81,14 +83,14 @@ class Place:
         return self.parts[-3:-1] == INBOX
 
 
-@dataclass(frozen=True)
 class Taken:
     """A file read through the door: its bytes, where it was, and the file it was (device,
     inode, size, modification and change times), to know it again later."""
 
-    data: bytes
-    place: Place
-    identity: tuple[int, ...]
+    __slots__ = ("data", "identity", "place")
+
+    def __init__(self, data: bytes, place: Place, identity: tuple[int, ...]) -> None:
+        self.data, self.place, self.identity = data, place, identity
 
 
 def place(path: Path | str, root: Path, what: str, hint: str = "") -> Place:

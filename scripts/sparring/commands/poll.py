@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from sparring import states
 from sparring.errors import SparringError
-from sparring.records import TurnRecord
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
@@ -17,6 +16,7 @@ from sparring.workflows import registry
 
 if TYPE_CHECKING:
     from sparring.codex import events
+    from sparring.records import TurnRecord
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05

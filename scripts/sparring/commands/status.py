@@ -7,13 +7,11 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import SparringError
-from sparring.records import untyped
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.turn import budget, lifecycle
-from sparring.turn.summary import summarize
+from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
-from sparring.workflows import report as reports
 
 
 def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any]:
@@ -56,7 +54,7 @@ def _where(session: sessions.Session, data: dict[str, Any], cwd: Path) -> dict[s
 
 def _question(data: dict[str, Any]) -> str | None:
     own = data.get("debate") or data.get("discussion") or {}
-    return reports.question(untyped(data)) or own.get("question") or own.get("topic")
+    return question(data) or own.get("question") or own.get("topic")
 
 
 def _row(session: sessions.Session, cwd: Path) -> dict[str, Any]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -28,6 +26,9 @@ from sparring.process.identity import _START_TIME_TOLERANCE
 from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
 if TYPE_CHECKING:
+    import signal  # signal and subprocess load where a process is started or ended:
+    import subprocess  # `status` and `poll` of an ended turn never do
+
     import psutil
 
 # Named tuples, not dataclasses: the guard's git commands come through here, and `python -m
@@ -61,6 +62,8 @@ def spawn_background(
     system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
     for single-threaded parents (it uses preexec_fn).
     """
+    import subprocess
+
     stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
     try:
         with _append_private(stdout) as out, _append_private(stderr) as err:
@@ -134,6 +137,9 @@ def end(scope: tree.Scope, grace: float = tree.GRACE_S) -> list[int]:
 
 def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
     """Run a short command to completion; on timeout its whole group is killed."""
+    import signal
+    import subprocess
+
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -157,6 +163,8 @@ def start_piped(argv: Sequence[str], *, cwd: Path,
     gives (exit status, stdout, stderr). Its output goes to files in memory, not pipes, so
     it runs to its end unhindered while the caller does other work (a pipe would stop it
     at 64 KB until read). OSError when it cannot start."""
+    import subprocess
+
     out, err = _capture(), _capture()
     try:
         proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    import signal
+
     import psutil
 
     from sparring.process.identity import Identity
@@ -152,6 +153,8 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
     finds none: TERM, up to `grace` seconds to go, then freeze and KILL. Returns the pids
     that were running. Nothing is reaped here: a caller waiting for its own child (the
     runner for codex) still gets the exit status."""
+    import signal  # here, not at load: a look at a turn never signals
+
     scan = _Scan(scope)
     found = scan.settled()
     ended = {p.pid for p in found}
@@ -177,6 +180,8 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
 def _freeze(scan: _Scan, first: list[psutil.Process]) -> list[psutil.Process]:
     """Stop `first`, then everything each new scan finds, until one finds nothing new.
     Their process groups are stopped whole too: a member forked after the scan is in it."""
+    import signal
+
     frozen: set[psutil.Process] = set()
     new = first
     for _ in range(_FREEZE_SCANS):

@@ -17,6 +17,7 @@ import os
 STATE_DIR = ".sparring"
 SESSION_FILE = "session.json"
 SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
+EVENTS_FILE = "events.jsonl"  # a turn's Codex events, in its folder turns/N/
 
 
 def project_root(cwd: str) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -99,6 +98,8 @@ def read(session_dir: Path) -> Run | None:
 def begin(session_dir: Path, turn: Mapping[str, Any]) -> Run:
     """A new record for a runner about to start on `turn`, with a new mark. An earlier
     record is replaced only if its runner is gone (lifecycle repaired its turn first)."""
+    import secrets  # hashlib and more: only a new run needs it
+
     run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]),
               secrets.token_hex(16), None, None, None, ())
     with _lock():

@@ -7,19 +7,20 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sparring.errors import SparringError
-from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 from sparring.store import locate, shapes, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
+
+if TYPE_CHECKING:
+    from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
 
@@ -53,7 +54,7 @@ class Session:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
         and `update` stay untyped for the modules that do not use the records yet."""
         with self.update() as data:
-            yield cast(SessionRecord, data)
+            yield cast("SessionRecord", data)
 
     def turn_dir(self, n: int) -> Path:
         return self.dir / "turns" / str(n)
@@ -67,6 +68,8 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
     """A new session with an id unique even when many `init`s run at once, starting with
     the engine record, token budget and own records (`sections`: top-level keys) its
     workflow gives it (workflows/sessions.py)."""
+    import secrets  # hashlib and more: only a new session needs it
+
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -12,18 +12,21 @@ process is only ever signalled on the record's word, never on session.json's.
 
 from __future__ import annotations
 
-import signal
 import time
 from typing import Any
 
 from sparring import process, states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.records import TurnRecord
 from sparring.store import runs
+from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.store.state import locked
-from sparring.turn import record as turns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import TurnRecord
+    from sparring.turn import record as turns
 
 # A runner gets this long to record its own identity before we doubt it.
 _RUNNER_GRACE_S = 15.0
@@ -65,7 +68,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.turn_file(turn["n"], turns.EVENTS), finished)
+    return data, turn, events.read(session.turn_file(turn["n"], EVENTS_FILE), finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
@@ -88,6 +91,8 @@ def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
 def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringError:
     """End what the runner's record names and say session.json is corrupt. The runner is
     killed outright: it must not write its turn's end into a file that disagrees."""
+    import signal  # here, not at load: observing a turn never signals
+
     if run is not None:
         process.send(run.runner, signal.SIGKILL)
         process.end(run.scope())
@@ -153,6 +158,8 @@ def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
 def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> None:
     """The runner is gone: nothing of its turn runs on (its watchdog has most likely ended
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
+    from sparring.turn import record as turns  # recording an end: not on a look
+
     reason = None
     if run is not None and process.is_alive(run.codex):
         reason = turns.deadline_passed(session, turn, time.time())
@@ -197,11 +204,15 @@ def _flag_latest(session: Session) -> int | None:
 def _end(session: Session, n: int, run: runs.Run | None) -> None:
     """Ask the runner to end turn `n` (it ends every process of the turn and records the
     end); if it does not within _RUNNER_RECORD_S, or is gone, end them here and record it."""
+    import signal
+
     if run is not None and run.turn == n and process.send(run.runner, signal.SIGTERM):
         _await_end(session, n, run)
     if run is not None:
         process.end(run.scope())  # the runner too, if it did not finish in time
     if not states.is_terminal(find_turn(session.load(), n)["status"]):
+        from sparring.turn import record as turns
+
         turns.record_end(session, n, exit_code=None, end_reason="stopped",
                          follow_up=_ended(session, run))
     if run is not None:

@@ -8,25 +8,27 @@ notices the end first records it — the background runner normally, or a
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparring import answers, codex, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
-from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
-from sparring.records import TurnRecord
+from sparring.store.locate import EVENTS_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.config import TurnSettings
+    from sparring.records import TurnRecord
+
 PROMPT = "prompt.txt"
-EVENTS = "events.jsonl"
+EVENTS = EVENTS_FILE
 STDERR = "stderr.log"
 RUNNER_LOG = "runner.log"
 
@@ -38,8 +40,9 @@ _RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_
                           "network_unreachable"})
 
 
-@dataclass(frozen=True)
-class Outcome:
+# A named tuple, not a dataclass, and hashlib and config imported where used: every poll
+# and wait loads this module (turn/view.py), and those would bring inspect, ast and more.
+class Outcome(NamedTuple):
     status: str
     error: dict[str, Any] | None
 
@@ -71,6 +74,8 @@ def new_turn(
     go_on: str | None = None,
 ) -> TurnRecord:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
+    import hashlib
+
     n = len(data["turns"]) + 1
     directory = session.turn_dir(n)
     _set_aside(directory)
@@ -134,7 +139,8 @@ def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | Non
     return None
 
 
-FollowUp = Callable[[dict[str, Any], TurnRecord], None]
+if TYPE_CHECKING:  # an annotation's: records.py stays out of every poll
+    FollowUp = Callable[[dict[str, Any], TurnRecord], None]
 
 
 def record_end(
@@ -188,6 +194,8 @@ def _deliver(session: Session, root: Path, turn: TurnRecord, path: str, text: st
     one during the turn), never outside the project (paths.write): then the answer stays in
     the turn's folder and the turn says so.
     """
+    import hashlib
+
     body = unfence(text).rstrip("\n") + "\n"
     turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
@@ -254,6 +262,8 @@ def classify(
 
 
 def _offline_error(view: events.TurnView, settings: dict[str, Any]) -> dict[str, Any]:
+    from sparring.config import OFFLINE_AFTER
+
     last = view.notices[-1] if view.notices else "Reconnecting..."
     waited = settings.get("offline_after", OFFLINE_AFTER)
     return _error(

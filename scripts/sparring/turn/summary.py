@@ -13,6 +13,10 @@ from sparring.codex import rollout
 from sparring.store.session import Session
 from sparring.turn import budget
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 SUMMARY_FILE = "summary.json"
 
 
@@ -68,3 +72,13 @@ def _applied(data: dict[str, Any], latest: dict[str, Any] | None) -> dict[str, A
     if recorded:
         return {**passed, **recorded, "source": "codex rollout"}
     return {**passed, "source": "command line"}
+
+
+def question(data: Mapping[str, Any]) -> str | None:
+    """The question a session debates, as its first round's template was given it."""
+    for turn in data["turns"]:
+        found = (turn.get("template") or {}).get("question")
+        if found:
+            return str(found)
+    found = data.get("question")
+    return None if found is None else str(found)

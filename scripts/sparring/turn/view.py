@@ -13,10 +13,13 @@ from typing import Any
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
-from sparring.records import TurnRecord
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
 from sparring.turn import record as turns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import TurnRecord
 
 MAX_ACTIVITIES = 20
 

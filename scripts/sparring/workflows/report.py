@@ -9,23 +9,22 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sparring import ledger as ledgers
 from sparring import paths, states
 from sparring.errors import SparringError
-from sparring.ledger import CLAUDE, CODEX
-from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.session import Session, local_time
 from sparring.turn import budget
-from sparring.turn.summary import summarize
+from sparring.turn.summary import question, summarize
+
+if TYPE_CHECKING:
+    from sparring.records import AnySession, DecisionRecord, EngineRecord
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -36,10 +35,12 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
           agreement_audit: dict[str, Any]) -> dict[str, Any]:
     """The report's facts; `agreement_audit` is the workflow's (audit.compute, from the
     record its package reads)."""
+    from sparring import ledger as ledgers  # dataclasses and more: a report, not a status
+
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
-    summary = summarize(session, untyped(data))
+    summary = summarize(session, cast("dict[str, Any]", data))  # records.untyped
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
         "constraints": constraints(data),
@@ -53,8 +54,8 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
                              if p.is_agreed() and not p.is_pending()],
         "disagreements": [ledgers.point_row(p) for p in known.points.values()
                           if p.is_disputed() or p.is_pending()],
-        "codex_position": _last_position(data, CODEX),
-        "claude_position": _last_position(data, CLAUDE),
+        "codex_position": _last_position(data, ledgers.CODEX),
+        "claude_position": _last_position(data, ledgers.CLAUDE),
         "summary": decision.get("summary") if decision else None,
         "synthesis": synthesis,
         "sources": _sources(known),
@@ -70,14 +71,6 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
         "guard": _guard_findings(data),
         "rejudged": _rejudged(state),
     }
-
-
-def question(data: AnySession) -> str | None:
-    for turn in data["turns"]:
-        found = (turn.get("template") or {}).get("question")
-        if found:
-            return str(found)
-    return data.get("question")
 
 
 def constraints(data: AnySession) -> str | None:
@@ -105,7 +98,7 @@ def degraded_reasons(data: AnySession) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    stopped = budget.degraded_reason(untyped(data))
+    stopped = budget.degraded_reason(cast("dict[str, Any]", data))  # records.untyped
     return [*found, stopped] if stopped else found
 
 
@@ -128,7 +121,9 @@ def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
 
 
 def _last_position(data: AnySession, side: str) -> str | None:
-    if side == CODEX:
+    from sparring import ledger as ledgers
+
+    if side == ledgers.CODEX:
         answers = ledgers.answers_by_round(data)
         return answers[max(answers)].get("position") if answers else None
     verdicts = data["engine"]["verdicts"]
@@ -232,6 +227,8 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -15,15 +15,18 @@ so it can never agree.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparring import paths
 from sparring.errors import SparringError
-from sparring.records import AnySession
 from sparring.workflows import markers
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
 DECISION_NEEDED = "DECISION-NEEDED.md"
@@ -33,8 +36,9 @@ _ROUND_FILE = re.compile(r"^round-(\d+)-(claude|codex|agreed)\.md$")
 NAMES = {"claude": "Claude", "codex": "Codex"}
 
 
-@dataclass
-class Round:
+# Named tuples, not dataclasses: `debate status` and an arch-debate's `wait` read the folder
+# every round, and dataclasses would bring inspect, ast and more.
+class Round(NamedTuple):
     n: int
     side: str
     path: Path
@@ -55,12 +59,11 @@ class Round:
         return self.authentic and markers.opens_with_agreed(self.text)
 
 
-@dataclass
-class DebateState:
+class DebateState(NamedTuple):
     rounds: list[Round]
-    misplaced: list[str] = field(default_factory=list)
-    agreed: dict[str, Any] | None = None
-    proposal: Round | None = None
+    misplaced: list[str]
+    agreed: dict[str, Any] | None  # the two rounds that agree, once agreement is confirmed
+    proposal: Round | None  # else Codex's or Claude's latest round when it proposes agreement
 
     @property
     def last(self) -> Round | None:
@@ -99,9 +102,7 @@ def read(directory: Path, root: Path, written: dict[str, str] | None = None) -> 
         text = read_file(path, root)
         authentic = key[1] == "claude" or (written or {}).get(path.name) == digest(text)
         rounds.append(Round(key[0], key[1], path, text, authentic))
-    state = DebateState(rounds, misplaced=sorted(p.name for p in present.values()))
-    _find_agreement(state)
-    return state
+    return DebateState(rounds, sorted(p.name for p in present.values()), *_agreement(rounds))
 
 
 def locate(directory: Path, root: Path, create: bool = False) -> Path:
@@ -131,13 +132,15 @@ def read_file(path: Path, root: Path) -> str:
                            "file: fix or remove it, then run the command again")
 
 
-def _find_agreement(state: DebateState) -> None:
-    for earlier, later in zip(state.rounds, state.rounds[1:], strict=False):
+def _agreement(rounds: list[Round]) -> tuple[dict[str, Any] | None, Round | None]:
+    """(agreed, proposal) of DebateState."""
+    for earlier, later in itertools.pairwise(rounds):
         if earlier.agrees and later.agrees:
-            state.agreed = {"proposed": earlier, "confirmed": later}
-            return
-    if state.last is not None and state.last.agrees and state.last.n > 0:
-        state.proposal = state.last
+            return {"proposed": earlier, "confirmed": later}, None
+    last = rounds[-1] if rounds else None
+    if last is not None and last.agrees and last.n > 0:
+        return None, last
+    return None, None
 
 
 def next_step(state: DebateState, max_rounds: int) -> str:

@@ -14,15 +14,17 @@ from typing import Any
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.records import AnySession, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
-from sparring.workflows.arch_debate import audit as debate_audit
 from sparring.workflows.arch_debate import folder as debate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession, TurnRecord
 
 WORD_LIMIT = 500
 
@@ -104,6 +106,8 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
     with its facts as JSON beside it (the agreement audit among them)."""
     if step not in ("agreed", "stuck"):
         return []
+    from sparring.workflows.arch_debate import audit as debate_audit  # an outcome's only
+
     model = reports.build(session, data, None,
                           debate_audit.compute(session, data, state, project))
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"

@@ -15,12 +15,11 @@ from typing import Any
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
-from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
 from sparring.store.session import Session
-from sparring.turn import launch, lifecycle
+from sparring.turn import lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
@@ -31,6 +30,11 @@ from sparring.workflows.workflow import Context
 
 # What the reply that settled a debate need not repeat (Claude has it, or acts on the rest).
 _REPEATED = ("session", "question", "codex_turn")
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
+
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
                "round-N-claude.md", "round-N-agreed.md")
 
@@ -106,6 +110,8 @@ def round_(context: Context, directory: Path, file: Path | None, stand_in: Path 
 
 def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
            stand_in: bytes | None) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     project = project_root()
     directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)

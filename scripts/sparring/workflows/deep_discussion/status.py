@@ -12,13 +12,16 @@ from typing import Any
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.records import DiscussionRecord, TurnRecord
 from sparring.store import session as sessions
 from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import transcript as discussion
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import DiscussionRecord, TurnRecord
 
 
 def status(ref: str, cwd: Path) -> dict[str, Any]:

@@ -10,15 +10,17 @@ as a line of its own; one side saying it is only a proposal.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sparring.errors import SparringError
-from sparring.records import AnySession
 from sparring.store.session import Session
 from sparring.turn import record as turns
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")
@@ -91,8 +93,9 @@ def _invalid(why: str) -> SparringError:
                          f"valid forms: {VALID_FORMS}")
 
 
-@dataclass(frozen=True)
-class Message:
+# A named tuple, not a dataclass: `discuss status` and a discussion's `wait` read the
+# transcript every round, and dataclasses would bring inspect, ast and more.
+class Message(NamedTuple):
     round: int
     speaker: str  # claude | codex | critic
     text: str

@@ -15,20 +15,22 @@ from typing import Any
 from sparring import templates
 from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
-from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.session import Session
-from sparring.turn import launch, lifecycle
+from sparring.turn import lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows import report as reports
-from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
 from sparring.workflows.deep_discussion.go_on import go_on
 from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sparring.records import AnySession
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
@@ -70,6 +72,8 @@ def frame(context: Context, session: str, file: Path | None,
 
 
 def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
@@ -103,6 +107,8 @@ def round_(context: Context, session: str, file: Path | None, accept_changes: bo
 
 def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
            accept_changes: bool) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -181,6 +187,8 @@ def synthesis(context: Context, session: str, options: dict[str, Any]) -> dict[s
 
 
 def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
+    from sparring.turn import launch  # starting a turn loads much: not on a status call
+
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -206,6 +214,8 @@ def report(context: Context, session: str, file: Path | None, out: Path | None
 
 
 def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
+    from sparring.workflows.deep_discussion import audit as discussion_audit  # a report's
+
     session, data = load(ref, context.cwd)
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
