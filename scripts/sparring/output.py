@@ -41,6 +41,16 @@ def command(*words: str) -> Command:
     return Command(" ".join(["sparring", *(shell_word(w) for w in words)]))
 
 
+def is_text(arg: str) -> bool:
+    """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes):
+    one that is not is `not_utf8` (cli/main.py), before any verb runs, the first door's too."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def program() -> str:
     """How the caller runs sparring: the skill launcher's full path when called through it
     (Claude Code approves the launcher by that path only), else `sparring`."""

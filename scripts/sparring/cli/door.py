@@ -38,6 +38,10 @@ def main() -> int:
 def run(argv: list[str]) -> int | None:
     """Print `poll`/`wait` of an ended turn, or `guard check`, and return the exit status;
     None when the full CLI must answer (it has not printed anything then)."""
+    from sparring.output import is_text
+
+    if not all(is_text(arg) for arg in argv):
+        return None  # the CLI refuses it (not_utf8) before any verb runs
     if argv[:2] == ["guard", "check"]:
         return _guard_check(argv[2:])
     request = _request(argv)

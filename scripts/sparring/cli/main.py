@@ -35,7 +35,7 @@ from sparring.cli.verb import project_dir
 from sparring.cli.workflows import groups
 from sparring.errors import SparringError
 from sparring.limits import WAIT_TIMEOUT_S
-from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure
+from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure, is_text
 from sparring.workflows.registry import SKILLS
 
 
@@ -411,7 +411,7 @@ for _group in (*groups(), guard):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    bad = next((n for n, arg in enumerate(args, 1) if not _is_text(arg)), None)
+    bad = next((n for n, arg in enumerate(args, 1) if not is_text(arg)), None)
     if bad is not None:  # a question or a value no prompt, record or report could hold
         emit(failure("sparring", SparringError(
             "not_utf8", f"argument {bad} is not UTF-8 text",
@@ -447,10 +447,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _is_text(arg: str) -> bool:
-    """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes)."""
-    try:
-        arg.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
