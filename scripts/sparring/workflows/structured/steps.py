@@ -48,8 +48,8 @@ def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.D
     both sides have agreed."""
     inbox = workspace.session_inbox(data)
     if decision.decision == "consensus":
-        return _guard_stop(session, data, _report_step(session, inbox)) or \
-            _report_step(session, inbox)
+        report = _report_step(session, inbox)
+        return _guard_stop(session, data, report) or report
     follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
         "DISAGREED_POINTS"]}
     if decision.decision == "continue" and given.get("message"):
