@@ -34,7 +34,7 @@ REPO_ROOT = TESTS_DIR.parent
 
 @pytest.fixture(autouse=True)
 def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never read or write the real ~/.claude, ~/.codex or git config."""
+    """Tests never read or write the real ~/.claude, ~/.codex, git config or checkout."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -55,6 +55,9 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.setenv("SPARRING_STARTSECS", "0.5")
+    # Nor this checkout: a test that names no project must not start sessions, snapshot files
+    # or revert them in sparring's own repository (the `repo` fixture moves on from here).
+    monkeypatch.chdir(tmp_path)
 
 
 # The process, fault and guard tests run under every process backend this system has
