@@ -52,6 +52,23 @@ def test_think_about_before_the_seal_picks_up_at_the_seal(
     assert f"sparring wait {debate.sid} --seal" in open_sessions(sparring)[debate.sid]["next"]
 
 
+def test_dual_model_picked_up_while_codex_answers_seals_first(
+        sparring: Any, fake_codex: Any, scratch: Path) -> None:
+    """The conversation ended while Codex was still answering, before Claude's analysis was
+    sealed: the next step is the seal (its wait then waits for Codex), as it is once Codex
+    has answered, whichever came first."""
+    fake_codex.script([{"mode": "slow", "delay": 3, "reply": answer([cpt("X-1", "agree")])}])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    assert sparring("status", sid).out["status"] == "running"
+
+    step = open_sessions(sparring)[sid]["next"]
+
+    assert "not sealed yet" in step and f"`sparring wait {sid} --seal " in step
+    waited = sparring("wait", sid, "--seal", "-", input=b"C-1: mine\n")
+    assert waited.out["status"] == "completed" and waited.out["sealed"] is True
+
+
 def test_dual_model_picks_up_at_its_dispatch_then_at_the_report(
         sparring: Any, fake_codex: Any, scratch: Path) -> None:
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")])}])
