@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.debates import ArchDebate, Debate, answer, cpt, pt
+from support.debates import FRAME, ArchDebate, Debate, Discussion, answer, cpt, pt
 
 
 def open_sessions(sparring: Any) -> dict[str, dict[str, Any]]:
@@ -107,12 +107,32 @@ def test_arch_debate_picks_up_in_its_folder_at_claudes_round(
     row = open_sessions(sparring)[arch.session]
     assert row["question"] == "Should we use Redis or SQLite for sessions?"
     assert "round-1-claude.md" in row["next"]
+    # A new conversation has not seen Codex's round: it reads it before answering.
+    assert f"read Codex's round {repo / 'debate'}/round-1-codex.md whole, then write" in \
+        row["next"]
     assert f"sparring debate round {repo / 'debate'} --file" in row["next"]
 
 
 def test_deep_discussion_picks_up_at_its_framing(sparring: Any, repo: Path) -> None:
     sid = sparring("discuss", "new", "--args", "xhigh").out["session"]
     assert f"sparring discuss frame {sid} --file" in open_sessions(sparring)[sid]["next"]
+
+
+def test_deep_discussion_picks_up_at_codex_round_shown_again(sparring: Any, fake_codex: Any,
+                                                            repo: Path) -> None:
+    """Codex's round is in, unread by the conversation that picks it up: `wait` shows it
+    again before Claude answers (`discuss status` itself, every round, says less)."""
+    fake_codex.script(["Codex round 1: an audit table."])
+    talk = Discussion(sparring, fake_codex, "high")
+    talk.step("frame", FRAME)
+    assert talk.wait()["next"].startswith("answer Codex: ")
+
+    step = open_sessions(sparring)[talk.sid]["next"]
+
+    assert step.startswith(f"Codex's round 1 is in: `sparring wait {talk.sid}` shows it again")
+    assert f"`sparring discuss round {talk.sid} --file " in step
+    shown = sparring("wait", talk.sid).out
+    assert shown["discussion"]["last_message"]["text"].startswith("Codex round 1")
 
 
 def test_a_finalized_session_is_not_open(sparring: Any, fake_codex: Any,
