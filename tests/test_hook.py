@@ -205,6 +205,24 @@ def test_reads_inside_the_plugins_skill_folders_only() -> None:
         assert hook.decide(tool("Read", str(path), cwd), PLUGIN) is None, path
 
 
+def skill(name: Any) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "tool_name": "Skill", "cwd": "/home/me/app",
+            "tool_input": {"skill": name, "args": "go on with the debate"}}
+
+
+def test_claude_may_invoke_the_plugins_own_skills_only() -> None:
+    """What install.py's `Skill(<skill>)` rules allow an installed pack: Claude invoking a
+    skill itself, for plain words. The plugin's skills are named after the plugin."""
+    assert json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())["name"] == \
+        hook.NAME
+    for name in SKILLS:
+        assert f"Skill({name})" in layout.rules([ROOT / "skills" / name])
+        assert hook.decide(skill(f"sparring:{name}"), PLUGIN), name
+    for name in ("arch-debate", "other:arch-debate", "sparring:", "sparring:no-such-skill",
+                 "sparring:../arch-debate", "sparring:arch-debate/x", 1, None):
+        assert hook.decide(skill(name), PLUGIN) is None, name
+
+
 # -- a copy of the plugin, as Claude Code runs its hook --------------------------------------------
 
 
@@ -219,7 +237,8 @@ def hook_command(plugin: Path) -> list[str]:
     """hooks/hooks.json's command, as Claude Code runs it (CLAUDE_PLUGIN_ROOT substituted)."""
     config = json.loads((plugin / "hooks" / "hooks.json").read_text())
     [entry] = config["hooks"]["PreToolUse"]
-    assert set(entry["matcher"].split("|")) == {"Bash", "Write", "Edit", "MultiEdit", "Read"}
+    assert set(entry["matcher"].split("|")) == {"Bash", "Write", "Edit", "MultiEdit", "Read",
+                                                 "Skill"}
     [command] = entry["hooks"]
     assert command["type"] == "command"
     return shlex.split(command["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))

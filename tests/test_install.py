@@ -551,12 +551,12 @@ def launcher_word(target: Path, skill: str) -> str:
 
 def rules_for(target: Path) -> list[str]:
     """What a debate needs in every turn: the launcher of each skill by its full path with
-    the verbs that skill runs, each skill's folder, and the inbox."""
+    the verbs that skill runs, each skill's folder, the skill itself, and the inbox."""
     found = []
     for skill in SKILLS:
         found += [f"Bash({launcher_word(target, skill)} {verb} *)"
                   for verb in EVERY_SKILLS + OWN_VERBS[skill]]
-        found.append(f"Read(/{target / skill}/**)")
+        found += [f"Read(/{target / skill}/**)", f"Skill({skill})"]
     return [*found, "Edit(.sparring/inbox/**)"]
 
 
@@ -746,10 +746,11 @@ def test_a_dry_run_names_the_settings_it_would_change(project: Path,
                                                       env: dict[str, str]) -> None:
     done = run_install("--project", project, "--dry-run", env=env)
 
-    allowed = sum(len(EVERY_SKILLS + OWN_VERBS[skill]) + 1 for skill in SKILLS) + 1
+    allowed = sum(len(EVERY_SKILLS + OWN_VERBS[skill]) + 2 for skill in SKILLS) + 1
     assert re.search(rf"^would update settings +{project}/.claude/settings.local.json +"
-                     rf"\(allow {allowed} rule\(s\) for the skills' runner verbs, folders and "
-                     rf"inbox, ask before any runner call naming --sandbox \({len(SKILLS)} rule",
+                     rf"\(allow {allowed} rule\(s\) for the skills' runner verbs, folders, "
+                     rf"the skills themselves and the inbox, ask before any runner call "
+                     rf"naming --sandbox \({len(SKILLS)} rule",
                      done.stdout, re.M), done.stdout
     assert not (project / ".claude").exists()
 

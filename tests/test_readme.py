@@ -205,7 +205,7 @@ def test_a_newcomers_commands_run_as_written_from_a_fresh_clone(
 
 
 def test_the_rule_counts_the_docs_give_are_the_installs() -> None:
-    """56 allow and 4 ask rules for the four skills, as install.py writes them (layout.py)."""
+    """60 allow and 4 ask rules for the four skills, as install.py writes them (layout.py)."""
     from sparring.installer import layout
 
     folders = [Path("/p/.claude/skills") / name for name in sorted(layout.SKILL_VERBS)]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.debates import ArchDebate, Debate, answer, cpt, pt
+from support.debates import FRAME, ArchDebate, Debate, Discussion, answer, cpt, pt
 
 
 def open_sessions(sparring: Any) -> dict[str, dict[str, Any]]:
@@ -52,6 +52,23 @@ def test_think_about_before_the_seal_picks_up_at_the_seal(
     assert f"sparring wait {debate.sid} --seal" in open_sessions(sparring)[debate.sid]["next"]
 
 
+def test_dual_model_picked_up_while_codex_answers_seals_first(
+        sparring: Any, fake_codex: Any, scratch: Path) -> None:
+    """The conversation ended while Codex was still answering, before Claude's analysis was
+    sealed: the next step is the seal (its wait then waits for Codex), as it is once Codex
+    has answered, whichever came first."""
+    fake_codex.script([{"mode": "slow", "delay": 3, "reply": answer([cpt("X-1", "agree")])}])
+    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    assert sparring("status", sid).out["status"] == "running"
+
+    step = open_sessions(sparring)[sid]["next"]
+
+    assert "not sealed yet" in step and f"`sparring wait {sid} --seal " in step
+    waited = sparring("wait", sid, "--seal", "-", input=b"C-1: mine\n")
+    assert waited.out["status"] == "completed" and waited.out["sealed"] is True
+
+
 def test_dual_model_picks_up_at_its_dispatch_then_at_the_report(
         sparring: Any, fake_codex: Any, scratch: Path) -> None:
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")])}])
@@ -90,12 +107,32 @@ def test_arch_debate_picks_up_in_its_folder_at_claudes_round(
     row = open_sessions(sparring)[arch.session]
     assert row["question"] == "Should we use Redis or SQLite for sessions?"
     assert "round-1-claude.md" in row["next"]
+    # A new conversation has not seen Codex's round: it reads it before answering.
+    assert f"read Codex's round {repo / 'debate'}/round-1-codex.md whole, then write" in \
+        row["next"]
     assert f"sparring debate round {repo / 'debate'} --file" in row["next"]
 
 
 def test_deep_discussion_picks_up_at_its_framing(sparring: Any, repo: Path) -> None:
     sid = sparring("discuss", "new", "--args", "xhigh").out["session"]
     assert f"sparring discuss frame {sid} --file" in open_sessions(sparring)[sid]["next"]
+
+
+def test_deep_discussion_picks_up_at_codex_round_shown_again(sparring: Any, fake_codex: Any,
+                                                            repo: Path) -> None:
+    """Codex's round is in, unread by the conversation that picks it up: `wait` shows it
+    again before Claude answers (`discuss status` itself, every round, says less)."""
+    fake_codex.script(["Codex round 1: an audit table."])
+    talk = Discussion(sparring, fake_codex, "high")
+    talk.step("frame", FRAME)
+    assert talk.wait()["next"].startswith("answer Codex: ")
+
+    step = open_sessions(sparring)[talk.sid]["next"]
+
+    assert step.startswith(f"Codex's round 1 is in: `sparring wait {talk.sid}` shows it again")
+    assert f"`sparring discuss round {talk.sid} --file " in step
+    shown = sparring("wait", talk.sid).out
+    assert shown["discussion"]["last_message"]["text"].startswith("Codex round 1")
 
 
 def test_a_finalized_session_is_not_open(sparring: Any, fake_codex: Any,

@@ -16,6 +16,7 @@ import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,7 @@ from support.habitat import (
 from support.installing import ROOT, make_project, shared_runtime
 from support.messages_mock import MessagesMock
 from support.processes import run_bounded
-from support.responses_mock import MOCK_KEY_ENV, ResponsesMock
+from support.responses_mock import MOCK_KEY_ENV, ResponsesMock, Text, messages
 from support.scripted_model import ScriptedModel
 
 pytestmark = pytest.mark.integration
@@ -79,8 +80,12 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
 # Every scripted workflow there: each workflow's common runs, and the unusual ones (over two
 # turns: the user answers a question, then the debate runs; when Codex fails: a round
 # recovered once, a stand-in round; Codex, given a writable sandbox, changes a file and the
-# user has it undone). A new workflow's scenario runs by being there.
-SCENARIOS = sorted(p.stem for p in (Path(__file__).parent / "workflows").glob("*.json"))
+# user has it undone; a debate picked up in a new conversation). A new workflow's scenario
+# runs by being there; one that stops midway runs as the first half of the scenario that
+# picks it up (`after`), not again on its own.
+_ALL = sorted(p.stem for p in (Path(__file__).parent / "workflows").glob("*.json"))
+_PICKED_UP = {Scenario.load(name).after for name in _ALL}
+SCENARIOS = [name for name in _ALL if name not in _PICKED_UP]
 # One of each workflow, and the one over two turns (install.py's rules then), run in a
 # project under "My Projects/" (the skills installed there too): Claude Code approves a
 # path with a space only in double quotes. The first runs without install.py's settings in
@@ -90,6 +95,8 @@ SPACED = ("think-about-consensus", "dual-model-deeper-dive", "arch-debate-agreed
 SKILL_RULES_ONLY = "think-about-consensus"
 # Every scenario in the current Claude Code; in 2.1.197 (the last for Node < 22) those
 # five, whole: each real run takes seconds, so each one checks a case no other run does.
+# The pairs that pick a debate up in a new conversation (one per workflow, two `claude -p`
+# each) run in the current one only: the five already prove each workflow in 2.1.197.
 RUNS = [*((name, "current") for name in SCENARIOS),
         *((name, CLAUDE_OLD_VERSION) for name in SPACED)]
 
@@ -128,15 +135,36 @@ def test_a_whole_workflow_runs_hands_free(
 
 def assert_picked_up(habitat: Habitat, outcome: Outcome, scenario: Scenario) -> None:
     """A scenario `after` another: the first conversation stopped midway, hands-free too; a
-    new one (another Claude Code session) went on with the same session and Codex thread."""
-    before = outcome.before
-    assert before is not None and scenario.after
-    assert_hands_free(before, Scenario.load(scenario.after))
+    new one (another Claude Code session) found the session with `status --open`, went on
+    from the step the runner recorded, and Codex went on on the same thread."""
+    before, stopped = outcome.before, Scenario.load(scenario.after or "")
+    assert before is not None
+    assert_hands_free(before, stopped)
+    assert_records(habitat, stopped)
     assert before.result["session_id"] != outcome.result["session_id"], "a new conversation"
-    [folder] = (habitat.project / ".sparring" / "sessions").iterdir()
-    turns = json.loads((folder / "session.json").read_text(encoding="utf-8"))["turns"]
-    assert len({t["round"] for t in turns}) > 1, "it went on past the round it stopped at"
-    assert len({t["thread_id"] for t in turns}) == 1, "Codex went on on the same thread"
+    row, following = picked_up_row(outcome, scenario.skill)
+    assert following in re.findall(r"`([^`]+)`", row["next"]), (
+        f"{scenario.name}: went on with {following!r}, not the step recorded: {row['next']}")
+    folder = habitat.project / ".sparring" / "sessions" / row["session"]
+    data = json.loads((folder / "session.json").read_text(encoding="utf-8"))
+    assert max(t["round"] for t in data["turns"]) > row["rounds"], "it went on past that round"
+    assert {t["thread_id"] for t in data["turns"]} == {data["thread_id"]}
+    asked = habitat.responses.responses_requests()
+    assert scenario.codex and {r.header("thread-id") for r in asked} == {data["thread_id"]}, \
+        "Codex went on on the same thread"
+    first_answer = codex_behaviour(stopped.codex[0])
+    assert isinstance(first_answer, Text) and isinstance(first_answer.reply, str)
+    assert first_answer.reply in messages(asked[-1], "assistant"), "with what it said before"
+
+
+def picked_up_row(outcome: Outcome, skill: str) -> tuple[dict[str, Any], str]:
+    """The new conversation's first runner call, `status --open` (SKILL.md's "Picking up
+    where it stopped"): the open session of this skill, and the runner call that came next."""
+    calls = [e for e in outcome.model.log if e.tool == "Bash"]
+    launcher = outcome.model.values["launcher"]
+    assert calls[0].input["command"] == f"{launcher} status --open", calls[0].input
+    [row] = [r for r in (calls[0].output or {})["sessions"] if r["skill"] == skill]
+    return row, calls[1].input["command"]
 
 
 def readme_section(heading: str) -> str:

@@ -12,7 +12,9 @@ sandbox), the runner verbs the user approves when Claude Code asks in a later tu
 (`user_allows`: `guard revert`, which no installed rule approves; in `-p` nobody is asked, so
 the harness passes them with `--allowedTools`, as the user's "yes"), `after`: a scenario run
 first in the same project, in a conversation of its own (the one that stopped midway, which
-this one picks up), and `"bench": false` for a failure path bench/workflow_bench.py leaves out.
+this one picks up), `says`: what the user types instead of the slash command (plain words:
+the scripted model then invokes the skill with Claude Code's Skill tool), and `"bench": false`
+for a failure path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
 `text` step with `then` ends Claude's turn, and the harness answers as the user would, with
@@ -65,16 +67,20 @@ class Scenario:
     user_env: dict[str, str] = field(default_factory=dict)  # the user's shell
     user_allows: list[str] = field(default_factory=list)  # verbs the user says yes to
     after: str | None = None  # a scenario run first, in its own conversation, in the project
+    says: str | None = None  # the user's words, for a conversation without a slash command
 
     @classmethod
     def load(cls, name: str) -> Scenario:
         data = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
                    data.get("files", []), data.get("scope", "project"), data.get("setup", {}),
-                   data.get("user_env", {}), data.get("user_allows", []), data.get("after"))
+                   data.get("user_env", {}), data.get("user_allows", []), data.get("after"),
+                   data.get("says"))
 
     @property
     def prompt(self) -> str:
+        if self.says is not None:
+            return self.says
         skill = f"sparring:{self.skill}" if self.scope == "plugin" else self.skill
         return f"/{skill} {self.args}".rstrip()
 

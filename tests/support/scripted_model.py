@@ -9,6 +9,10 @@ call of a JSON script, the way the skill's SKILL.md tells Claude to proceed:
     {"bash": "{{next}}"}
     {"text": "done"}
 
+A conversation the user opens in plain words, no slash command, begins with a `skill` step
+(`{"skill": "arch-debate", "args": "go on with the debate"}`): Claude invokes the skill with
+its Skill tool, and the skill's expansion follows in the next request.
+
 Values come from what came before: `skill_dir` (the `Base directory for this skill:` line
 of the expanded skill), `launcher` (`<skill_dir>/sparring`), `cwd` (where Claude Code runs),
 and whatever a step saved from its tool result (`save` maps a name to a dotted path into the
@@ -105,8 +109,9 @@ class ScriptedModel:
 
     def _answer(self, exchange: Exchange) -> None:
         request = exchange.request
-        if "skill_dir" not in self.values:
-            self._learn_skill_dir(request)
+        if "skill_dir" not in self.values and not self._learn_skill_dir(request) and (
+                self.position >= len(self.steps) or "skill" not in self.steps[self.position]):
+            raise ScriptFailed("the skill was not expanded (no `Base directory for this skill:`)")
         results = mm.last_user_tool_results(request)
         if results and self.log and self.log[-1].result is None:
             self._take_result(results[-1])
@@ -123,13 +128,16 @@ class ScriptedModel:
         self.log.append(Exchanged(self.position, tool, tool_input))
         mm.tool_use(tool, tool_input).respond(exchange)
 
-    def _learn_skill_dir(self, request: Any) -> None:
-        for text in mm.first_message_texts(request):
+    def _learn_skill_dir(self, request: Any) -> bool:
+        """From the skill's expansion: `/skill args` expands in the first message, a Skill
+        tool call (the user asked in plain words) in the user message that answers it."""
+        last = mm.last_user_message(request)
+        for text in [*mm.first_message_texts(request), *(mm.block_texts(last) if last else [])]:
             if text.startswith(BASE_DIR):
                 skill_dir = text[len(BASE_DIR):].split("\n", 1)[0]
                 self.values.update(skill_dir=skill_dir, launcher=f"{skill_dir}/sparring")
-                return
-        raise ScriptFailed("the skill was not expanded (no `Base directory for this skill:`)")
+                return True
+        return False
 
     def _call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if "bash" in step:
@@ -139,7 +147,10 @@ class ScriptedModel:
             return "Write", {"file_path": self._fill(step["write"]), "content": _content(step)}
         if "read" in step:
             return "Read", {"file_path": self._fill(step["read"])}
-        raise ScriptFailed(f"step {self.position} has no bash, write, read or text: {step}")
+        if "skill" in step:  # Claude invokes a skill itself, for words that ask for it
+            return "Skill", {"skill": step["skill"], "args": self._fill(step.get("args", ""))}
+        raise ScriptFailed(f"step {self.position} has no bash, write, read, skill or text: "
+                           f"{step}")
 
     def _command(self, template: str) -> str:
         """A Bash step's command. As SKILL.md says, a word with a space (a path under "My

@@ -4,7 +4,7 @@ plugin approves for itself, and nothing more.
 A plugin install writes no permission settings, and a skill's `allowed-tools` last only the
 turn it was invoked in, so without this every runner call after a skill's first turn would
 stop to ask. Claude Code runs this hook (hooks/hooks.json, through scripts/hook.py) before
-each Bash, Write, Edit and Read call while the plugin is enabled. It answers `allow` for
+each Bash, Write, Edit, Read and Skill call while the plugin is enabled. It answers `allow` for
 exactly what layout.rules() approves for an installed skill folder, here the plugin's own:
 
 - its launcher, `<plugin>/skills/<skill>/sparring`, by its full path as written under the
@@ -12,7 +12,9 @@ exactly what layout.rules() approves for an installed skill folder, here the plu
   followed by one of the verbs that skill runs (layout.verbs), plain words, or words in
   double quotes, one space apart; never a call naming --sandbox (layout.ASKED: the rules ask);
 - a write into `.sparring/inbox/` of the directory Claude Code runs in (layout.INBOX);
-- a read inside one of the plugin's skill folders.
+- a read inside one of the plugin's skill folders;
+- Claude invoking one of the plugin's skills itself (`sparring:<skill>`), as it does when the
+  user asks in plain words, "go on with the debate" (install.py's `Skill(<skill>)` rules).
 
 Anything else, and anything it cannot be sure of (a character a shell treats specially, a
 second command, a link out of the plugin or the inbox, input it cannot parse), gets no
@@ -42,6 +44,7 @@ PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 WORD = r'"[^"]+"|[^ "]+'  # a word: plain, or whole in double quotes
 WORDS = re.compile(rf"(?:{WORD})(?: (?:{WORD}))*")  # one space apart
 WRITES = ("Write", "Edit", "MultiEdit")
+NAME = "sparring"  # .claude-plugin/plugin.json's: Claude Code names its skills `sparring:<skill>`
 
 
 def main() -> int:
@@ -72,6 +75,8 @@ def decide(event: Any, plugin: str) -> str | None:
         return inbox_write(given.get("file_path"), event.get("cwd"))
     if tool == "Read":
         return skill_read(given.get("file_path"), root)
+    if tool == "Skill":
+        return own_skill(given.get("skill"), root)
     return None
 
 
@@ -158,3 +163,14 @@ def inbox_write(path: Any, cwd: Any) -> str | None:
 def skill_read(path: Any, root: Path) -> str | None:
     skill = _skill_of(path, root, name="") if isinstance(path, str) else None
     return None if skill is None else f"sparring plugin: the {skill} skill's own folder"
+
+
+def own_skill(name: Any, root: Path) -> str | None:
+    """One of the plugin's own skills, by the name Claude Code gives it: never a bare name,
+    which a project's or the user's skill of that name may hold."""
+    if not isinstance(name, str) or not name.startswith(f"{NAME}:"):
+        return None
+    skill = name[len(NAME) + 1:]
+    if skill not in layout.SKILL_VERBS or not (root / "skills" / skill / "SKILL.md").is_file():
+        return None
+    return f"sparring plugin: its {skill} skill"

@@ -93,10 +93,12 @@ def verb_rules(launcher: str, skill: str) -> list[str]:
 def skill_rules(skill_folder: Path) -> list[str]:
     """Run this skill's launcher by its full path with its verbs (in double quotes when the
     path has a space, as the runner spells it: output.shell_word); read its folder (its
-    references), which may lie outside the directory Claude Code runs in. `//` makes the
-    path absolute."""
+    references), which may lie outside the directory Claude Code runs in (`//` makes the
+    path absolute); and let Claude invoke the skill itself (`Skill(name)`), as it does when
+    the user asks in plain words, "go on with the debate", without the slash command."""
     launcher = shell_word(str(skill_folder / LAUNCHER))
-    return [*verb_rules(launcher, skill_folder.name), f"Read(/{skill_folder}/**)"]
+    return [*verb_rules(launcher, skill_folder.name), f"Read(/{skill_folder}/**)",
+            f"Skill({skill_folder.name})"]
 
 
 def rules(skill_folders: Iterable[Path]) -> list[str]:

@@ -124,8 +124,8 @@ def _apply(ctx: Context, path: Path, data: dict[str, Any], changes: Changes) -> 
         ctx.note("unchanged", path, "permission rules in place")
         return
     detail = ", ".join(filter(None, [
-        f"allow {len(changes['allow'][0])} rule(s) for the skills' runner verbs, folders and "
-        "inbox" if changes["allow"][0] else "",
+        f"allow {len(changes['allow'][0])} rule(s) for the skills' runner verbs, folders, "
+        "the skills themselves and the inbox" if changes["allow"][0] else "",
         f"ask before any runner call naming --sandbox ({len(changes['ask'][0])} rule(s))"
         if changes["ask"][0] else "",
         f"remove {dropped} rule(s) sparring added before" if dropped else ""]))

@@ -87,7 +87,14 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
     found = status(Path(data["debate"]["dir"]), cwd)
     return Hint(f"the debate in {shell_word(found['dir'])} (session {session.id}), "
-                f"step {found['step']}: {found['next']}")
+                f"step {found['step']}: {_unread(found)}{found['next']}")
+
+
+def _unread(found: dict[str, Any]) -> str:
+    """Codex's latest round, which the conversation picking the debate up has not read."""
+    if found["step"] != "claude" or not found["rounds"]:
+        return ""
+    return f"read Codex's round {found['dir']}/round-{found['rounds']}-codex.md whole, then "
 
 
 def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from sparring.records import DiscussionRecord, TurnRecord
 
 
-def status(ref: str, cwd: Path) -> dict[str, Any]:
+def status(ref: str, cwd: Path, picking_up: bool = False) -> dict[str, Any]:
     session, data = load(ref, cwd)
     if data["turns"]:
         lifecycle.observe(session)
@@ -48,7 +48,7 @@ def status(ref: str, cwd: Path) -> dict[str, Any]:
                       "reached": reached},
         "search_requests": latest_other.to_dict()["search_requests"] if latest_other else [],
         "degraded": reports.degraded_reasons(data),
-        "next": Hint(_next(session, settings, messages, turn, reached)),
+        "next": Hint(_next(session, settings, messages, turn, reached, picking_up)),
     }
 
 
@@ -60,11 +60,11 @@ def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, A
 
 def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
     """Where an unfinished discussion picks up (`sparring status`)."""
-    return Hint(status(session.id, cwd)["next"])
+    return Hint(status(session.id, cwd, picking_up=True)["next"])
 
 
 def _next(session: Session, settings: DiscussionRecord, messages: list[discussion.Message],
-          turn: TurnRecord | None, reached: bool) -> str:
+          turn: TurnRecord | None, reached: bool, picking_up: bool = False) -> str:
     sid = session.id
     inbox = workspace.session_inbox(session.load())
     frame, report, answer = (f"{inbox}/{name}" for name in ("frame.yaml", "report.yaml",
@@ -91,9 +91,12 @@ def _next(session: Session, settings: DiscussionRecord, messages: list[discussio
     if messages and messages[-1].speaker == "claude":
         return (f"Codex has not answered yet: `sparring wait {sid}` (a failed turn: "
                 "`resume --recover`)")
-    return (f"answer Codex: write `response:` (and `search_results:` for its search requests) "
-            f"as YAML to {answer}, then `sparring discuss round {sid} --file "
-            f"{shell_word(answer)}`")
+    answer_it = (f"write `response:` (and `search_results:` for its search requests) as YAML "
+                 f"to {answer}, then `sparring discuss round {sid} --file {shell_word(answer)}`")
+    if picking_up:  # a new conversation has not read Codex's round yet
+        return (f"Codex's round {codex_rounds(messages)} is in: `sparring wait {sid}` shows it "
+                f"again (`discussion.last_message`); answer it: {answer_it}")
+    return f"answer Codex: {answer_it}"
 
 
 def load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:

@@ -31,16 +31,21 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
     if launch.unaccepted_violations(data):
         return Hint(f"files changed during Codex's turn: show the user `sparring poll {sid}`'s "
                     f"guard.changed; once they have decided, `sparring guard accept {sid}`")
+    engine = data["engine"]
+    analysis, verdict = f"{inbox}/analysis.md", f"{inbox}/verdict.json"
+    unsealed = engine["barrier"] and not engine["seal"]
     if not states.is_terminal(turn["status"]):
+        if unsealed:  # Codex's answer stays withheld until the seal: that comes first
+            return Hint(f"Codex is answering round 1; your own analysis is not sealed yet: "
+                        f"write it to {analysis}, then `sparring wait {sid} --seal "
+                        f"{shell_word(analysis)}`")
         return Hint(f"Codex is answering round {turn['round']}: `sparring wait {sid}`")
     if data.get("reports"):
         return Hint(f"the report is written ({data['reports'][-1]}): `sparring finalize "
                     f"{sid}`, then `sparring stop {sid}`")
     if turn["status"] != states.COMPLETED:
         return _failed(sid, turn, inbox)
-    engine = data["engine"]
-    analysis, verdict = f"{inbox}/analysis.md", f"{inbox}/verdict.json"
-    if engine["barrier"] and not engine["seal"]:
+    if unsealed:
         return Hint(f"Codex answered round 1; your own analysis is not sealed yet: write it to "
                     f"{analysis}, then `sparring wait {sid} --seal {shell_word(analysis)}`")
     decided = engine["decisions"].get(str(turn["round"]))
