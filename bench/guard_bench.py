@@ -34,6 +34,7 @@ runner does for every turn after the first).
     python3 bench/guard_bench.py                   # 50,000 + 5,000 files
     python3 bench/guard_bench.py --files 2000 --ignored 200 --runs 5
     python3 bench/guard_bench.py --python ~/.local/share/sparring/venv/bin/python
+    python3 bench/guard_bench.py --compare OLD/venv/bin/python   # an older runtime, timed too
 
 The last line is machine-readable: `RESULT key=value ...`.
 """
@@ -171,24 +172,32 @@ class Sparring:
         return sorted(changed)
 
 
-def measure(run: Sparring, runs: int) -> dict[str, float]:
+def measure(run: Sparring, runs: int, other: Sparring | None) -> dict[str, float]:
     cli = run.argv("guard", "check", "--baseline", BASELINE)
-    return medians_ms(runs, {
+    contenders: dict[str, Callable[[], object]] = {
         "status": lambda: subprocess.run(STATUS, cwd=run.root, check=True, capture_output=True),
         "cli": lambda: run.run(cli),
-    })
+    }
+    if other is not None:
+        old = other.argv("guard", "check", "--baseline", BASELINE)
+        contenders["other"] = lambda: other.run(old)
+    return medians_ms(runs, contenders)
 
 
-def case(label: str, run: Sparring, runs: int, change: Callable[[], set[str]]
-         ) -> dict[str, float]:
+def case(label: str, run: Sparring, runs: int, change: Callable[[], set[str]],
+         other: Sparring | None) -> dict[str, float]:
     """A baseline taken on a tree at rest, `change` applied, the answer checked, then timed."""
     settle(run.root)
     run.snapshot()
     expected = change()
     found = run.checked(expected)
-    times = measure(run, runs)
+    if other is not None and other.checked(expected) != found:
+        sys.exit("--compare's runtime answers differently")
+    times = measure(run, runs, other)
+    also = "" if other is None else (f" | --compare {times['other']:7.1f} ms "
+                                     f"{times['other'] / times['status']:5.2f}x")
     print(f"{label:<22} git status {times['status']:7.1f} ms | sparring guard check "
-          f"{times['cli']:7.1f} ms {times['cli'] / times['status']:5.2f}x | changed "
+          f"{times['cli']:7.1f} ms {times['cli'] / times['status']:5.2f}x{also} | changed "
           f"{len(found)} (the same answer as the full CLI's)", flush=True)
     return times
 
@@ -201,6 +210,8 @@ def main() -> int:
     parser.add_argument("--python", type=Path, help="an interpreter with sparring installed "
                         "(e.g. ~/.local/share/sparring/venv/bin/python); default: a runtime "
                         "install.py makes from this checkout, in a temporary folder")
+    parser.add_argument("--compare", type=Path, help="another runtime's interpreter (an "
+                        "older sparring), timed in the same runs on the same baseline")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="guard-bench-") as tmp:
         base = Path(tmp)
@@ -211,6 +222,7 @@ def main() -> int:
         build(root, args.files, args.ignored)
         setup = time.perf_counter() - start
         run = Sparring(python, root, base)
+        other = Sparring(args.compare, root, base) if args.compare else None
         settle(root)
         first = run.snapshot()
         copied = sum(1 for _ in (root / f"{BASELINE}.store").iterdir())
@@ -240,10 +252,10 @@ def main() -> int:
             return {p.relative_to(root).as_posix() for p in committed}
 
         found = {
-            "quiet": case("quiet tree", run, args.runs, set),
-            "rewritten": case("index stat rewrite", run, args.runs, rewrite_index),
-            "touched": case("every file touched", run, args.runs, touch_every_file),
-            "committed": case("a turn committed 10", run, args.runs, commit),
+            "quiet": case("quiet tree", run, args.runs, set, other),
+            "rewritten": case("index stat rewrite", run, args.runs, rewrite_index, other),
+            "touched": case("every file touched", run, args.runs, touch_every_file, other),
+            "committed": case("a turn committed 10", run, args.runs, commit, other),
         }
     ratios = {name: t["cli"] / t["status"] for name, t in found.items()}
     print("HEADLINE the whole `sparring guard check` command vs `git status`: " + ", ".join(
