@@ -257,6 +257,19 @@ def test_own_state_and_excluded_paths_are_never_reported(tree: Path, snap: Any) 
     assert found(base) == [("kept.md", "added")]
 
 
+def test_globs_under_own_state_leave_the_other_exclusions_as_they_were() -> None:
+    """`guard snapshot` excludes its baseline and copies under `.sparring/`, which is left out
+    anyway: such globs are dropped, and every path is kept or left out as before."""
+    paths = [".sparring", ".sparring/inbox/base.json", ".sparring/x", "src/.sparring/inbox/b",
+             "build/out.o", "build", "lib/debug.log", "app.py", "sparring/inbox/base.json"]
+    both = files.keeper([".sparring/inbox/base.json", ".sparring/*", "build", "*.log"])
+    plain = files.keeper(["build", "*.log"])
+    assert [both(p) for p in paths] == [plain(p) for p in paths] == [
+        False, False, False, True, False, False, False, True, True]
+    outside = files.keeper([".sparring/x"], own_state=False)  # an area's own exclusions
+    assert not outside(".sparring/x") and outside(".sparring/y")
+
+
 def test_a_quiet_check_hashes_nothing(tree: Path, snap: Any, steady: None,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     base = snap(tree)
