@@ -33,7 +33,6 @@ class Baseline:
     def __init__(self, root: Path, mode: str, exclude: tuple[str, ...], store: Path | None,
                  racy_ns: int, entries: dict[str, Entry] | None = None, *,
                  index_digest: str = "", listing_digest: str = "", entries_digest: str = "",
-                 index_shape: str = "",
                  areas: dict[str, Area] | None = None,
                  area_entries: dict[str, Entry] | None = None,
                  filters: dict[str, str] | None = None, includes: bool = False,
@@ -43,9 +42,6 @@ class Baseline:
         self._entries = entries
         self.index_digest, self.listing_digest = index_digest, listing_digest
         self.entries_digest = entries_digest
-        # The index's shape at snapshot, proven against git's listing (gitindex.py): "" when
-        # it could not be, and then a check whose index moved always asks git.
-        self.index_shape = index_shape
         self.areas = areas or {}
         self.area_entries = area_entries or {}
         self.filters = filters or {}  # the filter drivers configured at snapshot: trusted
@@ -147,8 +143,7 @@ class Baseline:
             "format": FORMAT, "kind": KIND, "root": str(self.root), "mode": self.mode,
             "exclude": list(self.exclude), "store": str(self.store) if self.store else None,
             "racy_ns": self.racy_ns, "index_digest": self.index_digest,
-            "listing_digest": self.listing_digest, "index_shape": self.index_shape,
-            "filters": self.filters,
+            "listing_digest": self.listing_digest, "filters": self.filters,
             "includes": self.includes,
             "git_dir": str(self._gitdir) if self._gitdir else None,
             "areas": {path: area.to_dict() for path, area in self.areas.items()},
@@ -184,7 +179,6 @@ class Baseline:
             None if entries is None else {str(p): Entry.from_row(e) for p, e in entries.items()},
             index_digest=str(data["index_digest"]), listing_digest=str(data["listing_digest"]),
             entries_digest=str(data.get("entries_digest", "")),
-            index_shape=str(data.get("index_shape") or ""),
             areas={str(p): Area(str(a["origin"]), tuple(str(x) for x in a["exclude"]))
                    for p, a in (data.get("areas") or {}).items()},
             area_entries={str(p): Entry.from_row(e)

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from sparring.guard import gitlist
 from sparring.guard.baseline import Baseline
-from sparring.guard.early import finish_early, git_for, git_output, index_moved
+from sparring.guard.early import finish_early, git_for, git_output
 from sparring.guard.files import (
     Keep,
     Parents,
@@ -84,10 +84,11 @@ class _Pending(NamedTuple):
 
 def _compare_git(b: Baseline, git: Git) -> list[Change]:
     keep = keeper(b.exclude)
+    index_moved = gitlist.index_digest(b.gitdir) != b.index_digest
     status = git_output(git, *STATUS)
     # Until status() the work overlaps git's: status prints only when it is done,
     # so it never waits on a pipe we are not reading yet.
-    index, unvouched = _index_now(git, b, keep) if index_moved(b) else (None, [])
+    index, unvouched = _index_now(git, b, keep) if index_moved else (None, [])
     moved = set() if index is None else index.moved(keep)
     parents = Parents(b.root)
     seen, settled = _look(b, parents)

@@ -8,11 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sparring.errors import SparringError
-from sparring.guard import gitindex
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import key, lstat
 from sparring.guard.git import Git
-from sparring.guard.gitlist import LS_FILES, STATUS, digest_of, index_digest
+from sparring.guard.gitlist import LS_FILES, STATUS, index_digest
 
 # git processes started before the command line machinery loaded (start_early), by
 # (root, git settings, the command's arguments).
@@ -34,30 +33,9 @@ def start_early(path: Path) -> None:
     if base.mode != "git" or not base.root.is_dir():
         return
     git = git_for(base)
-    _EARLY[_early_key(git, STATUS)] = git.start(*STATUS)
-    if index_moved(base):  # decided while status runs
-        _EARLY[_early_key(git, LS_FILES)] = git.start(*LS_FILES)
-
-
-# What index_moved() found, by git folder, index checksum and shape: a check decides once.
-_MOVED: dict[tuple[str, str, str], bool] = {}
-
-
-def index_moved(b: Baseline) -> bool:
-    """Whether the index's entries may differ from the snapshot's, so that a check must list
-    them (`git ls-files`): not when the index is as it was (its checksum), nor when it got
-    only new stat data (its shape: gitindex.py), as any `git status` may write it."""
-    digest = index_digest(b.gitdir)
-    if digest == b.index_digest:
-        return False
-    if not b.index_shape:
-        return True  # no shape proven at snapshot: git says
-    key = (str(b.gitdir), digest, b.index_shape)
-    if key not in _MOVED:
-        raw = gitindex.read(b.gitdir)
-        # The bytes read must be the index whose checksum was read (it may move meanwhile).
-        _MOVED[key] = not (digest_of(raw) == digest and gitindex.same_shape(raw, b.index_shape))
-    return _MOVED[key]
+    for args in (STATUS, LS_FILES) if index_digest(base.gitdir) != base.index_digest else (
+            STATUS,):
+        _EARLY[_early_key(git, args)] = git.start(*args)
 
 
 def _early_key(git: Git, args: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:

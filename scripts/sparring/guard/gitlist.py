@@ -116,14 +116,6 @@ def index_digest(gitdir: Path) -> str:
     return f"{size}:{tail.hex()}"
 
 
-def digest_of(raw: bytes | None) -> str:
-    """index_digest() of an index already read (None: there is none)."""
-    if raw is None:
-        return ""
-    tail = raw[-32:]
-    return sha256(raw) if tail.endswith(bytes(20)) else f"{len(raw)}:{tail.hex()}"
-
-
 # --- two listings compared ----------------------------------------------------------------
 
 

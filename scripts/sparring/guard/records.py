@@ -40,7 +40,6 @@ class BaselineRecord(_BaselineFields, total=False):
     entries: dict[str, EntryRow]
     index: dict[str, str]
     entries_digest: str
-    index_shape: str  # git mode: the index at snapshot but its stat data (gitindex.py), or ""
     git_dir: str | None  # the git folder at snapshot (git mode)
 
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from sparring.guard import copies, files, gitindex
+from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import (
     Parents,
@@ -26,7 +26,7 @@ from sparring.guard.git import Git, common_dir, git_dir, has_includes
 from sparring.guard.gitlist import (
     LS_FILES,
     STATUS,
-    digest_of,
+    index_digest,
     is_opaque,
     listed,
     parse_index,
@@ -101,13 +101,11 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
     gitdir = git_dir(root)
     git = Git(root, gitdir)
     config = git.filters()
-    # Read before listing: if the index moves in between, the check re-reads it (the digest
-    # is of these bytes), and its shape is not proven (the listing differs from them).
-    raw = gitindex.read(gitdir)
+    # Digest before listing: if the index moves in between, the check re-reads it.
+    digest = index_digest(gitdir)
     status = git.start(*STATUS)
     # Read and parse the index while status runs (status prints only at its end).
     listing = git.run(*LS_FILES)
-    shape = gitindex.proven_shape(raw, listing)
     index, all_vouchable = parse_index(listing)
     found = listed(status(), keep)
     for path in [] if all_vouchable else unvouched(index, keep):
@@ -117,8 +115,7 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
     listing_digest = sha256(listing)
     if store is not None:
         copies.store_bytes(store, listing_digest, listing)
-    return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest=digest_of(raw),
-                    index_shape=shape,
+    return Baseline(root, "git", exclude, store, racy_ns, entries, index_digest=digest,
                     listing_digest=listing_digest, filters=config,
                     includes=has_includes(config), index=index, gitdir=gitdir)
 
