@@ -665,3 +665,25 @@ def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
         expected = sparring("guard", "check", *args).out
         assert json.loads(done.stdout) == expected, done.stderr
     assert expected["error"]["code"] == "file_not_found"
+
+
+def test_python_m_sparring_guard_check_loads_neither_the_snapshot_nor_the_revert(
+        tree: Path, scratch: Path, sparring: Any) -> None:
+    """guard/__init__.py loads each part when first used: the check, the skills' call after
+    every turn, loads no click, no snapshot and no revert (and the names the package lists
+    are all there)."""
+    import subprocess
+    import sys
+
+    saved = scratch / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    (tree / "app.py").write_text("changed\n")
+    argv = ["guard", "check", "--baseline", str(saved)]
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
+                          cwd=tree, capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == sparring(*argv).out
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "sparring.guard.check" in imported
+    assert not imported & {"click", "sparring.cli.main", "sparring.guard.snapshot",
+                           "sparring.guard.undo", "sparring.guard.trash"}
+    assert all(getattr(guard, name) is not None for name in guard.__all__)
