@@ -28,8 +28,9 @@ Before timing each, the answer of the timed command is checked against the full 
 line's (cli/main.py, same interpreter, same state): the same bytes, and the changes expected
 (none, none, none, the ten committed files). The goal: the whole command at most 2x git
 status in all four. It also times the snapshot, first into an empty store (copying every
-dirty, untracked and small ignored file) and again with the previous baseline (what the
-runner does for every turn after the first).
+dirty, untracked and small ignored file), again with the previous baseline (what the
+runner does for every turn after the first), and again without it into the same store (a
+new session's first snapshot: the project's store has the copies).
 
     python3 bench/guard_bench.py                   # 50,000 + 5,000 files
     python3 bench/guard_bench.py --files 2000 --ignored 200 --runs 5
@@ -44,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -125,8 +127,11 @@ def medians_ms(runs: int, contenders: dict[str, Callable[[], object]]) -> dict[s
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for call in contenders.values():
         call()  # warm the caches once; every contender gets the same treatment
+    order = list(contenders)
     for _ in range(runs):
-        for name, call in contenders.items():
+        random.shuffle(order)  # no contender always runs right after git status
+        for name in order:
+            call = contenders[name]
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
@@ -227,11 +232,14 @@ def main() -> int:
         first = run.snapshot()
         copied = sum(1 for _ in (root / f"{BASELINE}.store").iterdir())
         again = run.snapshot()
+        (root / BASELINE).unlink()  # a new session's first snapshot: the store has the copies
+        fresh = run.snapshot()
         where = f"--python {args.python}" if args.python else "a runtime made by install.py"
         print(f"command: {python} -I -m sparring guard check ({where})")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
               f"snapshot {first:.1f} ms the first time ({copied} files in its store), "
-              f"{again:.1f} ms again with the previous baseline; medians of {args.runs} runs")
+              f"{again:.1f} ms again with the previous baseline, {fresh:.1f} ms without it "
+              f"into the same store; medians of {args.runs} runs, in shuffled order")
         tracked = sorted((root / "src").rglob("*.py"))
         every = worktree_files(root)
         committed = [root / "src" / "d0001" / f"f{n:03d}.py" for n in range(10, 20)]
@@ -264,7 +272,8 @@ def main() -> int:
     print(f"RESULT files={args.files} ignored={args.ignored} runs={args.runs} "
           + " ".join(f"status_ms_{n}={t['status']:.1f} cli_ms_{n}={t['cli']:.1f} "
                      f"ratio_{n}={ratios[n]:.2f}" for n, t in found.items())
-          + f" snapshot_ms={first:.1f} snapshot_again_ms={again:.1f} setup_s={setup:.1f}")
+          + f" snapshot_ms={first:.1f} snapshot_again_ms={again:.1f} "
+          f"snapshot_same_store_ms={fresh:.1f} setup_s={setup:.1f}")
     return 0
 
 
