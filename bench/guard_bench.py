@@ -1,24 +1,41 @@
 """Benchmark: the whole `sparring guard check` command against `git status` on a large repository.
 
-Builds, in a temporary directory, a repository of --files tracked files and
---ignored ignored ones (plus a few dirty and untracked files), then measures
-in the same run the median wall time of
+Builds, in a temporary directory, a repository of --files tracked files and --ignored
+ignored ones (plus a few dirty and untracked files), and a sparring runtime as the skills'
+launcher runs it (`venv/bin/python -I -m sparring` in a runtime `install.py --runtime-only`
+makes: a non-editable install; --python names another interpreter with sparring
+installed). Then, in four situations, it measures in one run, interleaved, the median wall
+time of
 
-- `git status --porcelain --untracked-files=all --ignored` (the reference),
-- `sparring guard check` as a subprocess: interpreter start, imports, loading
-  the baseline, the check and the JSON output (the headline figure),
-- `guard.compare` in process (the check alone, what the runner does),
+- `git status --porcelain --untracked-files=all --ignored` (the reference), run with no
+  optional locks as the guard's own git runs, so that it never refreshes the index and every
+  timed run sees the same state,
+- `sparring guard check --baseline FILE` as a subprocess: interpreter start, imports,
+  loading the baseline, the check and the JSON output (the figure the goal is about).
 
-in three situations: a quiet tree; the index rewritten with identical entries
-(what any `git status` during the turn does after a `touch`); and a turn that
-committed one file and edited ten. The goal: the whole command at most 2x git
-status. It also times the snapshot, first into an empty store (copying every
-dirty, untracked and small ignored file) and again with the previous baseline
-(what the runner does for every turn after the first).
+The four situations, each against a baseline taken (`guard snapshot`, as a user runs it)
+just before it on a tree at rest (past git's and the guard's racy window, the index refreshed):
+
+- quiet: nothing changed;
+- index stat rewrite: every tracked file touched (same bytes, new mtime), then
+  `git update-index --really-refresh`, which rewrites the index's stat data of every entry;
+- every file touched: every tracked, ignored, untracked and dirty file touched, the index
+  left as it was (git status must hash every tracked file, the guard every file it watches);
+- a turn that committed: ten files edited and committed (`git commit -a` refreshes the
+  index as well).
+
+Before timing each, the answer of the timed command is checked against the full command
+line's (cli/main.py, same interpreter, same state): the same bytes, and the changes expected
+(none, none, none, the ten committed files). The goal: the whole command at most 2x git
+status in all four. It also times the snapshot, first into an empty store (copying every
+dirty, untracked and small ignored file), again with the previous baseline (what the
+runner does for every turn after the first), and again without it into the same store (a
+new session's first snapshot: the project's store has the copies).
 
     python3 bench/guard_bench.py                   # 50,000 + 5,000 files
     python3 bench/guard_bench.py --files 2000 --ignored 200 --runs 5
     python3 bench/guard_bench.py --python ~/.local/share/sparring/venv/bin/python
+    python3 bench/guard_bench.py --compare OLD/venv/bin/python   # an older runtime, timed too
 
 The last line is machine-readable: `RESULT key=value ...`.
 """
@@ -26,7 +43,9 @@ The last line is machine-readable: `RESULT key=value ...`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -35,17 +54,22 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sparring import guard  # noqa: E402
+from runner_bench import runtime_python  # the benchmarks' shared helper
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@invalid",
     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-STATUS = ["git", "status", "--porcelain", "--untracked-files=all", "--ignored"]
+STATUS = ["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=all",
+          "--ignored"]
+FULL_CLI = "import sys; from sparring.cli.main import main; sys.exit(main(sys.argv[1:]))"
+BASELINE = ".sparring/inbox/baseline.json"  # in the project, as the verbs require
+# Past this, neither git nor the guard treats a file's stat data as racy (guard.RACY_MARGIN_NS).
+QUIET_S = 2.1
+GOAL_RATIO = 2.0
 PER_DIR = 100
 
 
@@ -75,48 +99,112 @@ def build(root: Path, files: int, ignored: int) -> None:
         (root / f"notes-{n}.md").write_text(f"draft {n}\n")
 
 
+def worktree_files(root: Path) -> list[Path]:
+    """Every file of the tree but git's and sparring's own folders."""
+    found = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d not in (".git", ".sparring")]
+        found += [Path(folder, name) for name in names]
+    return found
+
+
+def touch(paths: list[Path]) -> None:
+    """New stat data, same bytes: an mtime in the past, so git never finds it racy."""
+    when = time.time() - 30
+    for path in paths:
+        os.utime(path, (when, when))
+
+
+def settle(root: Path) -> None:
+    """A tree at rest: past the racy window, the index's stat data refreshed (a plain
+    `git status` writes it when it found entries stale or racy)."""
+    time.sleep(QUIET_S)
+    git(root, "status", "--porcelain")
+
+
 def medians_ms(runs: int, contenders: dict[str, Callable[[], object]]) -> dict[str, float]:
     """Median wall time of each contender; runs interleave, so load drift hits all alike."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for call in contenders.values():
         call()  # warm the caches once; every contender gets the same treatment
+    order = list(contenders)
     for _ in range(runs):
-        for name, call in contenders.items():
+        random.shuffle(order)  # no contender always runs right after git status
+        for name in order:
+            call = contenders[name]
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
-def command(python: str | None, saved: Path) -> tuple[list[str], dict[str, str]]:
-    """`sparring guard check` as the skills' launcher runs it (`python -I -m sparring`) with
-    --python (an installed runtime), else from this checkout (scripts/ on PYTHONPATH)."""
-    # Either way bytecode is cached, as in an installed runtime (pip compiles it at install
-    # time): the warm-up run of medians_ms writes it if PYTHONDONTWRITEBYTECODE kept it out.
-    env = {key: value for key, value in os.environ.items()
-           if key != "PYTHONDONTWRITEBYTECODE"}
-    verb = ["-m", "sparring", "guard", "check", "--baseline", str(saved)]
-    if python:
-        return [python, "-I", *verb], env
-    env["PYTHONPATH"] = str(REPO / "scripts")
-    return [sys.executable, *verb], env
+class Sparring:
+    """`python -I -m sparring ARGS` in the repository, as the skills' launcher runs it."""
+
+    def __init__(self, python: Path, root: Path, home: Path) -> None:
+        self.python, self.root = str(python), root
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("SPARRING_", "XDG_")) and k != "PYTHONDONTWRITEBYTECODE"}
+        self.env["HOME"] = str(home)
+
+    def argv(self, *args: str) -> list[str]:
+        return [self.python, "-I", "-m", "sparring", *args]
+
+    def run(self, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(argv, cwd=self.root, env=self.env, capture_output=True,
+                              check=False)
+
+    def snapshot(self) -> float:
+        start = time.perf_counter()
+        done = self.run(self.argv("guard", "snapshot", "--out", BASELINE))
+        took = (time.perf_counter() - start) * 1000
+        if done.returncode != 0:
+            sys.exit(f"guard snapshot failed:\n{done.stdout!r}\n{done.stderr!r}")
+        return took
+
+    def checked(self, expected: set[str]) -> list[str]:
+        """The timed command's answer, the same bytes as the full CLI's, as expected."""
+        fast = self.run(self.argv("guard", "check", "--baseline", BASELINE))
+        full = self.run([self.python, "-I", "-c", FULL_CLI, "guard", "check", "--baseline",
+                         BASELINE])
+        if fast.stdout != full.stdout or fast.returncode != full.returncode:
+            sys.exit(f"the command's answer differs from the full CLI's:\n{fast.stdout!r}\n"
+                     f"---\n{full.stdout!r}")
+        answer = json.loads(fast.stdout)
+        changed = {item["path"] for item in answer.get("changed", [])}
+        if not answer.get("ok") or changed != expected:
+            sys.exit(f"unexpected answer: {answer}\nexpected the changes {sorted(expected)}")
+        return sorted(changed)
 
 
-def measure(root: Path, base: guard.Baseline, saved: Path, runs: int,
-            python: str | None) -> dict[str, float]:
-    cli, env = command(python, saved)
-    return medians_ms(runs, {
-        "status": lambda: subprocess.run(STATUS, cwd=root, check=True, capture_output=True),
-        "check": lambda: guard.compare(base),
-        "cli": lambda: subprocess.run(cli, cwd=root, check=True, capture_output=True, env=env),
-    })
+def measure(run: Sparring, runs: int, other: Sparring | None) -> dict[str, float]:
+    cli = run.argv("guard", "check", "--baseline", BASELINE)
+    contenders: dict[str, Callable[[], object]] = {
+        "status": lambda: subprocess.run(STATUS, cwd=run.root, check=True, capture_output=True),
+        "cli": lambda: run.run(cli),
+    }
+    if other is not None:
+        old = other.argv("guard", "check", "--baseline", BASELINE)
+        contenders["other"] = lambda: other.run(old)
+    return medians_ms(runs, contenders)
 
 
-def report(label: str, times: dict[str, float], changed: int) -> None:
-    print(f"{label:<18} git status {times['status']:7.1f} ms | sparring guard check "
-          f"{times['cli']:7.1f} ms ({times['cli'] / times['status']:.2f}x) | in process "
-          f"{times['check']:7.1f} ms ({times['check'] / times['status']:.2f}x) | "
-          f"changed={changed}")
+def case(label: str, run: Sparring, runs: int, change: Callable[[], set[str]],
+         other: Sparring | None) -> dict[str, float]:
+    """A baseline taken on a tree at rest, `change` applied, the answer checked, then timed."""
+    settle(run.root)
+    run.snapshot()
+    expected = change()
+    found = run.checked(expected)
+    if other is not None and other.checked(expected) != found:
+        sys.exit("--compare's runtime answers differently")
+    times = measure(run, runs, other)
+    also = "" if other is None else (f" | --compare {times['other']:7.1f} ms "
+                                     f"{times['other'] / times['status']:5.2f}x")
+    print(f"{label:<22} git status {times['status']:7.1f} ms | sparring guard check "
+          f"{times['cli']:7.1f} ms {times['cli'] / times['status']:5.2f}x{also} | changed "
+          f"{len(found)} (the same answer as the full CLI's)", flush=True)
+    return times
 
 
 def main() -> int:
@@ -124,61 +212,68 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=50_000, help="tracked files")
     parser.add_argument("--ignored", type=int, default=5_000, help="ignored files")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per measurement (>=5)")
-    parser.add_argument("--python", help="the runtime's interpreter, e.g. "
-                        "~/.local/share/sparring/venv/bin/python (install.py makes it): time "
-                        "the command as the skills run it; default: this checkout's code")
+    parser.add_argument("--python", type=Path, help="an interpreter with sparring installed "
+                        "(e.g. ~/.local/share/sparring/venv/bin/python); default: a runtime "
+                        "install.py makes from this checkout, in a temporary folder")
+    parser.add_argument("--compare", type=Path, help="another runtime's interpreter (an "
+                        "older sparring), timed in the same runs on the same baseline")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="guard-bench-") as tmp:
-        # The baseline inside the project, as the runner requires (its inbox keeps it out of git).
-        root = Path(tmp) / "repo"
-        saved = root / ".sparring" / "inbox" / "baseline.json"
-        saved.parent.mkdir(parents=True)
+        base = Path(tmp)
+        python = args.python or runtime_python(base)
+        root = base / "repo"
+        (root / BASELINE).parent.mkdir(parents=True)
         start = time.perf_counter()
         build(root, args.files, args.ignored)
         setup = time.perf_counter() - start
-        # Past the racy window, files are hashed only when their stat data moves: steady state.
-        time.sleep(guard.RACY_MARGIN_NS / 1e9 + 0.1)
-        start = time.perf_counter()
-        base = guard.take(root, store=Path(tmp) / "store")
-        base.save(saved)
-        snap = (time.perf_counter() - start) * 1000
-        start = time.perf_counter()
-        guard.take(root, store=Path(tmp) / "store", previous=base)
-        again = (time.perf_counter() - start) * 1000
-        copies = sum(1 for e in base.entries.values() if e.copied)
-        cli = command(args.python, saved)[0]
-        print(f"command: {' '.join(cli[:cli.index('-m')])} -m sparring guard check")
+        run = Sparring(python, root, base)
+        other = Sparring(args.compare, root, base) if args.compare else None
+        settle(root)
+        first = run.snapshot()
+        copied = sum(1 for _ in (root / f"{BASELINE}.store").iterdir())
+        again = run.snapshot()
+        (root / BASELINE).unlink()  # a new session's first snapshot: the store has the copies
+        fresh = run.snapshot()
+        where = f"--python {args.python}" if args.python else "a runtime made by install.py"
+        print(f"command: {python} -I -m sparring guard check ({where})")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
-              f"snapshot {snap:.1f} ms ({len(base.entries)} files stat-watched, {copies} "
-              f"copied), again with the previous baseline {again:.1f} ms; "
-              f"median of {args.runs} runs")
-        quiet = measure(root, base, saved, args.runs, args.python)
-        found = guard.compare(base)
-        report("quiet tree", quiet, len(found))
-        if found:  # a quiet tree should be clean: say what moved
-            print("  unexpected on a quiet tree:", [c.to_dict() for c in found][:5])
-        for path in list((root / "src").rglob("*.py"))[:200]:
-            os.utime(path)
-        git(root, "status")  # refreshes the index: new stat data, same entries
-        rewritten = measure(root, base, saved, args.runs, args.python)
-        report("index rewritten", rewritten, len(guard.compare(base)))
-        for n in range(10, 20):
-            (root / "src" / "d0001" / f"f{n:03d}.py").write_text(f"turn {n}\n")
-        git(root, "commit", "-q", "-am", "a turn that commits")
-        (root / "src" / "d0002" / "f000.py").write_text("edited in the turn\n")
-        turn = measure(root, base, saved, args.runs, args.python)
-        report("after a turn", turn, len(guard.compare(base)))
-    print(f"HEADLINE the whole `sparring guard check` command: {quiet['cli']:.1f} ms, "
-          f"{quiet['cli'] / quiet['status']:.2f}x `git status` ({quiet['status']:.1f} ms) on a "
-          f"quiet tree; {rewritten['cli'] / rewritten['status']:.2f}x after an index rewrite, "
-          f"{turn['cli'] / turn['status']:.2f}x after a turn (goal: at most 2x)")
+              f"snapshot {first:.1f} ms the first time ({copied} files in its store), "
+              f"{again:.1f} ms again with the previous baseline, {fresh:.1f} ms without it "
+              f"into the same store; medians of {args.runs} runs, in shuffled order")
+        tracked = sorted((root / "src").rglob("*.py"))
+        every = worktree_files(root)
+        committed = [root / "src" / "d0001" / f"f{n:03d}.py" for n in range(10, 20)]
+
+        def rewrite_index() -> set[str]:
+            touch(tracked)
+            git(root, "update-index", "-q", "--really-refresh")
+            return set()
+
+        def touch_every_file() -> set[str]:
+            touch(every)
+            return set()
+
+        def commit() -> set[str]:
+            for n, path in enumerate(committed):
+                path.write_text(f"turn {n}\n")
+            git(root, "commit", "-q", "-m", "a turn that commits", "--", *map(str, committed))
+            return {p.relative_to(root).as_posix() for p in committed}
+
+        found = {
+            "quiet": case("quiet tree", run, args.runs, set, other),
+            "rewritten": case("index stat rewrite", run, args.runs, rewrite_index, other),
+            "touched": case("every file touched", run, args.runs, touch_every_file, other),
+            "committed": case("a turn committed 10", run, args.runs, commit, other),
+        }
+    ratios = {name: t["cli"] / t["status"] for name, t in found.items()}
+    print("HEADLINE the whole `sparring guard check` command vs `git status`: " + ", ".join(
+        f"{name} {ratio:.2f}x" for name, ratio in ratios.items())
+        + f" (goal: at most {GOAL_RATIO}x in all four)")
     print(f"RESULT files={args.files} ignored={args.ignored} runs={args.runs} "
-          f"status_ms={quiet['status']:.1f} cli_ms={quiet['cli']:.1f} "
-          f"cli_ratio={quiet['cli'] / quiet['status']:.2f} "
-          f"cli_ratio_rewritten={rewritten['cli'] / rewritten['status']:.2f} "
-          f"cli_ratio_turn={turn['cli'] / turn['status']:.2f} "
-          f"check_ms={quiet['check']:.1f} check_ratio={quiet['check'] / quiet['status']:.2f} "
-          f"snapshot_ms={snap:.1f} snapshot_again_ms={again:.1f} setup_s={setup:.1f}")
+          + " ".join(f"status_ms_{n}={t['status']:.1f} cli_ms_{n}={t['cli']:.1f} "
+                     f"ratio_{n}={ratios[n]:.2f}" for n, t in found.items())
+          + f" snapshot_ms={first:.1f} snapshot_again_ms={again:.1f} "
+          f"snapshot_same_store_ms={fresh:.1f} setup_s={setup:.1f}")
     return 0
 
 

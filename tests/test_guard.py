@@ -254,6 +254,19 @@ def test_own_state_and_excluded_paths_are_never_reported(tree: Path, snap: Any) 
     assert found(base) == [("kept.md", "added")]
 
 
+def test_globs_under_own_state_leave_the_other_exclusions_as_they_were() -> None:
+    """`guard snapshot` excludes its baseline and copies under `.sparring/`, which is left out
+    anyway: such globs are dropped, and every path is kept or left out as before."""
+    paths = [".sparring", ".sparring/inbox/base.json", ".sparring/x", "src/.sparring/inbox/b",
+             "build/out.o", "build", "lib/debug.log", "app.py", "sparring/inbox/base.json"]
+    both = files.keeper([".sparring/inbox/base.json", ".sparring/*", "build", "*.log"])
+    plain = files.keeper(["build", "*.log"])
+    assert [both(p) for p in paths] == [plain(p) for p in paths] == [
+        False, False, False, True, False, False, False, True, True]
+    outside = files.keeper([".sparring/x"], own_state=False)  # an area's own exclusions
+    assert not outside(".sparring/x") and outside(".sparring/y")
+
+
 def test_a_quiet_check_hashes_nothing(tree: Path, snap: Any, steady: None,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     base = snap(tree)
@@ -652,3 +665,25 @@ def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
         expected = sparring("guard", "check", *args).out
         assert json.loads(done.stdout) == expected, done.stderr
     assert expected["error"]["code"] == "file_not_found"
+
+
+def test_python_m_sparring_guard_check_loads_neither_the_snapshot_nor_the_revert(
+        tree: Path, scratch: Path, sparring: Any) -> None:
+    """guard/__init__.py loads each part when first used: the check, the skills' call after
+    every turn, loads no click, no snapshot and no revert (and the names the package lists
+    are all there)."""
+    import subprocess
+    import sys
+
+    saved = scratch / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
+    (tree / "app.py").write_text("changed\n")
+    argv = ["guard", "check", "--baseline", str(saved)]
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
+                          cwd=tree, capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout) == sparring(*argv).out
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "sparring.guard.check" in imported
+    assert not imported & {"click", "sparring.cli.main", "sparring.guard.snapshot",
+                           "sparring.guard.undo", "sparring.guard.trash"}
+    assert all(getattr(guard, name) is not None for name in guard.__all__)

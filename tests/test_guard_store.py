@@ -178,3 +178,26 @@ def test_an_older_turns_revert_after_a_prune_leaves_its_files(
     assert left["path"] == "notes.txt" and "no longer kept" in left["reason"]
     assert notes.read_text() == "codex\n"
     assert result["trash"] is None
+
+
+def test_a_snapshot_keeps_the_copies_the_store_has_and_heals_a_damaged_one(
+        repo: Path, tmp_path: Path) -> None:
+    """Issue 24: a first snapshot into a store that holds the copies already (the project's
+    store, a new session) reads each file but writes only what is missing or damaged."""
+    store = tmp_path / "store"
+    files = {repo / f"notes-{n}.txt": f"the user's notes {n}\n".encode() for n in range(3)}
+    for path, data in files.items():
+        path.write_bytes(data)
+    guard.take(repo, store=store)
+    copies = {path: store / sha(data) for path, data in files.items()}
+    kept = {path: copy.stat() for path, copy in copies.items()}
+    forged = copies[repo / "notes-1.txt"]
+    forged.write_bytes(b"F" * (forged.stat().st_size - 1) + b"\n")  # same size, other bytes
+    (repo / "notes-3.txt").write_text("new since\n")
+    base = guard.take(repo, store=store)
+    for path in (repo / "notes-0.txt", repo / "notes-2.txt"):
+        now = copies[path].stat()
+        assert (now.st_ino, now.st_mtime_ns) == (kept[path].st_ino, kept[path].st_mtime_ns)
+    assert forged.read_bytes() == files[repo / "notes-1.txt"]  # healed
+    assert (store / sha(b"new since\n")).read_bytes() == b"new since\n"
+    assert all(base.entries[p.name].copied for p in files)

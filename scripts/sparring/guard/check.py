@@ -86,12 +86,13 @@ def _compare_git(b: Baseline, git: Git) -> list[Change]:
     keep = keeper(b.exclude)
     index_moved = gitlist.index_digest(b.gitdir) != b.index_digest
     status = git_output(git, *STATUS)
-    # Until status() the work overlaps git's: status prints only when it is done,
-    # so it never waits on a pipe we are not reading yet.
-    index, unvouched = _index_now(git, b, keep) if index_moved else (None, [])
-    moved = set() if index is None else index.moved(keep)
+    listing = git_output(git, *LS_FILES) if index_moved else None
+    # Until status() the work overlaps git's (both print into memory, never into a pipe we
+    # are not reading yet): the lstat pass first, while ls-files runs too.
     parents = Parents(b.root)
     seen, settled = _look(b, parents)
+    index, unvouched = _index_now(listing(), b, keep) if listing else (None, [])
+    moved = set() if index is None else index.moved(keep)
     listed = gitlist.listed(status(), keep)
     for path in unvouched:
         listed.setdefault(path, "")
@@ -107,10 +108,9 @@ def _compare_git(b: Baseline, git: Git) -> list[Change]:
     return changes + _settle(git, pending)
 
 
-def _index_now(git: Git, b: Baseline, keep: Keep) -> tuple[_IndexChange | None, list[str]]:
-    """How the index differs from the snapshot's (None: the same entries), and its entries
-    git status would not speak for."""
-    raw = git_output(git, *LS_FILES)()
+def _index_now(raw: bytes, b: Baseline, keep: Keep) -> tuple[_IndexChange | None, list[str]]:
+    """How the index listed now (`raw`) differs from the snapshot's (None: the same entries),
+    and its entries git status would not speak for."""
     before = b.listing()
     if raw == before:
         # A refresh rewrote the index with new stat data only: same entries, no parse.

@@ -48,17 +48,63 @@ def copy_stream(path: Path, out: BinaryIO) -> str:
 
 def store_bytes(store: Path, name: str, data: bytes) -> None:
     """Keep `data` in the store under `name` (its digest) unless it is there already."""
-    if os.path.exists(store / name):
-        return
-    tmp = store / f".copy-{os.urandom(8).hex()}"
-    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
-                   "wb") as out:
-        out.write(data)
-    os.replace(tmp, store / name)
+    if not os.path.exists(store / name):
+        _write(store, name, data)
+
+
+# A file up to this size is read whole and hashed first: the store is written only when it
+# lacks the copy (a new session's first snapshot finds the project's copies there).
+_READ_WHOLE = 1 * MIB
 
 
 def copy_into(path: Path, store: Path) -> str:
-    """Copy `path` into `store` under its SHA-256 (one read: hashed while copied)."""
+    """Copy `path` into `store` under its SHA-256 (one read: hashed while copied); a small
+    file whose copy the store holds already, byte for byte, is not written again (a copy
+    that differs, damaged in the store, is replaced)."""
+    with open(path, "rb", buffering=0) as src:
+        data = _read_up_to(src, _READ_WHOLE + 1)
+    if len(data) <= _READ_WHOLE:
+        digest = hashlib.sha256(data).hexdigest()
+        if not _holds(store / digest, data):
+            _write(store, digest, data)
+        return digest
+    return _stream_into(path, store)
+
+
+def _read_up_to(src: BinaryIO, size: int) -> bytes:
+    parts, left = [], size
+    while left > 0 and (part := src.read(min(left, CHUNK))):
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def _holds(copy: Path, data: bytes) -> bool:
+    """Whether `copy` is a regular file of exactly `data` (never followed if a link)."""
+    try:
+        fd = os.open(copy, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb", buffering=0) as held:
+        st = os.fstat(held.fileno())
+        return (stat.S_ISREG(st.st_mode) and st.st_size == len(data)
+                and _read_up_to(held, len(data) + 1) == data)
+
+
+def _write(store: Path, name: str, data: bytes) -> None:
+    tmp = store / f".copy-{os.urandom(8).hex()}"
+    try:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
+                       "wb") as out:
+            out.write(data)
+        os.replace(tmp, store / name)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _stream_into(path: Path, store: Path) -> str:
     tmp = store / f".copy-{os.urandom(8).hex()}"
     try:
         with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
