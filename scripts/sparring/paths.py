@@ -24,13 +24,17 @@ before git starts.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-from collections.abc import Callable
-from pathlib import Path
 
 from sparring.errors import SparringError
+
+# pathlib and contextlib (with re, fnmatch, collections and more) load only where a Place's
+# Path is made or a file written: reading a turn's own files, every round, needs neither.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 # The most of a file (or stdin) the runner reads: far more than any text a debate hands in
 # (a prompt holds at most 1 Mi characters; the runner bounds what it carries into one), and
@@ -96,6 +100,8 @@ class Taken:
 def place(path: Path | str, root: Path, what: str, hint: str = "") -> Place:
     """Where `path` (relative to the working directory, or absolute) leads below `root`,
     without touching the disk; outside the project it is `path_outside_project`."""
+    from pathlib import Path
+
     given = os.fspath(path)
     absolute = os.path.normpath(os.path.join(os.getcwd(), given))
     root = Path(os.path.realpath(root))  # the walk starts from the root itself, not a link
@@ -415,6 +421,8 @@ def _write_replacing(parent: int, name: str, raw: bytes, mode: int) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=parent)
         raise

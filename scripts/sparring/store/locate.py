@@ -45,9 +45,9 @@ def state_home() -> str:
 
 def run_record(session_dir: str) -> str:
     """Where the runner of a session keeps its own record (store/runs.py)."""
-    import hashlib
+    from sparring.digest import sha256_hex
 
-    key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    key = sha256_hex(session_dir.encode("utf-8", "surrogateescape"))
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from sparring import states
 from sparring.codex import events
@@ -49,7 +48,7 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         raise SlowPath("no such session: the full CLI says so")
     if not locate.in_project(directory, locate.project_root(cwd)):
         raise SlowPath("not a session folder of this project: the full CLI refuses it")
-    path = Path(directory, SESSION_FILE)
+    path = os.path.join(directory, SESSION_FILE)
     raw = witness.read(path)
     if raw is None or not witness.vouches(path, raw):
         raise SlowPath("not the session file sparring wrote: the full CLI puts it back")

@@ -227,9 +227,9 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
-    import hashlib
+    from sparring.digest import sha256_hex
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = None) -> Path:

@@ -14,13 +14,13 @@ so it can never agree.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring import paths
+from sparring.digest import sha256_hex
 from sparring.errors import SparringError
 from sparring.workflows import markers
 
@@ -176,7 +176,7 @@ def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> li
 
 
 def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def lead(text: str, limit: int = 280) -> str:
