@@ -4,10 +4,12 @@ read) stay the ones hashlib computes, whichever implementation computes them."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import sys
 
 import pytest
 
+from sparring import digest
 from sparring.digest import sha256_hex
 
 
@@ -21,4 +23,11 @@ def test_a_python_without_its_own_sha256_falls_back_to_hashlib(
         monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("_sha2", "_sha256"):
         monkeypatch.setitem(sys.modules, name, None)  # `import` of it raises ImportError
-    assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
+    try:
+        fallback = importlib.reload(digest)
+        assert fallback.sha256 is hashlib.sha256
+        assert fallback.sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
+    finally:
+        monkeypatch.undo()
+        importlib.reload(digest)
+    assert digest.sha256 is not hashlib.sha256  # this Python's own, without OpenSSL

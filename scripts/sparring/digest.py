@@ -8,13 +8,14 @@ either falls back to hashlib.
 
 from __future__ import annotations
 
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+
 
 def sha256_hex(data: bytes) -> str:
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
-        except ImportError:
-            from hashlib import sha256  # type: ignore[assignment,unused-ignore]
     return str(sha256(data).hexdigest())

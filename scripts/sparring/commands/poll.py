@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from sparring import states
 from sparring.errors import SparringError
 from sparring.store import session as sessions
-from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.codex import events
     from sparring.records import TurnRecord
+    from sparring.store.session import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from sparring import states
 from sparring.errors import SparringError
 from sparring.store import session as sessions
@@ -12,6 +9,11 @@ from sparring.store import workspace
 from sparring.turn import budget, lifecycle
 from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
 def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any]:

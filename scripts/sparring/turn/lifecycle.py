@@ -13,7 +13,6 @@ process is only ever signalled on the record's word, never on session.json's.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from sparring import process, states
 from sparring.codex import events
@@ -25,6 +24,8 @@ from sparring.store.state import locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import TurnRecord
     from sparring.turn import record as turns
 

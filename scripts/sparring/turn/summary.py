@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from sparring import states
 from sparring.codex import rollout
@@ -16,6 +15,7 @@ from sparring.turn import budget
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 SUMMARY_FILE = "summary.json"
 

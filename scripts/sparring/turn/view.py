@@ -8,7 +8,6 @@ barrier.reveal, called by the verbs that show it.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from sparring import states
 from sparring.codex import events
@@ -19,6 +18,8 @@ from sparring.turn import record as turns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import TurnRecord
 
 MAX_ACTIVITIES = 20

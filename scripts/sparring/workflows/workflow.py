@@ -158,11 +158,12 @@ class Workflow:
 
     def function(self, spec: str) -> Callable[..., Any]:
         """The function `module:function` of its own package (a part or a verb)."""
-        import importlib
+        import sys
 
         module, _, function = spec.partition(":")
-        found: Callable[..., Any] = getattr(
-            importlib.import_module(f"{self.package}.{module}"), function)
+        name = f"{self.package}.{module}"
+        __import__(name)  # importlib.import_module's work, without loading importlib (1 ms)
+        found: Callable[..., Any] = getattr(sys.modules[name], function)
         return found
 
     def __repr__(self) -> str:
