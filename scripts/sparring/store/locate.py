@@ -18,6 +18,8 @@ STATE_DIR = ".sparring"
 SESSION_FILE = "session.json"
 SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
 EVENTS_FILE = "events.jsonl"  # a turn's Codex events, in its folder turns/N/
+PROMPT_FILE = "prompt.txt"  # and the prompt Codex was sent
+STDERR_FILE = "stderr.log"  # and what Codex printed on stderr
 
 
 def project_root(cwd: str) -> str:

@@ -18,7 +18,7 @@ from sparring import answers, codex, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
-from sparring.store.locate import EVENTS_FILE
+from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
 
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from sparring.config import TurnSettings
     from sparring.records import TurnRecord
 
-PROMPT = "prompt.txt"
+PROMPT = PROMPT_FILE
 EVENTS = EVENTS_FILE
-STDERR = "stderr.log"
+STDERR = STDERR_FILE
 RUNNER_LOG = "runner.log"
 
 _RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
@@ -354,8 +354,4 @@ def _round_usage(
             baseline = earlier["usage_cumulative"]
     return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
 
-
-def files(session: Session, n: int) -> dict[str, str]:
-    return {name: str(session.turn_file(n, f)) for name, f in
-            (("prompt", PROMPT), ("events", EVENTS), ("stderr", STDERR))}
 

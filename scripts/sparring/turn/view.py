@@ -12,9 +12,9 @@ import time
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
+from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
-from sparring.turn import record as turns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "purpose": turn["purpose"],
         "thread_id": turn.get("thread_id") or view.thread_id or data.get("thread_id"),
         "elapsed_s": round((turn.get("ended_at") or now) - started, 2),
-        "last_event_s": (round(now - turns.last_activity(session, turn), 2)
+        "last_event_s": (round(now - _last_activity(session, turn), 2)
                          if status == states.RUNNING else None),
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
         "activities_total": len(activities),
@@ -56,8 +56,19 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "settings": turn["settings"],
         "guard": guard_said(turn.get("guard")),
         "malformed_lines": view.malformed,
-        "files": turns.files(session, turn["n"]),
+        "files": _files(session, turn["n"]),
     }
+
+
+def _files(session: Session, n: int) -> dict[str, str]:
+    return {name: str(session.turn_file(n, f)) for name, f in
+            (("prompt", PROMPT_FILE), ("events", EVENTS_FILE), ("stderr", STDERR_FILE))}
+
+
+def _last_activity(session: Session, turn: TurnRecord) -> float:
+    from sparring.turn import record as turns  # a running turn's: recording loads much more
+
+    return turns.last_activity(session, turn)
 
 
 def _activities(turn: TurnRecord, view: events.TurnView,
