@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any]:
     if ref is not None:
         session = sessions.resolve(ref, cwd)
-        if session.load()["turns"]:
-            lifecycle.observe(session)  # let a dead runner's turn be recorded first
         data = session.load()
+        if data["turns"]:  # a dead runner's turn is recorded first
+            data, _, _ = lifecycle.observe(session)
         summary = summarize(session, data)
         summary.pop("finalized_at")
         return {**summary, **_where(session, data, cwd)}

@@ -21,6 +21,7 @@ from sparring.fence import unfence
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
+from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,11 +123,6 @@ def last_activity(session: Session, turn: TurnRecord) -> float:
         return max(started, session.turn_file(turn["n"], EVENTS).stat().st_mtime)
     except FileNotFoundError:
         return started
-
-
-def final_text(session: Session, turn: TurnRecord) -> str | None:
-    """Codex's last message in an ended turn, from its events."""
-    return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
 
 
 def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | None:

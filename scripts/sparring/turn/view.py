@@ -101,3 +101,7 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**a, "text": "(withheld until you seal your analysis)"}
             if a["kind"] == "reasoning" else a for a in activities]
 
+
+def final_text(session: Session, turn: TurnRecord) -> str | None:
+    """Codex's last message in an ended turn, from its events."""
+    return events.read(session.turn_file(turn["n"], EVENTS_FILE), finished=True).final_message

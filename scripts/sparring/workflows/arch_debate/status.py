@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sparring import states, templates
+from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
 from sparring.store import session as sessions
@@ -24,7 +24,7 @@ from sparring.workflows.arch_debate import folder as debate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from sparring.records import AnySession, TurnRecord
+    from sparring.records import AnySession
 
 WORD_LIMIT = 500
 
@@ -47,8 +47,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)
     if data["turns"]:
-        lifecycle.observe(session)  # let a finished turn write its round file first
-        data = session.load()
+        data, _, _ = lifecycle.observe(session)  # a finished turn writes its round file first
     state = debate.read(directory, project, debate.written_by_runner(data))
     settings = data["debate"]
     step = debate.next_step(state, settings["max_rounds"])
@@ -74,7 +73,7 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "degraded": reports.degraded_reasons(data) + [
             f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
             if not r.authentic],
-        "next": Hint(_next(step, state, directory, session, turn)),
+        "next": Hint(_next(step, state, directory, session, data)),
     }
 
 
@@ -106,7 +105,8 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
     with its facts as JSON beside it (the agreement audit among them)."""
     if step not in ("agreed", "stuck"):
         return []
-    from sparring.workflows.arch_debate import audit as debate_audit  # an outcome's only
+    from sparring import templates  # an outcome's only, as the audit
+    from sparring.workflows.arch_debate import audit as debate_audit
 
     model = reports.build(session, data, None,
                           debate_audit.compute(session, data, state, project))
@@ -133,14 +133,17 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
 
 
 def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
-          turn: TurnRecord | None) -> str:
+          data: dict[str, Any]) -> str:
+    """What to do next, from the session as status read it (what it may write meanwhile,
+    an outcome's report, changes neither its budget nor its inbox)."""
+    turn = latest_turn(data)
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
     if step == "agreed":
         return "agreed: show the user the agreed brief and commit the debate folder"
     if step == "stuck":
         return f"{debate.STUCK}: show the user {debate.DECISION_NEEDED} and let them decide"
-    spent = budget.reached(session.load())
+    spent = budget.reached(data)
     if spent is not None:
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 "no further Codex round starts; show the user where the debate stands; to go "
@@ -150,7 +153,7 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return f"`sparring debate round {shell_word(str(directory))}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
-    file = f"{workspace.session_inbox(session.load())}/round.md"
+    file = f"{workspace.session_inbox(data)}/round.md"
     hand_in = f"`sparring debate round {shell_word(str(directory))} --file {shell_word(file)}`"
     if state.proposal is not None and state.proposal.side == "codex":
         return (f"Codex opened with AGREED: — write your round ({wanted}) to {file}: "
