@@ -8,13 +8,17 @@ policy a turn really ran with. We only read it, and only to report.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
 def codex_home() -> Path:
+    from pathlib import Path
+
     return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
 
 
@@ -40,6 +44,8 @@ def turn_context(thread_id: str | None) -> dict[str, Any] | None:
 
 
 def _settings(line: str) -> dict[str, Any] | None:
+    import json  # reading a rollout: never on a look at a turn
+
     try:
         payload = json.loads(line).get("payload") or {}
     except (json.JSONDecodeError, AttributeError):

@@ -8,10 +8,7 @@ JSONL Codex printed, its stderr and the runner's log.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 from sparring.errors import SparringError
 from sparring.store import locate, shapes, workspace
@@ -19,7 +16,12 @@ from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
@@ -53,6 +55,8 @@ class Session:
     def edit(self) -> Iterator[SessionRecord]:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
         and `update` stay untyped for the modules that do not use the records yet."""
+        from typing import cast  # typing only where a record is written
+
         with self.update() as data:
             yield cast("SessionRecord", data)
 
@@ -69,6 +73,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
     the engine record, token budget and own records (`sections`: top-level keys) its
     workflow gives it (workflows/sessions.py)."""
     import secrets  # hashlib and more: only a new session needs it
+    from pathlib import Path
 
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
@@ -109,6 +114,8 @@ def resolve(ref: str, cwd: Path) -> Session:
     """A session named by its id (in this project) or by its directory, which must be a
     session folder of this project (`.sparring/sessions/<id>` at its root or below): a
     session.json anywhere else is nobody's to act on."""
+    from pathlib import Path
+
     root = workspace.find_root(cwd)
     found = locate.session_folder(ref, str(cwd))
     if found is not None:

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
 
+from sparring import fastjson
 from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
-Migration = Callable[[dict[str, Any]], dict[str, Any]]
+# Reading a state file, as every call a debate makes each round does, needs neither json
+# (fastjson reads as it does) nor typing nor pathlib: they load where a file is written.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any
+
+    Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 # sparring's own state (prompts, Codex's events, the sealed analysis, copies of the user's
@@ -115,6 +120,8 @@ def _witnessed(path: Path, payload: bytes, write: Callable[[], None]) -> None:
 
 
 def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
+    import json  # indented, as people read state files: fastjson writes one line
+
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if not text.isascii() and not _encodable(text):
@@ -169,6 +176,17 @@ def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _loads(raw: str) -> Any:
+    """json.loads(raw) refusing NaN and Infinity (_not_json); a document that is not JSON is
+    read again by json itself, whose JSONDecodeError says what is wrong and where."""
+    try:
+        return fastjson.loads(raw, allow_nan=False)
+    except ValueError:
+        import json
+
+        return json.loads(raw, parse_constant=_not_json)
+
+
 @contextlib.contextmanager
 def try_locked(path: Path) -> Iterator[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
@@ -215,10 +233,15 @@ class StateFile:
         except UnicodeDecodeError as exc:
             raise self._corrupt(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
         try:
-            data = json.loads(raw, parse_constant=_not_json)
-        except json.JSONDecodeError as exc:
-            raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-        except (ValueError, RecursionError) as exc:
+            data = _loads(raw)
+        except ValueError as exc:
+            import json  # json's own words for what is wrong, and where
+
+            if isinstance(exc, json.JSONDecodeError):
+                raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+                                    ) from exc
+            raise self._corrupt(f"is not valid JSON ({exc})") from exc
+        except RecursionError as exc:
             raise self._corrupt(f"is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise self._corrupt("has no 'format' version")
