@@ -24,15 +24,19 @@ if TYPE_CHECKING:
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: Path, full: bool = False) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def poll(ref: str, cwd: Path, full: bool = False,
+         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`read`: the session's folder and document as turn/quick.py just read and checked them
+    (the first door's), used instead of reading the file again."""
+    session = _resolved(ref, cwd, read)
     data, turn, seen = lifecycle.observe(session)
     return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
 def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
-         analysis: bytes | None = None) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+         analysis: bytes | None = None,
+         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    session = _resolved(ref, cwd, None if analysis is not None else read)  # sealing writes it
     if analysis is not None:
         barrier.seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
@@ -46,6 +50,13 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
                 result["sealed"] = True
             return result
         time.sleep(_WAIT_STEP_S)
+
+
+def _resolved(ref: str, cwd: Path, read: tuple[str, dict[str, Any]] | None) -> Session:
+    session = sessions.resolve(ref, cwd)
+    if read is not None and read[0] == str(session.dir):
+        session.state.seen(read[1])
+    return session
 
 
 def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,

@@ -218,11 +218,21 @@ class StateFile:
         self.migrations = migrations or {}
         self.shape = shape
         self.witness = witness
+        self._seen: dict[str, Any] | None = None
+
+    def seen(self, data: dict[str, Any]) -> None:
+        """`data` is this file as a reader that checks as `read` does (turn/quick.py) read
+        it just now: the next `read` returns it instead of reading the file again. A change
+        (`update`) always reads the file itself."""
+        self._seen = data
 
     def exists(self) -> bool:
         return self.path.is_file()
 
     def read(self) -> dict[str, Any]:
+        if self._seen is not None:
+            data, self._seen = self._seen, None
+            return data
         try:
             raw = (read_record(self.path) if self.witness else self.path.read_bytes()).decode(
                 "utf-8")
@@ -258,6 +268,7 @@ class StateFile:
     @contextlib.contextmanager
     def update(self) -> Iterator[dict[str, Any]]:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
+        self._seen = None
         with locked(self.path):
             data = self.read()
             yield data

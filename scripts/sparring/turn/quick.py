@@ -40,6 +40,16 @@ class SlowPath(Exception):
     """This one is for the full CLI."""
 
 
+class WithStatus(SlowPath):
+    """An ended turn of a session whose workflow adds where it stands: the CLI's own path
+    answers (commands/poll.py), from the session as read and checked here (`read`: its
+    folder and document), which it does not read again."""
+
+    def __init__(self, directory: str, data: dict[str, Any]) -> None:
+        super().__init__("the workflow's status comes with the answer: the CLI's path adds it")
+        self.read = (directory, data)
+
+
 def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     """The brief poll object of the session's latest turn, which has ended."""
     cwd = os.getcwd()
@@ -64,7 +74,7 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     if _run_recorded(directory):
         raise SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and not SESSION_KEYS.issuperset(data):
-        raise SlowPath("the workflow's status comes with the answer: the full CLI adds it")
+        raise WithStatus(directory, data)
     seen = events.read(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"),
                        finished=True)
     if seen.malformed:
