@@ -284,3 +284,29 @@ def test_a_debates_wait_reads_its_session_once_before_its_status(
     code, printed = both("wait", sid)  # the door's answer, then the CLI's
     assert code == 0 and json.loads(printed)["debate"]["step"]
     assert shown[0]["reads"] == 1  # quick.py's read alone, until the debate's status
+
+
+def test_a_debates_status_reads_no_other_workflows_sessions(
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`debate status DIR` finds the folder's session among the project's arch-debates
+    only: sessions of the other workflows, however many and however new, are not read."""
+    fake_codex.mode("ok", reply="Round 1: SQLite, because one writer is enough.")
+    sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
+    (repo / "debate" / "round-0-claude.md").write_text("SQLite.\n")
+    sparring("debate", "round", "debate")
+    ended(sparring, sid, "completed")
+    others = [sparring("init", "--skill", skill).out["session"]
+              for skill in ("think-about", "dual-model", "deep-discussion")]
+    from sparring.store import witness
+
+    reads: list[str] = []
+    real_read = witness.read
+
+    def counted(path: Any) -> bytes | None:
+        reads.append(str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(witness, "read", counted)
+    code, printed = both("debate", "status", "debate")
+    assert code == 0 and json.loads(printed)["session"] == sid
+    assert reads and not [p for p in reads if any(f"/{o}/" in p for o in others)]

@@ -44,11 +44,11 @@ def turn_context(thread_id: str | None) -> dict[str, Any] | None:
 
 
 def _settings(line: str) -> dict[str, Any] | None:
-    import json  # reading a rollout: never on a look at a turn
+    from sparring.fastjson import loads  # json.loads, without loading json (`status`)
 
     try:
-        payload = json.loads(line).get("payload") or {}
-    except (json.JSONDecodeError, AttributeError):
+        payload = loads(line).get("payload") or {}
+    except (ValueError, AttributeError):
         return None
     sandbox = payload.get("sandbox_policy")
     return {

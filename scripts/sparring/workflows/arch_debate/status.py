@@ -20,6 +20,7 @@ from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
+from sparring.workflows.arch_debate import WORKFLOW
 from sparring.workflows.arch_debate import folder as debate
 
 TYPE_CHECKING = False
@@ -30,8 +31,13 @@ WORD_LIMIT = 500
 
 
 def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
+    """The newest arch-debate session of the folder. Only an arch-debate's session holds a
+    debate, and its id begins with the workflow's name (session.create): the project's other
+    sessions are not read at all, however many there are."""
     root = workspace.find_root(directory)
     for session in reversed(sessions.all_sessions(root)):
+        if session.id.rsplit("-", 3)[0] != WORKFLOW.name:
+            continue
         try:
             data = session.load()
         except SparringError:
