@@ -15,8 +15,6 @@ optionally, the evidence it cites, separated by `;`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -113,12 +111,27 @@ def _first_line_number(text: str) -> int:
 
 
 
-class PointLine(NamedTuple):
-    line: int
-    id: str
-    stance: str
-    claim: str
-    evidence: tuple[str, ...]
+class PointLine:
+    """A point line of a round (a plain class: markers load with every debate's status)."""
+
+    __slots__ = ("claim", "evidence", "id", "line", "stance")
+
+    def __init__(self, line: int, id: str, stance: str, claim: str,
+                 evidence: tuple[str, ...]) -> None:
+        self.line, self.id, self.stance, self.claim = line, id, stance, claim
+        self.evidence = evidence
+
+    def _values(self) -> tuple[int, str, str, str, tuple[str, ...]]:
+        return self.line, self.id, self.stance, self.claim, self.evidence
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PointLine) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"PointLine{self._values()!r}"
 
 
 def point_lines(text: str) -> list[PointLine]:

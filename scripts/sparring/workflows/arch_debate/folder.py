@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from sparring import paths
 from sparring.digest import sha256_hex
@@ -26,6 +25,8 @@ from sparring.workflows import markers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
@@ -36,14 +37,16 @@ _ROUND_FILE = re.compile(r"^round-(\d+)-(claude|codex|agreed)\.md$")
 NAMES = {"claude": "Claude", "codex": "Codex"}
 
 
-# Named tuples, not dataclasses: `debate status` and an arch-debate's `wait` read the folder
-# every round, and dataclasses would bring inspect, ast and more.
-class Round(NamedTuple):
-    n: int
-    side: str
-    path: Path
-    text: str
-    authentic: bool = True  # a Codex round the runner wrote and nobody edited since
+# Plain classes with slots, not dataclasses or named tuples: `debate status` and an
+# arch-debate's `wait` read the folder every round, and those would bring inspect, ast or
+# typing along.
+class Round:
+    __slots__ = ("authentic", "n", "path", "side", "text")
+
+    def __init__(self, n: int, side: str, path: Path, text: str,
+                 authentic: bool = True) -> None:
+        self.n, self.side, self.path, self.text = n, side, path, text
+        self.authentic = authentic  # a Codex round the runner wrote and nobody edited since
 
     @property
     def name(self) -> str:
@@ -59,11 +62,14 @@ class Round(NamedTuple):
         return self.authentic and markers.opens_with_agreed(self.text)
 
 
-class DebateState(NamedTuple):
-    rounds: list[Round]
-    misplaced: list[str]
-    agreed: dict[str, Any] | None  # the two rounds that agree, once agreement is confirmed
-    proposal: Round | None  # else Codex's or Claude's latest round when it proposes agreement
+class DebateState:
+    __slots__ = ("agreed", "misplaced", "proposal", "rounds")
+
+    def __init__(self, rounds: list[Round], misplaced: list[str],
+                 agreed: dict[str, Any] | None, proposal: Round | None) -> None:
+        self.rounds, self.misplaced = rounds, misplaced
+        self.agreed = agreed  # the two rounds that agree, once agreement is confirmed
+        self.proposal = proposal  # else the latest round, when it proposes agreement
 
     @property
     def last(self) -> Round | None:

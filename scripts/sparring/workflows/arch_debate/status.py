@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
@@ -25,6 +24,8 @@ from sparring.workflows.arch_debate import folder as debate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
 
 WORD_LIMIT = 500

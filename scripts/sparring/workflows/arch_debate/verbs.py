@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
@@ -33,6 +32,8 @@ _REPEATED = ("session", "question", "codex_turn")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",

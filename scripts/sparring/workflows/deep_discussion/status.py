@@ -7,7 +7,6 @@ registry's `status` part).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
@@ -21,6 +20,8 @@ from sparring.workflows.deep_discussion import transcript as discussion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import DiscussionRecord, TurnRecord
 
 

@@ -9,8 +9,6 @@ as a line of its own; one side saying it is only a proposal.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from sparring.errors import SparringError
 from sparring.store.session import Session
 from sparring.turn import view
@@ -19,7 +17,11 @@ from sparring.workflows.deep_discussion import WORKFLOW
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
+
+    Arguments = tuple[str, str, str | None]  # effort, model, topic
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")
@@ -39,12 +41,6 @@ _MODEL_NAME = r"(gpt|o\d|codex-|claude|gemini)[\w.-]*"
 _WORD = r"(\S+)\s*(.*)"
 SPEAKERS = {"claude": "Claude", "codex": "Codex",
             "critic": "Claude as critic (standing in for Codex)"}
-
-
-class Arguments(NamedTuple):
-    effort: str
-    model: str
-    topic: str | None
 
 
 def parse_arguments(text: str) -> Arguments:
@@ -68,7 +64,7 @@ def parse_arguments(text: str) -> Arguments:
         else:
             break
         rest = after
-    return Arguments(effort or WORKFLOW.effort, model or "CODEX", _topic(rest.strip()))
+    return effort or WORKFLOW.effort, model or "CODEX", _topic(rest.strip())
 
 
 def _topic(text: str) -> str | None:
@@ -97,13 +93,17 @@ def _invalid(why: str) -> SparringError:
                          f"valid forms: {VALID_FORMS}")
 
 
-# A named tuple, not a dataclass: `discuss status` and a discussion's `wait` read the
-# transcript every round, and dataclasses would bring inspect, ast and more.
-class Message(NamedTuple):
-    round: int
-    speaker: str  # claude | codex | critic
-    text: str
-    search_results: str = ""  # what Claude found for the other side (never read for markers)
+# A plain class with slots, not a dataclass or a named tuple: `discuss status` and a
+# discussion's `wait` read the transcript every round, and those would bring inspect, ast or
+# typing along.
+class Message:
+    __slots__ = ("round", "search_results", "speaker", "text")
+
+    def __init__(self, round: int, speaker: str, text: str, search_results: str = "") -> None:
+        self.round, self.text = round, text
+        self.speaker = speaker  # claude | codex | critic
+        self.search_results = search_results  # what Claude found for the other side (never
+        # read for markers)
 
     @property
     def consensus(self) -> bool:

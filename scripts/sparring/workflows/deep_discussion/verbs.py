@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
@@ -30,6 +29,8 @@ from sparring.workflows.workflow import Context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
