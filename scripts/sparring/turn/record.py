@@ -22,6 +22,7 @@ from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
+from sparring.turn.view import last_activity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,15 +115,6 @@ def _set_aside(directory: Path) -> None:
             directory.rename(aside)
             return
     raise FileExistsError(directory)
-
-
-def last_activity(session: Session, turn: TurnRecord) -> float:
-    """When Codex last printed an event (the events file's mtime), or when it started."""
-    started = float(turn.get("started_at") or turn["created_at"])
-    try:
-        return max(started, session.turn_file(turn["n"], EVENTS).stat().st_mtime)
-    except FileNotFoundError:
-        return started
 
 
 def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | None:

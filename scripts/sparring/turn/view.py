@@ -43,7 +43,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "purpose": turn["purpose"],
         "thread_id": turn.get("thread_id") or view.thread_id or data.get("thread_id"),
         "elapsed_s": round((turn.get("ended_at") or now) - started, 2),
-        "last_event_s": (round(now - _last_activity(session, turn), 2)
+        "last_event_s": (round(now - last_activity(session, turn), 2)
                          if status == states.RUNNING else None),
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
         "activities_total": len(activities),
@@ -65,10 +65,13 @@ def _files(session: Session, n: int) -> dict[str, str]:
             (("prompt", PROMPT_FILE), ("events", EVENTS_FILE), ("stderr", STDERR_FILE))}
 
 
-def _last_activity(session: Session, turn: TurnRecord) -> float:
-    from sparring.turn import record as turns  # a running turn's: recording loads much more
-
-    return turns.last_activity(session, turn)
+def last_activity(session: Session, turn: TurnRecord) -> float:
+    """When Codex last printed an event (the events file's mtime), or when it started."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    try:
+        return max(started, session.turn_file(turn["n"], EVENTS_FILE).stat().st_mtime)
+    except FileNotFoundError:
+        return started
 
 
 def _activities(turn: TurnRecord, view: events.TurnView,
