@@ -89,27 +89,26 @@ def _call(argv: list[str], read: tuple[str, dict[str, Any]] | None = None
     """(verb, the call that answers it, the SESSION it names) for `poll SESSION`, `wait
     SESSION [--timeout S]`, `status SESSION` and a workflow's `status` verb; None when
     the command line holds anything else (options, --help, a typo): the CLI's business."""
-    from pathlib import Path
-
+    # str folders, as the CLI's Paths print: the calls of every round load no pathlib.
     request = _request(argv)
     if request is not None:
         verb, ref = request
         if verb == "poll":
             from sparring.commands.poll import poll
 
-            return verb, lambda: poll(ref, Path.cwd(), False, read), ref
+            return verb, lambda: poll(ref, os.getcwd(), False, read), ref
         timeout = _wait_timeout(argv[1:])
         if timeout is None:
             return None
         from sparring.commands.poll import wait
 
-        return verb, lambda: wait(ref, Path.cwd(), timeout, False, None, read), ref
+        return verb, lambda: wait(ref, os.getcwd(), timeout, False, None, read), ref
     if len(argv) == 2 and argv[0] == "status" and _is_word(argv[1]):
-        from sparring.cli.verb import project_dir
+        from sparring.cli.verb import project_place
         from sparring.commands import status
 
         ref = argv[1]
-        return "status", lambda: status.status(ref, project_dir(Path("."))), ref
+        return "status", lambda: status.status(ref, project_place(".").text), ref
     if len(argv) == 3 and argv[1] == "status" and _is_word(argv[2]):
         return _workflow_status(argv[0], argv[2])
     return None
@@ -119,8 +118,6 @@ def _workflow_status(command: str, word: str
                      ) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
     """`COMMAND status DIR|SESSION` of a workflow whose status verb takes that one argument,
     through the registry as the CLI calls it (cli/workflows.py)."""
-    from pathlib import Path
-
     from sparring.workflows import registry
 
     flow = next((f for f in registry.WORKFLOWS.values() if f.command == command), None)
@@ -132,9 +129,9 @@ def _workflow_status(command: str, word: str
         return None
     if param.kind == "dir" and not os.path.isdir(word):
         return None  # a file, or nothing there: the CLI says so
-    value = Path(word) if param.kind == "dir" else word
+    value = word  # a folder as str: the workflow's status reads it as the CLI's Path
     return (f"{command} status",
-            lambda: registry.call(flow, "status", {param.name: value}, Path.cwd()),
+            lambda: registry.call(flow, "status", {param.name: value}, os.getcwd()),
             word if param.name == "session" else None)
 
 

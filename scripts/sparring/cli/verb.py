@@ -9,7 +9,7 @@ answered, because there is one implementation of each.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
@@ -17,7 +17,10 @@ from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
+
+    from sparring import paths
 
 
 def run(verb: str, call: Callable[[], dict[str, Any]],
@@ -48,16 +51,16 @@ def text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _session_dir(payload: dict[str, Any]) -> Path | None:
+def _session_dir(payload: dict[str, Any]) -> str | None:
     """The folder of the session a verb's output names, if any."""
     if payload.get("session_dir"):
-        return Path(payload["session_dir"])
+        return str(payload["session_dir"])
     if not payload.get("session"):
         return None
     from sparring.store import session as sessions
 
     try:
-        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
+        return sessions.resolve(str(payload["session"]), os.getcwd()).path
     except SparringError:
         return None
 
@@ -65,7 +68,12 @@ def _session_dir(payload: dict[str, Any]) -> Path | None:
 def project_dir(cwd: Path) -> Path:
     """--cwd: a folder inside the project the command runs in, reached without a link (a
     session made for a folder elsewhere would let Codex work, and sparring write, there)."""
-    from sparring import paths
-    from sparring.store.inputs import project_root
+    return project_place(cwd).path
 
-    return paths.folder(cwd, project_root(), "--cwd").path
+
+def project_place(cwd: str | Path) -> paths.Place:
+    """project_dir's Place (its `text`: the folder as str, for the calls of every round)."""
+    from sparring import paths
+    from sparring.store.locate import project_root
+
+    return paths.folder(cwd, project_root(os.getcwd()), "--cwd")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: Path, full: bool = False,
+def poll(ref: str, cwd: str | Path, full: bool = False,
          read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """`read`: the session's folder and document as turn/quick.py just read and checked them
     (the first door's), used instead of reading the file again."""
@@ -33,7 +33,7 @@ def poll(ref: str, cwd: Path, full: bool = False,
     return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
-def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
+def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
          analysis: bytes | None = None,
          read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     session = _resolved(ref, cwd, None if analysis is not None else read)  # sealing writes it
@@ -52,9 +52,9 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
         time.sleep(_WAIT_STEP_S)
 
 
-def _resolved(ref: str, cwd: Path, read: tuple[str, dict[str, Any]] | None) -> Session:
+def _resolved(ref: str, cwd: str | Path, read: tuple[str, dict[str, Any]] | None) -> Session:
     session = sessions.resolve(ref, cwd)
-    if read is not None and read[0] == str(session.dir):
+    if read is not None and read[0] == session.path:
         session.state.seen(read[1])
     return session
 
@@ -69,7 +69,7 @@ def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
 
 
 def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
-           found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
+           found: dict[str, Any], full: bool, cwd: str | Path) -> dict[str, Any]:
     """The poll object (brief unless `full`), and once Codex's turn has ended, where the
     workflow stands when it says (its `status` part, as arch-debate's and deep-discussion's
     do): one call instead of two a round."""

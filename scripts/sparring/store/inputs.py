@@ -71,7 +71,7 @@ def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
     return data
 
 
-def archive_taken(session_dir: Path | None) -> list[str]:
+def archive_taken(session_dir: str | Path | None) -> list[str]:
     """Keep the inbox files this verb read in `session_dir/inputs/` (left in place when
     there is no session): the bytes the verb read, whatever happened to the file since; the
     inbox file goes only if it is still the file that was read. Returns where they went."""
@@ -80,8 +80,10 @@ def archive_taken(session_dir: Path | None) -> list[str]:
         taken = _taken.pop(0)
         if session_dir is None:
             continue
+        from pathlib import Path  # a verb took an inbox file: never a round's poll
+
         try:
-            dest = _keep(session_dir / INPUTS_DIR, taken)
+            dest = _keep(Path(session_dir, INPUTS_DIR), taken)
         except OSError:
             continue  # the file stays in the inbox: nothing is lost
         paths.remove_taken(taken)

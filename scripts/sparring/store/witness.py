@@ -60,7 +60,7 @@ def home() -> Path:
     return Path(_home())
 
 
-def split(path: Path) -> tuple[Path, str] | None:
+def split(path: str | os.PathLike[str]) -> tuple[Path, str] | None:
     """(project root, path below its `.sparring/`) of a record, or None for a file that is
     not under a `.sparring/` folder (never witnessed)."""
     from pathlib import Path
@@ -76,7 +76,7 @@ def folder(root: Path) -> Path:
     return Path(_folder(root))
 
 
-def copy_of(path: Path) -> Path | None:
+def copy_of(path: str | os.PathLike[str]) -> Path | None:
     from pathlib import Path
 
     found = _copy(os.fspath(path))
@@ -160,7 +160,7 @@ def _locked(root: Path, name: str, wait: bool) -> Iterator[None]:
         os.close(fd)
 
 
-def keeping(path: Path, data: bytes) -> AbstractContextManager[None]:
+def keeping(path: str | os.PathLike[str], data: bytes) -> AbstractContextManager[None]:
     """Record `data` as what sparring writes at `path` (call under `locked`), for the block
     that writes the record itself: if that fails, the copy goes back to what it was."""
     import contextlib
@@ -168,7 +168,7 @@ def keeping(path: Path, data: bytes) -> AbstractContextManager[None]:
     return contextlib.contextmanager(_keeping)(path, data)
 
 
-def _keeping(path: Path, data: bytes) -> Iterator[None]:
+def _keeping(path: str | os.PathLike[str], data: bytes) -> Iterator[None]:
     copy = copy_of(path)
     if copy is None:
         yield

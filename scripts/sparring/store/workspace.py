@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def find_root(start: Path) -> Path:
+def find_root(start: str | Path) -> Path:
     from pathlib import Path
 
     return Path(locate.project_root(str(start)))

@@ -70,7 +70,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.turn_file(turn["n"], EVENTS_FILE), finished)
+    return data, turn, events.read(session.turn_path(turn["n"], EVENTS_FILE), finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
@@ -93,7 +93,7 @@ def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
 def _record(session: Session) -> runs.Run | None:
     """The runner's record (runs.read), which exists only while a turn runs: the process
     layer it needs is loaded only then, never to look at an ended turn."""
-    if not os.path.exists(run_record(str(session.dir))):
+    if not os.path.exists(run_record(session.path)):
         return None
     from sparring.store import runs
 

@@ -25,7 +25,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     latest = data["turns"][-1] if data["turns"] else None
     return {
         "session": session.id,
-        "session_dir": str(session.dir),
+        "session_dir": session.path,
         "skill": data["skill"],
         "status": states.reported(latest["status"]) if latest else "new",
         "rounds": max((t["round"] for t in data["turns"]), default=0),

@@ -7,6 +7,7 @@ barrier.reveal, called by the verbs that show it.
 
 from __future__ import annotations
 
+import os
 import time
 
 from sparring import states
@@ -35,7 +36,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
     review = None if withheld else _review(turn, view)
     return {
         "session": session.id,
-        "session_dir": str(session.dir),
+        "session_dir": session.path,
         "skill": data["skill"],
         "status": status,
         "round": turn["round"],
@@ -61,7 +62,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
 
 
 def _files(session: Session, n: int) -> dict[str, str]:
-    return {name: str(session.turn_file(n, f)) for name, f in
+    return {name: session.turn_path(n, f) for name, f in
             (("prompt", PROMPT_FILE), ("events", EVENTS_FILE), ("stderr", STDERR_FILE))}
 
 
@@ -69,7 +70,7 @@ def last_activity(session: Session, turn: TurnRecord) -> float:
     """When Codex last printed an event (the events file's mtime), or when it started."""
     started = float(turn.get("started_at") or turn["created_at"])
     try:
-        return max(started, session.turn_file(turn["n"], EVENTS_FILE).stat().st_mtime)
+        return max(started, os.stat(session.turn_path(turn["n"], EVENTS_FILE)).st_mtime)
     except FileNotFoundError:
         return started
 
@@ -107,4 +108,4 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def final_text(session: Session, turn: TurnRecord) -> str | None:
     """Codex's last message in an ended turn, from its events."""
-    return events.read(session.turn_file(turn["n"], EVENTS_FILE), finished=True).final_message
+    return events.read(session.turn_path(turn["n"], EVENTS_FILE), finished=True).final_message

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from sparring import paths, states
 from sparring.errors import SparringError
@@ -22,6 +21,7 @@ from sparring.turn.summary import question, summarize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from sparring.records import AnySession, DecisionRecord, EngineRecord
@@ -244,6 +244,8 @@ def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = 
     """Where the report goes: `pattern` (the workflow's `report_path` setting) with its
     placeholders filled, inside the project (a pattern that leads out of it is refused, not
     followed)."""
+    from pathlib import Path  # where a report goes: written at the end, never on a look
+
     root = Path(data["root"])
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
@@ -262,7 +264,7 @@ def destination(data: AnySession, out: Path | None, pattern: str | None,
     explicit --out that exists is refused, a default path gets -2, -3, ..."""
     ours = set(data.get("reports", []))
     if out is not None:
-        path = paths.place(out, Path(data["root"]), "--out").path
+        path = paths.place(out, data["root"], "--out").path
         if os.path.lexists(path) and str(path) not in ours:
             raise SparringError("report_exists", f"{path} exists and is not this session's "
                                 "report", "choose another --out, or move the file away")

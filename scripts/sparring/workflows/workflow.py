@@ -176,11 +176,18 @@ class Context:
     over its defaults; reading the file takes every workflow's name, which the registry
     knows)."""
 
-    __slots__ = ("_settings", "cwd", "flow")
+    __slots__ = ("_settings", "cwd_text", "flow")
 
-    def __init__(self, flow: Workflow, cwd: Path,
+    def __init__(self, flow: Workflow, cwd: str | Path,
                  settings: Callable[[Path], dict[str, Any]]) -> None:
-        self.flow, self.cwd, self._settings = flow, cwd, settings
+        self.flow, self._settings = flow, settings
+        self.cwd_text = str(cwd)  # what a status verb, every round, reads it as
+
+    @property
+    def cwd(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.cwd_text)
 
     def settings(self, root: Path) -> dict[str, Any]:
         return self._settings(root)

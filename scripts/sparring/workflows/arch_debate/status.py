@@ -8,13 +8,12 @@ is stuck, DECISION-NEEDED.md.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
+from sparring.store import locate, workspace
 from sparring.store import session as sessions
-from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
@@ -24,6 +23,7 @@ from sparring.workflows.arch_debate import folder as debate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from sparring.records import AnySession
@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 WORD_LIMIT = 500
 
 
-def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
+def find_session(directory: str | Path) -> tuple[Session, dict[str, Any]]:
     """The newest arch-debate session of the folder. Only an arch-debate's session holds a
     debate, and its id begins with the workflow's name (session.create): the project's other
     sessions are not read at all, however many there are."""
-    root = workspace.find_root(directory)
+    root = locate.project_root(os.fspath(directory))  # workspace.find_root's, as str
     for session in reversed(sessions.all_sessions(root)):
         if session.id.rsplit("-", 3)[0] != WORKFLOW.name:
             continue
@@ -43,15 +43,16 @@ def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
             data = session.load()
         except SparringError:
             continue
-        if (data.get("debate") or {}).get("dir") == str(directory):
+        if (data.get("debate") or {}).get("dir") == os.fspath(directory):
             return session, data
     raise SparringError("session_not_found", f"{directory} is not a debate sparring started",
                         'start one with `sparring debate new DIR "QUESTION"`')
 
 
-def status(directory: Path, cwd: Path) -> dict[str, Any]:
-    project = workspace.find_root(Path.cwd())
-    directory = debate.locate(cwd / directory, project)
+def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
+    # In str: the calls of every round (a debate's wait, its status) load no pathlib.
+    project = locate.project_root(os.getcwd())
+    directory = debate.where(os.path.join(cwd, directory), project)
     session, data = find_session(directory)
     if data["turns"]:
         data, _, _ = lifecycle.observe(session)  # a finished turn writes its round file first
@@ -84,34 +85,37 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
     }
 
 
-def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
     """Where the debate stands, for poll and wait once Codex's round has ended."""
-    return status(Path(data["debate"]["dir"]), cwd)
+    return status(data["debate"]["dir"], cwd)
 
 
-def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
+def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
-    found = status(Path(data["debate"]["dir"]), cwd)
+    found = status(data["debate"]["dir"], cwd)
     return Hint(f"the debate in {shell_word(found['dir'])} (session {session.id}), "
                 f"step {found['step']}: {found['next']}")
 
 
-def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
+def _agreed_dict(state: debate.DebateState, directory: str) -> dict[str, Any] | None:
     if not state.agreed:
         return None
     proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
     return {"proposed_by": proposed.side, "proposed_in": proposed.name,
             "confirmed_by": confirmed.side, "confirmed_in": confirmed.name,
-            "file": str(directory / f"round-{confirmed.n}-agreed.md")}
+            "file": os.path.join(directory, f"round-{confirmed.n}-agreed.md")}
 
 
-def write_outcome(session: Session, data: AnySession, directory: Path,
+def write_outcome(session: Session, data: AnySession, directory: str | Path,
                   state: debate.DebateState, step: str, breaks: list[str],
-                  project: Path) -> list[str]:
+                  project: str | Path) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck, each
     with its facts as JSON beside it (the agreement audit among them)."""
     if step not in ("agreed", "stuck"):
         return []
+    from pathlib import Path
+
+    directory, project = Path(directory), Path(project)
     from sparring import templates  # an outcome's only, as the audit
     from sparring.workflows.arch_debate import audit as debate_audit
 
@@ -139,7 +143,7 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
     return [path.name, path.with_suffix(".json").name]
 
 
-def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
+def _next(step: str, state: debate.DebateState, directory: str, session: Session,
           data: dict[str, Any]) -> str:
     """What to do next, from the session as status read it (what it may write meanwhile,
     an outcome's report, changes neither its budget nor its inbox)."""

@@ -168,10 +168,10 @@ def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: in
 
 
 def status(context: Context, session: str) -> dict[str, Any]:
-    return _status(session, context.cwd)
+    return _status(session, context.cwd_text)
 
 
-def _status(ref: str, cwd: Path) -> dict[str, Any]:
+def _status(ref: str, cwd: str | Path) -> dict[str, Any]:
     return discussion_status.status(ref, cwd)
 
 
