@@ -11,14 +11,13 @@ checks it before every turn).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.workflows.workflow import Context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 

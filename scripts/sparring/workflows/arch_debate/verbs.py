@@ -9,7 +9,6 @@ growing transcript. Codex runs read-only; the runner writes its round file.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
@@ -32,6 +31,7 @@ _REPEATED = ("session", "question", "codex_turn")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from sparring.records import AnySession
@@ -189,7 +189,7 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes, project: 
 def _unseen(state: debate.DebateState, data: AnySession) -> str:
     """What Codex has not read on its thread: Claude's newest round, preceded by any rounds
     written while Codex was unavailable (a stand-in and the round answering it)."""
-    delivered = {Path(answer_file).name for t in data["turns"]
+    delivered = {os.path.basename(answer_file.rstrip(os.sep)) for t in data["turns"]
                  if t.get("answer_sha256") and (answer_file := t.get("answer_file"))}
     last_seen = max((i for i, r in enumerate(state.rounds) if r.name in delivered), default=-1)
     unseen = state.rounds[last_seen + 1:]  # from round 0 when Codex has answered nothing

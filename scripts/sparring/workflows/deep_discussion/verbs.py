@@ -9,7 +9,6 @@ requests to Claude, and declares consensus only when both sides said so.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
@@ -29,6 +28,7 @@ from sparring.workflows.workflow import Context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from sparring.records import AnySession
@@ -215,6 +215,8 @@ def report(context: Context, session: str, file: Path | None, out: Path | None
 
 
 def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
+    from pathlib import Path
+
     from sparring.workflows.deep_discussion import audit as discussion_audit  # a report's
 
     session, data = load(ref, context.cwd)
