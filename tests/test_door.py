@@ -170,8 +170,10 @@ def test_a_running_turn_is_reported_by_the_door_without_the_cli(
 # starting a turn, recording its end or writing a report needs, each a few milliseconds,
 # and what the launcher's way in and the readers of every round no longer load: runpy (and
 # importlib), OpenSSL's hashlib, the process layer and the runners' records, typing (for the
-# type checker only), json (fastjson reads as it does) and pathlib (with fnmatch,
-# urllib.parse and ipaddress: the readers of every round work on str paths).
+# type checker only), json (fastjson reads as it does), pathlib (with fnmatch,
+# urllib.parse and ipaddress: the readers of every round work on str paths), and re, enum
+# and contextlib (markers and hints are read with string methods, locks and updates import
+# contextlib where taken).
 HEAVY = {
     "click", "jinja2", "jsonschema", "yaml", "psutil", "sparring.cli.main",
     "subprocess", "secrets", "dataclasses", "inspect",
@@ -179,7 +181,7 @@ HEAVY = {
     "sparring.turn.runner", "sparring.guard", "sparring.workflows.audit",
     "runpy", "importlib", "importlib.util", "hashlib", "_hashlib", "sparring.process",
     "sparring.store.runs", "sparring.turn.record", "sparring.answers", "typing", "json",
-    "pathlib", "fnmatch", "urllib.parse", "ipaddress",
+    "pathlib", "fnmatch", "urllib.parse", "ipaddress", "re", "enum", "contextlib",
 }
 # What think-about's quick poll and wait (turn/quick.py) load neither, beyond HEAVY.
 QUICK_HEAVY = {"pathlib", "re", "enum", "typing", "json", "contextlib", "collections",

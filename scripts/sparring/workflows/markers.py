@@ -24,7 +24,7 @@ AGREED = "AGREED:"
 CONSENSUS = "[CONSENSUS_REACHED]"
 # Compiled where they are used (re caches them): a debate's status, every round, reads its
 # markers with string methods alone, and each pattern compiled at start costs it time.
-_SEARCH = r'\[SEARCH_REQUEST:\s*"([^"\n]+)"\s*\]'
+_SEARCH = "[SEARCH_REQUEST:"
 _POINT = (r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
           r"disagree|refine)\)?\s*:\s*(?P<rest>.*)")
 _EVIDENCE = r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$"
@@ -85,12 +85,25 @@ def has_consensus(text: str) -> bool:
 
 
 def search_requests(text: str) -> list[str]:
-    found, pattern = [], _pattern(_SEARCH)
+    found = []
     for _, line in plain_lines(text):
-        match = pattern.fullmatch(line)
-        if match:
-            found.append(match.group(1).strip())
+        query = _search_request(line)
+        if query is not None:
+            found.append(query.strip())
     return found
+
+
+def _search_request(line: str) -> str | None:
+    """The query of a line that is `[SEARCH_REQUEST: "query"]` and nothing more, as
+    `\\[SEARCH_REQUEST:\\s*"([^"\\n]+)"\\s*\\]` reads it (with string methods: a discussion's
+    status, every round, reads its markers)."""
+    if not (line.startswith(_SEARCH) and line.endswith("]")):
+        return None
+    quoted = line[len(_SEARCH):-1].strip()
+    query = quoted[1:-1]
+    if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"' or '"' in query or "\n" in query:
+        return None
+    return query
 
 
 def stray_mentions(text: str, marker: str) -> list[int]:
