@@ -10,6 +10,7 @@ answered, because there is one implementation of each.
 from __future__ import annotations
 
 import os
+import sys
 
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
@@ -18,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+    from types import ModuleType
     from typing import Any
 
     from sparring import paths
@@ -30,21 +32,33 @@ def run(verb: str, call: Callable[[], dict[str, Any]],
 
     Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
     where they are when it failed (inputs.py)."""
-    from sparring.store import inputs
-
     try:
         payload = call()
     except SparringError as exc:
-        inputs.forget_taken()
+        _forget_taken()
         emit(failure(verb, exc), named())
         return EXIT_FAILED
     except BaseException:
-        inputs.forget_taken()
+        _forget_taken()
         raise
-    inputs.archive_taken(_session_dir(payload))
+    inputs = _inputs()
+    if inputs is not None:
+        inputs.archive_taken(_session_dir(payload))
     # The session the verb acted on fills its hints' SESSION: the id it printed first.
     emit(success(verb, payload), text(payload.get("session")) or named())
     return EXIT_OK
+
+
+def _inputs() -> ModuleType | None:
+    """store/inputs.py, if the verb loaded it to read an inbox file: one that did not (poll,
+    wait and status, every round) took none, and does not load it to say so."""
+    return sys.modules.get("sparring.store.inputs")
+
+
+def _forget_taken() -> None:
+    inputs = _inputs()
+    if inputs is not None:
+        inputs.forget_taken()
 
 
 def text(value: Any) -> str | None:
