@@ -3,10 +3,10 @@
 
 1. Whole-process wall time of `poll` and `wait` on a finished think-about round (sealed,
    Codex's structured answer revealed), run as the skills' launcher runs them:
-   `venv/bin/python -I -m sparring` in a runtime that `install.py --runtime-only` makes in
-   a temporary folder. Against `python -I -c pass` of the same interpreter, medians over N
-   rounds measured in one run, interleaved; goal <= 2.0x for both. Prints the modules poll
-   imports beyond Python's own start-up.
+   `venv/bin/python -I -c ENTRY ARGS` (ENTRY: installer/layout.py's) in a runtime that
+   `install.py --runtime-only` makes in a temporary folder. Against `python -I -c pass` of
+   the same interpreter, medians over N rounds measured in one run, interleaved; goal <=
+   2.0x for both. Prints the modules poll imports beyond Python's own start-up.
    An arch-debate's (or a deep-discussion's) `wait` also prints where the workflow stands:
    the first door runs the verb's own function for it (cli/door.py; bench/status_bench.py
    measures every such call), and it is printed for comparison, with `status SESSION`,
@@ -36,6 +36,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from sparring.installer.layout import ENTRY  # noqa: E402  (what the launcher runs)
+
 FAKE_BIN = ROOT / "tests" / "support" / "bin"
 GOAL_RATIO = 2.0
 ANSWER = {"position": "SQLite is enough.",
@@ -73,7 +76,8 @@ def make_repo(base: Path, name: str) -> Path:
 
 class Sparring:
     def __init__(self, python: Path, repo: Path, env: dict[str, str]) -> None:
-        self.argv, self.repo, self.env = [str(python), "-I", "-m", "sparring"], repo, env
+        # As the launcher runs the runtime (scripts/launcher.sh): `python -I -c ENTRY ARGS`.
+        self.argv, self.repo, self.env = [str(python), "-I", "-c", ENTRY], repo, env
 
     def __call__(self, *args: str, env: dict[str, str] | None = None) -> dict:
         done = subprocess.run([*self.argv, *args], cwd=self.repo, env=env or self.env,
@@ -213,7 +217,7 @@ def main() -> int:
             commands["node poll"] = lambda: wall(
                 ["node", str(args.node_runner.resolve()), "poll", node_sid], node_repo, env)
         found = medians(commands, args.runs)
-        modules = imported(python, ["-m", "sparring", "poll", sid], run.repo, env)
+        modules = imported(python, ["-c", ENTRY, "poll", sid], run.repo, env)
         latencies = bench_wait_latency(run, args.turns)
     report(args, found, modules, latencies)
     return 0

@@ -2,9 +2,10 @@
 """The calls a debate makes every round, in every workflow (figures printed; not a test).
 
 Whole-process wall time of each call, run as the skills' launcher runs it
-(`venv/bin/python -I -m sparring` in a runtime `install.py --runtime-only` makes in a
-temporary folder: a non-editable install), against the same interpreter's
-`python -I -c pass`; medians over N rounds measured in one run, interleaved, goal <= 2.0x:
+(`venv/bin/python -I -c ENTRY ARGS`, ENTRY installer/layout.py's, in a runtime
+`install.py --runtime-only` makes in a temporary folder: a non-editable install), against
+the same interpreter's `python -I -c pass`; medians over N rounds measured in one run,
+interleaved, goal <= 2.0x:
 
 - `status SESSION` of an arch-debate whose Codex round ended,
 - `wait SESSION` and `poll SESSION` of that arch-debate (they add where the debate stands),

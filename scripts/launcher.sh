@@ -16,13 +16,17 @@ data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
 # Tells `sparring doctor` which skill folder is in use (the plugin's, a clone's, an install).
 SPARRING_LAUNCHER="$0"
 export SPARRING_LAUNCHER
+# The first door of `python -m sparring` (sparring/__main__.py), entered without runpy, which
+# `-m` loads on every call: a debate makes several calls a round, each waited for
+# (installer/layout.py ENTRY, the same text).
+entry='import sys; from sparring.__main__ import main; sys.exit(main())'
 if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
-  exec "$SPARRING_PYTHON" -m sparring "$@"
+  exec "$SPARRING_PYTHON" -c "$entry" "$@"
 fi
 if [ -x "$data/venv/bin/python" ]; then
   # -I: nothing in the project's working directory or the user's PYTHONPATH can stand in
-  # for the runtime's own sparring and its dependencies.
-  exec "$data/venv/bin/python" -I -m sparring "$@"
+  # for the runtime's own sparring and its dependencies (with -c as with -m).
+  exec "$data/venv/bin/python" -I -c "$entry" "$@"
 fi
 if command -v sparring >/dev/null 2>&1; then
   exec sparring "$@"

@@ -318,3 +318,17 @@ def test_the_report_s_json_ends_in_a_newline_as_every_report_s_does(
     assert json.loads(text)["skill"] == "deep-discussion"
     for written in (Path(out["report"]), beside):
         assert written.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("line", [
+    '[SEARCH_REQUEST: "redis eviction"]', '[SEARCH_REQUEST:"x"]', '[SEARCH_REQUEST:  "x"  ]',
+    '[SEARCH_REQUEST: ""]', '[SEARCH_REQUEST: " "]', '[SEARCH_REQUEST: "a"b"]',
+    '[SEARCH_REQUEST: "a"] tail', '[SEARCH_REQUEST: x]', '[SEARCH_REQUEST:]', "[SEARCH_REQUEST:",
+    '[SEARCH_REQUEST:\u00a0"x"\u2003]', '[search_request: "x"]', '[SEARCH_REQUEST: "x"',
+    '[SEARCH_REQUEST: "]', '[SEARCH_REQUEST: ""x"]',
+])
+def test_a_search_request_is_read_as_its_pattern(line: str) -> None:
+    """markers.py reads a search request with string methods (a discussion's status reads
+    its markers every round): what the pattern it stands for reads, and only that."""
+    match = re.fullmatch(r'\[SEARCH_REQUEST:\s*"([^"\n]+)"\s*\]', line)
+    assert markers.search_requests(line) == ([match.group(1).strip()] if match else [])

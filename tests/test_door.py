@@ -168,24 +168,50 @@ def test_a_running_turn_is_reported_by_the_door_without_the_cli(
 
 # What no call a debate makes each round may load (bench/status_bench.py measures them
 # against `python -I -c pass`, goal 2.0x; docs/performance.md): the CLI and what only it
-# needs (click, the template engine, the schema validator, the YAML reader), and what only
-# starting a turn, recording its end or writing a report needs, each a few milliseconds.
+# needs (click, the template engine, the schema validator, the YAML reader), what only
+# starting a turn, recording its end or writing a report needs, each a few milliseconds,
+# and what the launcher's way in and the readers of every round no longer load: runpy (and
+# importlib), OpenSSL's hashlib, the process layer and the runners' records, typing (for the
+# type checker only), json (fastjson reads as it does), pathlib (with fnmatch,
+# urllib.parse and ipaddress: the readers of every round work on str paths), and re, enum
+# and contextlib (markers and hints are read with string methods, locks and updates import
+# contextlib where taken).
 HEAVY = {
     "click", "jinja2", "jsonschema", "yaml", "psutil", "sparring.cli.main",
     "subprocess", "secrets", "dataclasses", "inspect",
     "sparring.records", "sparring.ledger", "sparring.config", "sparring.turn.launch",
     "sparring.turn.runner", "sparring.guard", "sparring.workflows.audit",
+    "runpy", "importlib", "importlib.util", "hashlib", "_hashlib", "sparring.process",
+    "sparring.store.runs", "sparring.turn.record", "sparring.answers", "typing", "json",
+    "pathlib", "fnmatch", "urllib.parse", "ipaddress", "re", "enum", "contextlib",
 }
+# What think-about's quick poll and wait (turn/quick.py) load neither, beyond HEAVY.
+QUICK_HEAVY = {"pathlib", "re", "enum", "typing", "json", "contextlib", "collections",
+               "fnmatch", "urllib.parse", "sparring.store.session", "sparring.turn.view",
+               "sparring.commands.poll"}
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-def loaded_by_python_m_sparring(sparring: Any, repo: Path, argv: list[str]) -> set[str]:
-    """The modules `python -m sparring ARGV` imported, once it printed the CLI's object."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
-                          cwd=repo, check=True, capture_output=True, text=True)
-    assert done.stdout == sparring(*argv).raw
-    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "sparring.cli.door" in imported
-    return imported
+def loaded_by_the_launchers_way_in(sparring: Any, repo: Path, argv: list[str]) -> set[str]:
+    """The modules the launcher's way in (`python -I -c ENTRY ARGV`, installer/layout.py)
+    loads once Python has started, having printed the CLI's object. Without site (-S): this
+    environment's editable install loads pathlib and re before anything else (a runtime
+    install.py makes does not); sparring comes from the source folder instead, and what it
+    needs beyond the standard library is missing, so a call the CLI answered would fail."""
+    from sparring.installer.layout import ENTRY
+
+    entry = f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); {ENTRY}"
+
+    def imported(*args: str) -> tuple[str, set[str]]:
+        done = subprocess.run([sys.executable, "-S", "-X", "importtime", *args], cwd=repo,
+                              check=True, capture_output=True, text=True)
+        return done.stdout, {line.rsplit("|", 1)[-1].strip()
+                             for line in done.stderr.splitlines()}
+
+    printed, loaded = imported("-c", entry, *argv)
+    assert printed == sparring(*argv).raw
+    assert "sparring.cli.door" in loaded
+    return loaded - imported("-c", "pass")[1]
 
 
 @pytest.mark.parametrize("argv", [
@@ -193,14 +219,15 @@ def loaded_by_python_m_sparring(sparring: Any, repo: Path, argv: list[str]) -> s
 ])
 def test_python_m_sparring_answers_them_without_click(sparring: Any, fake_codex: Any,
                                                       repo: Path, argv: list[str]) -> None:
-    """The real way in: `python -m sparring` prints the CLI's object and loads neither click
+    """The real way in, the launcher's: it prints the CLI's object and loads neither click
     nor anything else heavy (HEAVY) to do it."""
     fake_codex.mode("ok", reply="An answer.")
     sid = sparring("discuss", "new", "--args", "high").out["session"]
     sparring("discuss", "frame", sid, input=FRAME)
     ended(sparring, sid, "completed")
     argv = [sid if a == "SID" else a for a in argv]
-    assert not loaded_by_python_m_sparring(sparring, repo, argv) & HEAVY
+    loaded = loaded_by_the_launchers_way_in(sparring, repo, argv)
+    assert not loaded & HEAVY, loaded & HEAVY
 
 
 @pytest.mark.parametrize("argv", [["debate", "status", "debate"], ["poll", "SID"]])
@@ -212,4 +239,81 @@ def test_an_arch_debates_calls_load_nothing_heavy(sparring: Any, fake_codex: Any
     sparring("debate", "round", "debate")
     ended(sparring, sid, "completed")
     argv = [sid if a == "SID" else a for a in argv]
-    assert not loaded_by_python_m_sparring(sparring, repo, argv) & HEAVY
+    loaded = loaded_by_the_launchers_way_in(sparring, repo, argv)
+    assert not loaded & HEAVY, loaded & HEAVY
+
+
+def test_think_abouts_quick_wait_loads_only_what_it_reads(sparring: Any, fake_codex: Any,
+                                                          repo: Path) -> None:
+    """turn/quick.py answers from session.json and the turn's events alone: no pathlib, no
+    re, no json, no typing, none of the CLI's path (QUICK_HEAVY), nor anything in HEAVY."""
+    fake_codex.mode("ok", reply=json.dumps(answer([cpt("X-1", "agree")])))
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis?",
+             "--var", "CONTEXT=none")
+    ended(sparring, sid, "completed")
+    sparring("wait", sid)  # the first reveal is recorded: the CLI's path; later ones are quick
+    loaded = loaded_by_the_launchers_way_in(sparring, repo, ["wait", sid])
+    assert "sparring.turn.quick" in loaded
+    assert not loaded & (HEAVY | QUICK_HEAVY)
+
+
+def test_a_debates_wait_reads_its_session_once_before_its_status(
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """turn/quick.py reads and checks the session; a workflow that adds where it stands
+    sends the call on to commands/poll.py, which takes the session as quick.py read it
+    instead of reading session.json again (the workflow's status reads it for itself)."""
+    fake_codex.mode("ok", reply="Round 1: SQLite, because one writer is enough.")
+    sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
+    (repo / "debate" / "round-0-claude.md").write_text("SQLite.\n")
+    sparring("debate", "round", "debate")
+    ended(sparring, sid, "completed")
+    from sparring.commands import poll
+    from sparring.store import witness
+
+    reads: list[str] = []
+    real_read = witness.read
+
+    def counted(path: Any) -> bytes | None:
+        if str(path).endswith(f"{sid}/session.json"):
+            reads.append(str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(witness, "read", counted)
+    shown: list[dict[str, Any]] = []
+    real_status = poll._shown
+
+    def before_status(*args: Any) -> dict[str, Any]:
+        shown.append({"reads": len(reads)})
+        return real_status(*args)
+
+    monkeypatch.setattr(poll, "_shown", before_status)
+    code, printed = both("wait", sid)  # the door's answer, then the CLI's
+    assert code == 0 and json.loads(printed)["debate"]["step"]
+    assert shown[0]["reads"] == 1  # quick.py's read alone, until the debate's status
+
+
+def test_a_debates_status_reads_no_other_workflows_sessions(
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`debate status DIR` finds the folder's session among the project's arch-debates
+    only: sessions of the other workflows, however many and however new, are not read."""
+    fake_codex.mode("ok", reply="Round 1: SQLite, because one writer is enough.")
+    sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
+    (repo / "debate" / "round-0-claude.md").write_text("SQLite.\n")
+    sparring("debate", "round", "debate")
+    ended(sparring, sid, "completed")
+    others = [sparring("init", "--skill", skill).out["session"]
+              for skill in ("think-about", "dual-model", "deep-discussion")]
+    from sparring.store import witness
+
+    reads: list[str] = []
+    real_read = witness.read
+
+    def counted(path: Any) -> bytes | None:
+        reads.append(str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(witness, "read", counted)
+    code, printed = both("debate", "status", "debate")
+    assert code == 0 and json.loads(printed)["session"] == sid
+    assert reads and not [p for p in reads if any(f"/{o}/" in p for o in others)]

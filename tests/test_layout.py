@@ -57,7 +57,7 @@ def test_the_launcher_runs_the_runtime_where_installation_puts_it(tmp_path: Path
     done = launch(LAUNCHER, env, "poll", "some-session")
 
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{python} -I -m sparring poll some-session\n"
+    assert done.stdout == f"{python} -I -c {layout.ENTRY} poll some-session\n"
 
 
 def _install(tmp_path: Path, marker_name: str, source: Path) -> Path:

@@ -203,3 +203,60 @@ def test_only_the_runners_own_words_are_respelled(monkeypatch: pytest.MonkeyPatc
         assert spelled == "`sparring wait SESSION`"
     assert output.spell_commands(Hint("`sparring wait SESSION`"), "sparring",
                                  f"/p/.sparring/sessions/{sid}") == f"`sparring wait {sid}`"
+
+
+# What output.py's string readers stand for (they read without re: every round's status
+# prints hints): the patterns they replaced, each reader held to its pattern.
+_BARE = r"[^\s;&|<>()$`\\\"'*?\[\]{}~!#]"
+_PLAIN_WORD = rf"(?:{_BARE}|\"[^\"$`\\!\n]*\"|'[^'\n]*')+"
+_PLAIN_WORDS = rf"{_PLAIN_WORD}(?: {_PLAIN_WORD})*"
+_SESSION_ID = r"[a-z][a-z-]*-\d{8}-\d{6}-[0-9a-f]{6}"
+WORDS = [
+    "", " ", "wait S", "wait  S", " wait", "wait ", "wait S --timeout 60", 'guard "a b"',
+    "x 'a b'", "x 'a\nb'", 'x "a$b"', 'x "a!b"', 'x "a\\b"', 'x "ab', "x 'ab", 'x ""',
+    "x ''", 'x a"b c"d', "a;b", "a|b", "a&&b", "$(x)", "a`b`", "a*b", "a?b", "a[b]", "{a}",
+    "~/x", "a#b", "a\tb", "a\u00a0b", "a\nb", "caf\u00e9 \u0661", "a>b", "a<b", "(a)", "a\\b",
+    "debate round /p/debate --file \"/p/.sparring/inbox/round.md\"", "a\"'\"b",
+]
+
+
+@pytest.mark.parametrize("text", WORDS)
+def test_plain_words_are_read_as_their_pattern(text: str) -> None:
+    assert output._plain_words(text) == bool(re.fullmatch(_PLAIN_WORDS, text)), text
+
+
+@pytest.mark.parametrize("ref", [
+    "think-about-20261125-213352-4278bb", "arch-debate-20261125-213354-7125d6",
+    "/p/.sparring/sessions/deep-discussion-20261125-213357-ce9921/", "a-20261125-213352-4278bb",
+    "-a-20261125-213352-4278bb", "A-20261125-213352-4278bb", "a--20261125-213352-4278bb",
+    "a-2026112-213352-4278bb", "a-20261125-213352-4278BB", "a-20261125-213352-4278b",
+    "a-\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668-213352-4278bb", "a_b-20261125-213352-ab",
+    "20261125-213352-4278bb", "x", "", "a-20261125-213352-4278bb\n",
+    "\u00e9-20261125-213352-4278bb",
+])
+def test_a_session_id_is_read_as_its_pattern(ref: str) -> None:
+    name = ref.rstrip("/").rpartition("/")[2]
+    expected = name if ref and re.fullmatch(_SESSION_ID, name) else None
+    assert output._session_id(ref) == expected
+
+
+@pytest.mark.parametrize("command", [
+    " wait SESSION", "SESSION", "SESSIONS", "_SESSION", "SESSION_", "xSESSION SESSION",
+    "SESSIONSESSION", "SESSION-x SESSION.json", "\u00e9SESSION", "SESSION\u0661", "(SESSION)",
+    "a SESSION b SESSION", "", "SESSIO", "--file SESSION/x",
+])
+def test_session_is_filled_in_as_the_pattern_fills_it(command: str) -> None:
+    sid = "think-about-20261125-213352-4278bb"
+    assert output._fill(command, sid) == re.sub(r"\bSESSION\b", sid, command)
+
+
+@pytest.mark.parametrize("hint", [
+    "run `sparring wait SESSION`", "`sparring a;b` then `sparring wait S`", "`sparring x",
+    "``sparring x`", "`sparring ` and `sparring y`", "no command", "`sparring wait S``sparring b`",
+    "`sparring `sparring x``",
+])
+def test_a_hints_commands_are_spelled_as_the_pattern_spells_them(hint: str) -> None:
+    sid = "think-about-20261125-213352-4278bb"
+    expected = re.sub(r"`sparring ([^`]*)`", lambda m: f"`L {output._fill(m.group(1), sid)}`"
+                      if re.fullmatch(_PLAIN_WORDS, m.group(1)) else m.group(0), hint)
+    assert output._spelled(Hint(hint), "L", sid) == expected

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sparring.store import witness
 from support.debates import Debate, answer, cpt, pt
 
@@ -306,3 +308,22 @@ def test_claudes_own_writes_during_a_turn_are_not_a_violation(
     assert out["guard"] == {"clean": True}
     folder = repo / ".sparring" / "sessions" / debate.sid
     assert list(folder.rglob("*.foreign-*")) == []
+
+
+@pytest.mark.parametrize("record", [
+    "/p/.sparring/sessions/s/session.json", "/.sparring/x.json", "/a//b/./.sparring/s/x.json",
+    "rel/.sparring/sessions/s/session.json", ".sparring/sessions/s/session.json",
+    "/p/.sparring/a/.sparring/b.json", "/p/.sparring", "/p/sessions/session.json", "x.json",
+])
+def test_a_records_place_is_read_as_pathlib_reads_it(record: str) -> None:
+    """The readers split a path as text (no pathlib on the calls a debate makes every
+    round): the project and the place below `.sparring/` are pathlib's, and so is the copy
+    that vouches for the record."""
+    parts = Path(record).parts
+    if ".sparring" not in parts[:-1]:
+        assert witness.split(Path(record)) is None and witness.copy_of(Path(record)) is None
+        return
+    at = len(parts) - 1 - parts[::-1].index(".sparring")
+    root, below = Path(*parts[:at]), "/".join(parts[at + 1:])
+    assert witness.split(Path(record)) == (root, below)
+    assert witness.copy_of(Path(record)) == witness.folder(root) / below

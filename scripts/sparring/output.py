@@ -88,10 +88,11 @@ _SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 # nothing more: each word bare (no character a shell treats specially) or quoted as
 # shell_word quotes, one space apart. A hint is the runner's own words, but some are read
 # back from a record a cloned repository may hold; one that would chain, substitute,
-# redirect or glob stays plain `sparring …`, which no rule approves.
-_BARE = r"[^\s;&|<>()$`\\\"'*?\[\]{}~!#]"
-_PLAIN_WORD = rf"(?:{_BARE}|\"[^\"$`\\!\n]*\"|'[^'\n]*')+"  # one way to match: linear
-_PLAIN_WORDS = rf"{_PLAIN_WORD}(?: {_PLAIN_WORD})*"
+# redirect or glob stays plain `sparring …`, which no rule approves. Read with string
+# methods, not re: every round's status prints hints (tests/test_printed_commands.py holds
+# the readers to the patterns they stand for).
+_NOT_BARE = frozenset(";&|<>()$`\\\"'*?[]{}~!#")  # and whitespace
+_NOT_IN_DOUBLE_QUOTES = frozenset('"$`\\!\n')
 
 _INF = float("inf")
 
@@ -114,29 +115,86 @@ def spell_commands(value: Any, prog: str, session: str | None = None) -> Any:
 def _spelled(hint: Hint, prog: str, session: str | None) -> str:
     if isinstance(hint, Command):
         return prog + _fill(hint[len("sparring"):], session)
-    import re  # here, not at the top: poll's fast path (turn/quick.py) never needs it
+    # re.sub(r"`sparring ([^`]*)`", …): each `sparring …` span, left to right.
+    text, opening, done, at = str(hint), "`sparring ", [], 0
+    while (start := text.find(opening, at)) >= 0:
+        end = text.find("`", start + len(opening))
+        if end < 0:
+            break
+        command = text[start + len(opening):end]
+        done += [text[at:start], f"`{prog} {_fill(command, session)}`"
+                 if _plain_words(command) else text[start:end + 1]]
+        at = end + 1
+    return "".join([*done, text[at:]])
 
-    return re.sub(r"`sparring ([^`]*)`", lambda m: f"`{prog} {_fill(m.group(1), session)}`"
-                  if re.fullmatch(_PLAIN_WORDS, m.group(1)) else m.group(0), str(hint))
+
+def _plain_words(text: str) -> bool:
+    """Whether `text` is words one space apart, each made of bare characters (no
+    whitespace, none of _NOT_BARE), "double-quoted" runs (none of _NOT_IN_DOUBLE_QUOTES
+    inside) and 'single-quoted' runs (no line feed inside)."""
+    pieces, at = 0, 0  # pieces of the word being read
+    while at < len(text):
+        char = text[at]
+        if char == " ":
+            if not pieces:
+                return False  # a leading space, or two in a row
+            pieces, at = 0, at + 1
+            continue
+        if char in "\"'":
+            end = text.find(char, at + 1)
+            inside = text[at + 1:end]
+            stop = _NOT_IN_DOUBLE_QUOTES if char == '"' else {"\n"}
+            if end < 0 or any(c in stop for c in inside):
+                return False
+            at = end + 1
+        elif char.isspace() or char in _NOT_BARE:
+            return False
+        else:
+            at += 1
+        pieces += 1
+    return pieces > 0
 
 
 def _session_id(ref: str | None) -> str | None:
     """The id to fill in for SESSION: only a session id as sparring makes them (what the
-    command line named may be a folder, or anything typed)."""
+    command line named may be a folder, or anything typed): `[a-z][a-z-]*-` then 8 and 6
+    decimal digits and 6 lowercase hex digits, `-` apart."""
     if not ref:
         return None
-    import re
-
     name = ref.rstrip("/").rpartition("/")[2]
-    return name if re.fullmatch(r"[a-z][a-z-]*-\d{8}-\d{6}-[0-9a-f]{6}", name) else None
+    parts = name.rsplit("-", 3)
+    if len(parts) != 4:
+        return None
+    workflow, day, moment, tail = parts
+    lower = "abcdefghijklmnopqrstuvwxyz"
+    return name if (workflow[:1] in lower and workflow and all(c in lower + "-" for c in workflow)
+                    and _decimal(day, 8) and _decimal(moment, 6) and len(tail) == 6
+                    and all(c in "0123456789abcdef" for c in tail)) else None
+
+
+def _decimal(text: str, length: int) -> bool:
+    return len(text) == length and text.isdecimal()
 
 
 def _fill(command: str, session: str | None) -> str:
+    """Every SESSION that stands as a word of its own (re's `\\bSESSION\\b`) made `session`."""
     if not session:
         return command
-    import re
+    done, at, word = [], 0, "SESSION"
+    while (found := command.find(word, at)) >= 0:
+        after = found + len(word)
+        if _wordy(command, found - 1) or _wordy(command, after):
+            done.append(command[at:found + 1])
+            at = found + 1
+            continue
+        done += [command[at:found], session]
+        at = after
+    return "".join([*done, command[at:]])
 
-    return re.sub(r"\bSESSION\b", session, command)
+
+def _wordy(text: str, at: int) -> bool:
+    """Whether text[at] is a word character as re's \\w reads one (none outside the text)."""
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
 
 
 def emit(obj: dict[str, Any], session: str | None = None) -> None:

@@ -24,13 +24,17 @@ before git starts.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-from collections.abc import Callable
-from pathlib import Path
 
 from sparring.errors import SparringError
+
+# pathlib and contextlib (with re, fnmatch, collections and more) load only where a Place's
+# Path is made or a file written: reading a turn's own files, every round, needs neither.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 # The most of a file (or stdin) the runner reads: far more than any text a debate hands in
 # (a prompt holds at most 1 Mi characters; the runner bounds what it carries into one), and
@@ -70,13 +74,20 @@ class Place:
 
     __slots__ = ("given", "parts", "root")
 
-    def __init__(self, root: Path, parts: tuple[str, ...], given: str) -> None:
+    def __init__(self, root: str, parts: tuple[str, ...], given: str) -> None:
         self.root, self.parts = root, parts
         self.given = given  # as the argument spelled it, for messages
 
     @property
     def path(self) -> Path:
-        return self.root.joinpath(*self.parts)
+        from pathlib import Path
+
+        return Path(self.root, *self.parts)
+
+    @property
+    def text(self) -> str:
+        """`path` as str (what the calls of every round use, without pathlib)."""
+        return os.path.join(self.root, *self.parts)
 
     @property
     def in_inbox(self) -> bool:
@@ -93,20 +104,20 @@ class Taken:
         self.data, self.place, self.identity = data, place, identity
 
 
-def place(path: Path | str, root: Path, what: str, hint: str = "") -> Place:
+def place(path: Path | str, root: str | Path, what: str, hint: str = "") -> Place:
     """Where `path` (relative to the working directory, or absolute) leads below `root`,
     without touching the disk; outside the project it is `path_outside_project`."""
     given = os.fspath(path)
     absolute = os.path.normpath(os.path.join(os.getcwd(), given))
-    root = Path(os.path.realpath(root))  # the walk starts from the root itself, not a link
-    parts = _below(absolute, str(root))
+    real = os.path.realpath(root)  # the walk starts from the root itself, not a link
+    parts = _below(absolute, real)
     if parts is None:
         raise SparringError(
-            "path_outside_project", f"{given} ({what}) is outside the project {root}",
+            "path_outside_project", f"{given} ({what}) is outside the project {real}",
             hint or f"sparring reads and writes only inside the project: put the file under "
-            f"{root} (files for the runner go into the inbox, .sparring/inbox/) and name it "
-            "there", path=absolute, root=str(root))
-    return Place(root, parts, given)
+            f"{real} (files for the runner go into the inbox, .sparring/inbox/) and name it "
+            "there", path=absolute, root=real)
+    return Place(real, parts, given)
 
 
 def _below(absolute: str, root: str) -> tuple[str, ...] | None:
@@ -131,7 +142,7 @@ def _below(absolute: str, root: str) -> tuple[str, ...] | None:
 
 # -- reading -------------------------------------------------------------------------------
 
-def read(path: Path | str, root: Path, what: str, limit: int = MAX_INPUT_BYTES) -> Taken:
+def read(path: Path | str, root: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> Taken:
     """The bytes of the regular file `path` names inside `root`, checked and read through
     one descriptor, never more than `limit` of them in memory."""
     where = place(path, root, what)
@@ -160,7 +171,7 @@ def text_of(data: bytes, where: str, hint: str = "") -> str:
             offset=exc.start) from None
 
 
-def read_text(path: Path | str, root: Path, what: str, limit: int = MAX_INPUT_BYTES,
+def read_text(path: Path | str, root: str | Path, what: str, limit: int = MAX_INPUT_BYTES,
               hint: str = "") -> str:
     """`read`, as UTF-8 text."""
     return text_of(read(path, root, what, limit).data, os.fspath(path), hint)
@@ -331,7 +342,7 @@ def write(path: Path | str, data: bytes | str, root: Path, what: str, *,
     return where.path
 
 
-def folder(path: Path | str, root: Path, what: str, create: bool = False) -> Place:
+def folder(path: Path | str, root: str | Path, what: str, create: bool = False) -> Place:
     """The folder `path` names inside `root` (made, when `create`, with its parents), reached
     without a link; with `create` it must be a place sparring may write to."""
     where = place(path, root, what)
@@ -415,6 +426,8 @@ def _write_replacing(parent: int, name: str, raw: bytes, mode: int) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=parent)
         raise
@@ -482,11 +495,11 @@ def _link_or(exc: OSError, parent: int, where: Place, what: str,
     except OSError:
         st = None
     if st is not None and stat.S_ISLNK(st.st_mode):
-        return _link(where, what, where.root.joinpath(*reached))
+        return _link(where, what, os.path.join(where.root, *reached))
     if st is not None and not stat.S_ISDIR(st.st_mode) and reached != where.parts:
         return SparringError(
             "not_writable" if writing else "file_not_found",
-            f"{where.given} ({what}): {where.root.joinpath(*reached)} is not a folder",
+            f"{where.given} ({what}): {os.path.join(where.root, *reached)} is not a folder",
             f"check the path given to {what}", path=str(where.path))
     if writing:
         return _not_writable(where, what, exc)
@@ -497,7 +510,7 @@ def _link_or(exc: OSError, parent: int, where: Place, what: str,
 
 # -- errors --------------------------------------------------------------------------------
 
-def _link(where: Place, what: str, link: Path) -> SparringError:
+def _link(where: Place, what: str, link: str | Path) -> SparringError:
     return SparringError(
         "path_is_link", f"{where.given} ({what}): {link} is a symbolic link, and sparring "
         "follows no link in a path it is given",

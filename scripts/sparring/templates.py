@@ -9,21 +9,25 @@ a value holding `{{ … }}` or `{% … %}` comes out exactly as given.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
 from sparring.errors import SparringError
 
+# Loaded with a workflow's verbs, which its status (every round) is one of: what rendering
+# needs (jinja2, pathlib, re) is imported when a template is rendered.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     import jinja2
 
 SUFFIX = ".md.j2"
-_UNDEFINED = re.compile(r"'([^']+)' is undefined")
-_NO_FIELD = re.compile(r"has no attribute '([^']+)'")
+_UNDEFINED = r"'([^']+)' is undefined"
+_NO_FIELD = r"has no attribute '([^']+)'"
 
 
 def templates_dir() -> Path:
+    from pathlib import Path
+
     installed = Path(__file__).resolve().parent / "templates"
     if installed.is_dir():
         return installed
@@ -34,7 +38,7 @@ def names() -> list[str]:
     """Every template's name (`think-about/round1`); files starting with `_` are partials."""
     root = templates_dir()
     found = (p.relative_to(root).as_posix()[: -len(SUFFIX)] for p in root.rglob(f"*{SUFFIX}"))
-    return sorted(n for n in found if not Path(n).name.startswith("_"))
+    return sorted(n for n in found if not n.rpartition("/")[2].startswith("_"))
 
 
 def _environment() -> jinja2.Environment:
@@ -63,7 +67,9 @@ def render(name: str, variables: dict[str, Any]) -> str:
     try:
         return _environment().get_template(name + SUFFIX).render(**variables)
     except jinja2.UndefinedError as exc:
-        match = _UNDEFINED.search(str(exc)) or _NO_FIELD.search(str(exc))
+        import re
+
+        match = re.search(_UNDEFINED, str(exc)) or re.search(_NO_FIELD, str(exc))
         missing = match.group(1) if match else str(exc)
         raise SparringError(
             "template_missing_var", f"template {name} needs {missing}, which was not given",

@@ -47,12 +47,14 @@ def run(argv: list[str]) -> int | None:
     request = _request(argv)
     if request is not None:
         from sparring.output import EXIT_OK, emit, success
-        from sparring.turn.quick import SlowPath, ended_turn
+        from sparring.turn.quick import SlowPath, WithStatus, ended_turn
 
         try:
             found = ended_turn(*request)
         except KeyboardInterrupt:
             return _interrupted()
+        except WithStatus as known:
+            return _verb(argv, known.read)
         except SlowPath:
             pass
         except Exception:  # anything unexpected: the full CLI reports it
@@ -63,9 +65,10 @@ def run(argv: list[str]) -> int | None:
     return _verb(argv)
 
 
-def _verb(argv: list[str]) -> int | None:
-    """A verb a debate calls every round, run as the CLI runs it, without click."""
-    found = _call(argv)
+def _verb(argv: list[str], read: tuple[str, dict[str, Any]] | None = None) -> int | None:
+    """A verb a debate calls every round, run as the CLI runs it, without click; `read`, for
+    poll and wait: the session as turn/quick.py read it (commands/poll.py takes it)."""
+    found = _call(argv, read)
     if found is None:
         return None
     verb, call, named = found
@@ -81,31 +84,31 @@ def _verb(argv: list[str]) -> int | None:
         return None
 
 
-def _call(argv: list[str]) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
+def _call(argv: list[str], read: tuple[str, dict[str, Any]] | None = None
+          ) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
     """(verb, the call that answers it, the SESSION it names) for `poll SESSION`, `wait
     SESSION [--timeout S]`, `status SESSION` and a workflow's `status` verb; None when
     the command line holds anything else (options, --help, a typo): the CLI's business."""
-    from pathlib import Path
-
+    # str folders, as the CLI's Paths print: the calls of every round load no pathlib.
     request = _request(argv)
     if request is not None:
         verb, ref = request
         if verb == "poll":
             from sparring.commands.poll import poll
 
-            return verb, lambda: poll(ref, Path.cwd(), False), ref
+            return verb, lambda: poll(ref, os.getcwd(), False, read), ref
         timeout = _wait_timeout(argv[1:])
         if timeout is None:
             return None
         from sparring.commands.poll import wait
 
-        return verb, lambda: wait(ref, Path.cwd(), timeout, False, None), ref
+        return verb, lambda: wait(ref, os.getcwd(), timeout, False, None, read), ref
     if len(argv) == 2 and argv[0] == "status" and _is_word(argv[1]):
-        from sparring.cli.verb import project_dir
+        from sparring.cli.verb import project_place
         from sparring.commands import status
 
         ref = argv[1]
-        return "status", lambda: status.status(ref, project_dir(Path("."))), ref
+        return "status", lambda: status.status(ref, project_place(".").text), ref
     if len(argv) == 3 and argv[1] == "status" and _is_word(argv[2]):
         return _workflow_status(argv[0], argv[2])
     return None
@@ -115,8 +118,6 @@ def _workflow_status(command: str, word: str
                      ) -> tuple[str, Callable[[], dict[str, Any]], str | None] | None:
     """`COMMAND status DIR|SESSION` of a workflow whose status verb takes that one argument,
     through the registry as the CLI calls it (cli/workflows.py)."""
-    from pathlib import Path
-
     from sparring.workflows import registry
 
     flow = next((f for f in registry.WORKFLOWS.values() if f.command == command), None)
@@ -128,9 +129,9 @@ def _workflow_status(command: str, word: str
         return None
     if param.kind == "dir" and not os.path.isdir(word):
         return None  # a file, or nothing there: the CLI says so
-    value = Path(word) if param.kind == "dir" else word
+    value = word  # a folder as str: the workflow's status reads it as the CLI's Path
     return (f"{command} status",
-            lambda: registry.call(flow, "status", {param.name: value}, Path.cwd()),
+            lambda: registry.call(flow, "status", {param.name: value}, os.getcwd()),
             word if param.name == "session" else None)
 
 

@@ -9,7 +9,8 @@ answered, because there is one implementation of each.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
+import sys
 
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
@@ -17,7 +18,11 @@ from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
+    from types import ModuleType
     from typing import Any
+
+    from sparring import paths
 
 
 def run(verb: str, call: Callable[[], dict[str, Any]],
@@ -27,37 +32,49 @@ def run(verb: str, call: Callable[[], dict[str, Any]],
 
     Inbox files the verb read move into its session's inputs/ once it succeeded, and stay
     where they are when it failed (inputs.py)."""
-    from sparring.store import inputs
-
     try:
         payload = call()
     except SparringError as exc:
-        inputs.forget_taken()
+        _forget_taken()
         emit(failure(verb, exc), named())
         return EXIT_FAILED
     except BaseException:
-        inputs.forget_taken()
+        _forget_taken()
         raise
-    inputs.archive_taken(_session_dir(payload))
+    inputs = _inputs()
+    if inputs is not None:
+        inputs.archive_taken(_session_dir(payload))
     # The session the verb acted on fills its hints' SESSION: the id it printed first.
     emit(success(verb, payload), text(payload.get("session")) or named())
     return EXIT_OK
+
+
+def _inputs() -> ModuleType | None:
+    """store/inputs.py, if the verb loaded it to read an inbox file: one that did not (poll,
+    wait and status, every round) took none, and does not load it to say so."""
+    return sys.modules.get("sparring.store.inputs")
+
+
+def _forget_taken() -> None:
+    inputs = _inputs()
+    if inputs is not None:
+        inputs.forget_taken()
 
 
 def text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _session_dir(payload: dict[str, Any]) -> Path | None:
+def _session_dir(payload: dict[str, Any]) -> str | None:
     """The folder of the session a verb's output names, if any."""
     if payload.get("session_dir"):
-        return Path(payload["session_dir"])
+        return str(payload["session_dir"])
     if not payload.get("session"):
         return None
     from sparring.store import session as sessions
 
     try:
-        return sessions.resolve(str(payload["session"]), Path.cwd()).dir
+        return sessions.resolve(str(payload["session"]), os.getcwd()).path
     except SparringError:
         return None
 
@@ -65,7 +82,12 @@ def _session_dir(payload: dict[str, Any]) -> Path | None:
 def project_dir(cwd: Path) -> Path:
     """--cwd: a folder inside the project the command runs in, reached without a link (a
     session made for a folder elsewhere would let Codex work, and sparring write, there)."""
-    from sparring import paths
-    from sparring.store.inputs import project_root
+    return project_place(cwd).path
 
-    return paths.folder(cwd, project_root(), "--cwd").path
+
+def project_place(cwd: str | Path) -> paths.Place:
+    """project_dir's Place (its `text`: the folder as str, for the calls of every round)."""
+    from sparring import paths
+    from sparring.store.locate import project_root
+
+    return paths.folder(cwd, project_root(os.getcwd()), "--cwd")

@@ -3,34 +3,40 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from sparring import states
 from sparring.errors import SparringError
 from sparring.store import session as sessions
-from sparring.store.session import Session
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.codex import events
     from sparring.records import TurnRecord
+    from sparring.store.session import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: Path, full: bool = False) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def poll(ref: str, cwd: str | Path, full: bool = False,
+         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`read`: the session's folder and document as turn/quick.py just read and checked them
+    (the first door's), used instead of reading the file again."""
+    session = _resolved(ref, cwd, read)
     data, turn, seen = lifecycle.observe(session)
     return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
-def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
-         analysis: bytes | None = None) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
+         analysis: bytes | None = None,
+         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    session = _resolved(ref, cwd, None if analysis is not None else read)  # sealing writes it
     if analysis is not None:
         barrier.seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
@@ -46,6 +52,13 @@ def wait(ref: str, cwd: Path, timeout: float, full: bool = False,
         time.sleep(_WAIT_STEP_S)
 
 
+def _resolved(ref: str, cwd: str | Path, read: tuple[str, dict[str, Any]] | None) -> Session:
+    session = sessions.resolve(ref, cwd)
+    if read is not None and read[0] == session.path:
+        session.state.seen(read[1])
+    return session
+
+
 def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
               seen: events.TurnView) -> dict[str, Any]:
     """The poll object; when it shows Codex's answer, that is recorded as its reveal."""
@@ -56,7 +69,7 @@ def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,
 
 
 def _shown(session: Session, data: dict[str, Any], turn: TurnRecord,
-           found: dict[str, Any], full: bool, cwd: Path) -> dict[str, Any]:
+           found: dict[str, Any], full: bool, cwd: str | Path) -> dict[str, Any]:
     """The poll object (brief unless `full`), and once Codex's turn has ended, where the
     workflow stands when it says (its `status` part, as arch-debate's and deep-discussion's
     do): one call instead of two a round."""

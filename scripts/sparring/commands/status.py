@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from sparring import states
 from sparring.errors import SparringError
 from sparring.store import session as sessions
@@ -13,13 +10,18 @@ from sparring.turn import budget, lifecycle
 from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
-def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any]:
+
+def status(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[str, Any]:
     if ref is not None:
         session = sessions.resolve(ref, cwd)
-        if session.load()["turns"]:
-            lifecycle.observe(session)  # let a dead runner's turn be recorded first
         data = session.load()
+        if data["turns"]:  # a dead runner's turn is recorded first
+            data, _, _ = lifecycle.observe(session)
         summary = summarize(session, data)
         summary.pop("finalized_at")
         return {**summary, **_where(session, data, cwd)}
@@ -35,7 +37,7 @@ def status(ref: str | None, cwd: Path, only_open: bool = False) -> dict[str, Any
 _NOT_TO_PICK_UP = ("thread_id", "tokens", "budget", "finalized")
 
 
-def _where(session: sessions.Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+def _where(session: sessions.Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
     """An unfinished session's question and the step its record says comes next (the
     workflow's `next_step`), so that a conversation that lost track picks it up there."""
     if data.get("finalized_at"):
@@ -57,7 +59,7 @@ def _question(data: dict[str, Any]) -> str | None:
     return question(data) or own.get("question") or own.get("topic")
 
 
-def _row(session: sessions.Session, cwd: Path) -> dict[str, Any]:
+def _row(session: sessions.Session, cwd: str | Path) -> dict[str, Any]:
     try:
         data = session.load()
         latest = sessions.latest_turn(data)

@@ -16,14 +16,17 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any, BinaryIO
 
 from sparring import paths
 from sparring.errors import SparringError
 from sparring.store.state import write_private
 from sparring.store.workspace import find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+    from typing import Any, BinaryIO
 
 INBOX_PARTS = paths.INBOX
 INPUTS_DIR = "inputs"
@@ -38,6 +41,8 @@ def is_stdin(path: Path | None) -> bool:
 
 def project_root() -> Path:
     """The project a file argument must lie in: the one Claude Code (or the user) runs in."""
+    from pathlib import Path
+
     return find_root(Path.cwd())
 
 
@@ -66,7 +71,7 @@ def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
     return data
 
 
-def archive_taken(session_dir: Path | None) -> list[str]:
+def archive_taken(session_dir: str | Path | None) -> list[str]:
     """Keep the inbox files this verb read in `session_dir/inputs/` (left in place when
     there is no session): the bytes the verb read, whatever happened to the file since; the
     inbox file goes only if it is still the file that was read. Returns where they went."""
@@ -75,8 +80,10 @@ def archive_taken(session_dir: Path | None) -> list[str]:
         taken = _taken.pop(0)
         if session_dir is None:
             continue
+        from pathlib import Path  # a verb took an inbox file: never a round's poll
+
         try:
-            dest = _keep(session_dir / INPUTS_DIR, taken)
+            dest = _keep(Path(session_dir, INPUTS_DIR), taken)
         except OSError:
             continue  # the file stays in the inbox: nothing is lost
         paths.remove_taken(taken)
@@ -158,6 +165,8 @@ def template_variables(
     KEY=PATH, then --var KEY=VALUE (last wins)."""
     found: dict[str, Any] = _load_vars_file(vars_file) if vars_file else {}
     for key, path in (_split(p, "--var-file") for p in file_pairs):
+        from pathlib import Path
+
         found[key] = _read_text(Path(path), "--var-file")
     for key, value in (_split(p, "--var") for p in pairs):
         found[key] = value

@@ -18,6 +18,8 @@ STATE_DIR = ".sparring"
 SESSION_FILE = "session.json"
 SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
 EVENTS_FILE = "events.jsonl"  # a turn's Codex events, in its folder turns/N/
+PROMPT_FILE = "prompt.txt"  # and the prompt Codex was sent
+STDERR_FILE = "stderr.log"  # and what Codex printed on stderr
 
 
 def project_root(cwd: str) -> str:
@@ -45,9 +47,9 @@ def state_home() -> str:
 
 def run_record(session_dir: str) -> str:
     """Where the runner of a session keeps its own record (store/runs.py)."""
-    import hashlib
+    from sparring.digest import sha256_hex
 
-    key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
+    key = sha256_hex(session_dir.encode("utf-8", "surrogateescape"))
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
 
 

@@ -7,11 +7,8 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 from sparring.errors import SparringError
 from sparring.store import locate, shapes, workspace
@@ -19,7 +16,13 @@ from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.state import PRIVATE_DIR, StateFile
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
@@ -31,28 +34,47 @@ def local_time(epoch: float) -> str:
 
 
 class Session:
-    def __init__(self, directory: Path) -> None:
-        self.dir = directory
-        self.state = StateFile(directory / SESSION_FILE, "session", FORMAT,
+    """A session's folder: `path` as str (what the calls of every round read with, without
+    pathlib), `dir` as a Path for the rest."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.path = os.fspath(directory)
+        self.state = StateFile(os.path.join(self.path, SESSION_FILE), "session", FORMAT,
                                shape=lambda data: shapes.session_problem(data) or
-                               shapes.placement_problem(data, str(directory)), witness=True)
+                               shapes.placement_problem(data, self.path), witness=True)
+
+    @property
+    def dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.path)
 
     @property
     def id(self) -> str:
-        return self.dir.name
+        return os.path.basename(self.path)
 
     def load(self) -> dict[str, Any]:
         return _with_engine(self.state.read())
 
-    @contextmanager
-    def update(self) -> Iterator[dict[str, Any]]:
+    def update(self) -> AbstractContextManager[dict[str, Any]]:
+        import contextlib  # with collections and functools: only where a record is written
+
+        return contextlib.contextmanager(self._update)()
+
+    def _update(self) -> Iterator[dict[str, Any]]:
         with self.state.update() as data:
             yield _with_engine(data)
 
-    @contextmanager
-    def edit(self) -> Iterator[SessionRecord]:
+    def edit(self) -> AbstractContextManager[SessionRecord]:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
         and `update` stay untyped for the modules that do not use the records yet."""
+        import contextlib
+
+        return contextlib.contextmanager(self._edit)()
+
+    def _edit(self) -> Iterator[SessionRecord]:
+        from typing import cast  # typing only where a record is written
+
         with self.update() as data:
             yield cast("SessionRecord", data)
 
@@ -62,6 +84,10 @@ class Session:
     def turn_file(self, n: int, name: str) -> Path:
         return self.turn_dir(n) / name
 
+    def turn_path(self, n: int, name: str) -> str:
+        """turn_file, as str."""
+        return os.path.join(self.path, "turns", str(n), name)
+
 
 def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
            budget_tokens: int | None, sections: dict[str, Any]) -> Session:
@@ -69,6 +95,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
     the engine record, token budget and own records (`sections`: top-level keys) its
     workflow gives it (workflows/sessions.py)."""
     import secrets  # hashlib and more: only a new session needs it
+    from pathlib import Path
 
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
@@ -105,22 +132,21 @@ def _with_engine(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def resolve(ref: str, cwd: Path) -> Session:
+def resolve(ref: str, cwd: str | Path) -> Session:
     """A session named by its id (in this project) or by its directory, which must be a
     session folder of this project (`.sparring/sessions/<id>` at its root or below): a
     session.json anywhere else is nobody's to act on."""
-    root = workspace.find_root(cwd)
+    root = locate.project_root(str(cwd))
     found = locate.session_folder(ref, str(cwd))
     if found is not None:
-        real = Path(found)
-        if real != root and root not in real.parents:
+        if not _within(found, root):
             raise SparringError(
                 "path_outside_project", f"{ref} is outside the project {root}",
                 "name a session of this project: its id (`sparring status` lists them)",
-                path=str(real), root=str(root))
+                path=found, root=root)
         # Its name goes into every command the runner prints: only an id sparring makes.
-        if locate.in_project(str(real), str(root)) and shapes.is_session_id(real.name):
-            return Session(real)
+        if locate.in_project(found, root) and shapes.is_session_id(os.path.basename(found)):
+            return Session(found)
     raise SparringError(
         "session_not_found",
         f"no session {ref!r} here",
@@ -129,12 +155,20 @@ def resolve(ref: str, cwd: Path) -> Session:
     )
 
 
-def all_sessions(root: Path) -> list[Session]:
-    parent = workspace.sessions_dir(root)
-    if not parent.is_dir():
+def _within(path: str, root: str) -> bool:
+    """Whether the real path `path` is `root` or below it (both real paths)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def all_sessions(root: str | Path) -> list[Session]:
+    parent = os.path.join(root, locate.STATE_DIR, "sessions")  # workspace.sessions_dir's
+    try:
+        names = os.listdir(parent)
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    found = [Session(d) for d in parent.iterdir()
-             if shapes.is_session_id(d.name) and (d / SESSION_FILE).is_file()]
+    found = [Session(os.path.join(parent, name)) for name in names
+             if shapes.is_session_id(name)
+             and os.path.isfile(os.path.join(parent, name, SESSION_FILE))]
     return sorted(found, key=lambda s: s.id.split("-")[-3:])  # by stamp, not by skill
 
 

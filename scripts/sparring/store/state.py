@@ -11,18 +11,23 @@ as sparring wrote it).
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import json
 import os
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
 
+from sparring import fastjson
 from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
-Migration = Callable[[dict[str, Any]], dict[str, Any]]
+# Reading a state file, as every call a debate makes each round does, needs neither json
+# (fastjson reads as it does) nor typing nor pathlib: they load where a file is written.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+    from typing import Any
+
+    Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 # sparring's own state (prompts, Codex's events, the sealed analysis, copies of the user's
@@ -47,7 +52,7 @@ def private_dir(path: Path, under: Path | None = None) -> Path:
     return path
 
 
-def write_private(path: Path, data: bytes | str, exclusive: bool = False,
+def write_private(path: str | Path, data: bytes | str, exclusive: bool = False,
                   witness: bool = False) -> None:
     """Write a file only the user can read (created 0600; an existing file keeps its mode,
     `exclusive` refuses one that exists); with `witness`, one of sparring's records (its
@@ -63,7 +68,7 @@ def write_private(path: Path, data: bytes | str, exclusive: bool = False,
     _witnessed(path, payload, write) if witness else write()
 
 
-def write_atomic(path: Path, text: str | bytes, sync: bool = True,
+def write_atomic(path: str | Path, text: str | bytes, sync: bool = True,
                  witness: bool = False) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half;
     with `witness`, one of sparring's records (see write_private)."""
@@ -74,10 +79,11 @@ def write_atomic(path: Path, text: str | bytes, sync: bool = True,
         _replace(path, payload, sync)
 
 
-def _replace(path: Path, payload: bytes, sync: bool) -> None:
+def _replace(path: str | Path, payload: bytes, sync: bool) -> None:
     # As tempfile.mkstemp does (a new 0600 file of a fresh name), without importing tempfile:
     # every verb writes state, and `poll` must start fast.
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    head, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(head, f".{name}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -87,12 +93,14 @@ def _replace(path: Path, payload: bytes, sync: bool) -> None:
                 os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
 
 
-def _witnessed(path: Path, payload: bytes, write: Callable[[], None]) -> None:
+def _witnessed(path: str | Path, payload: bytes, write: Callable[[], None]) -> None:
     """Keep the record's copy out of reach, then write the record, both under the project's
     witness lock (so a check never sees one without the other)."""
     found = _witness.split(path)
@@ -114,7 +122,9 @@ def _witnessed(path: Path, payload: bytes, write: Callable[[], None]) -> None:
             "outside the project", path=str(_witness.home())) from exc
 
 
-def write_json_atomic(path: Path, data: dict[str, Any], witness: bool = False) -> None:
+def write_json_atomic(path: str | Path, data: dict[str, Any], witness: bool = False) -> None:
+    import json  # indented, as people read state files: fastjson writes one line
+
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if not text.isascii() and not _encodable(text):
@@ -132,7 +142,7 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def read_record(path: Path) -> bytes:
+def read_record(path: str | Path) -> bytes:
     """A witnessed record's bytes, never read through a link (store/witness.py): while a
     Codex turn is watched, one someone else wrote (or replaced with a link, a FIFO, a
     folder) is set aside and the copy put back. FileNotFoundError when there is none;
@@ -141,8 +151,10 @@ def read_record(path: Path) -> bytes:
     if not _witness.vouches(path, data):
         found = _witness.split(path)
         assert found is not None  # a record without a place has no copy: always vouched for
+        from pathlib import Path  # putting a record back: never on a plain read
+
         with _witness.locked(found[0]):
-            data = _witness.genuine(path)
+            data = _witness.genuine(Path(path))
     if data is None:
         if os.path.lexists(path):
             raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
@@ -150,12 +162,17 @@ def read_record(path: Path) -> bytes:
     return data
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: str | Path) -> AbstractContextManager[None]:
     """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
+    import contextlib  # with collections and functools: only where a lock is taken
+
+    return contextlib.contextmanager(_locked)(path)
+
+
+def _locked(path: str | Path) -> Iterator[None]:
     import fcntl  # here, not at the top: importing this module must not need POSIX
 
-    lock_path = path.with_name(path.name + ".lock")
+    lock_path = os.fspath(path) + ".lock"
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -164,17 +181,38 @@ def locked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _not_json(name: str) -> Any:
     """NaN and Infinity are Python's extensions, not JSON: a state file holding one is damaged."""
     raise ValueError(f"{name} is not a JSON number")
 
 
-@contextlib.contextmanager
-def try_locked(path: Path) -> Iterator[None]:
+def _loads(raw: str) -> Any:
+    """json.loads(raw) refusing NaN and Infinity (_not_json); a document that is not JSON is
+    read again by json itself, whose JSONDecodeError says what is wrong and where."""
+    try:
+        return fastjson.loads(raw, allow_nan=False)
+    except ValueError:
+        import json
+
+        return json.loads(raw, parse_constant=_not_json)
+
+
+def try_locked(path: str | Path) -> AbstractContextManager[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
+    import contextlib
+
+    return contextlib.contextmanager(_try_locked)(path)
+
+
+def _try_locked(path: str | Path) -> Iterator[None]:
     import fcntl
 
-    lock_path = path.with_name(path.name + ".lock")
+    lock_path = os.fspath(path) + ".lock"
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -187,26 +225,43 @@ class StateFile:
     """A versioned JSON document; `kind` names it in errors and in the file."""
 
     def __init__(
-        self, path: Path, kind: str, version: int, migrations: dict[int, Migration] | None = None,
+        self, path: str | Path, kind: str, version: int,
+        migrations: dict[int, Migration] | None = None,
         shape: Callable[[dict[str, Any]], str | None] | None = None, witness: bool = False,
     ) -> None:
         """`shape(data)` names what is wrong with a document's shape (None: nothing), so that
         a file sparring did not write is reported, not tripped over. With `witness`, the file
         is one of sparring's records: every write keeps its copy out of Codex's reach first,
         and every read is of the version sparring wrote (read_record)."""
-        self.path = path
+        self.file = os.fspath(path)  # str: reading it needs no pathlib
         self.kind = kind
         self.version = version
         self.migrations = migrations or {}
         self.shape = shape
         self.witness = witness
+        self._seen: dict[str, Any] | None = None
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.file)
+
+    def seen(self, data: dict[str, Any]) -> None:
+        """`data` is this file as a reader that checks as `read` does (turn/quick.py) read
+        it just now: the next `read` returns it instead of reading the file again. A change
+        (`update`) always reads the file itself."""
+        self._seen = data
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        return os.path.isfile(self.file)
 
     def read(self) -> dict[str, Any]:
+        if self._seen is not None:
+            data, self._seen = self._seen, None
+            return data
         try:
-            raw = (read_record(self.path) if self.witness else self.path.read_bytes()).decode(
+            raw = (read_record(self.file) if self.witness else _read_bytes(self.file)).decode(
                 "utf-8")
         except FileNotFoundError:
             raise
@@ -215,10 +270,15 @@ class StateFile:
         except UnicodeDecodeError as exc:
             raise self._corrupt(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
         try:
-            data = json.loads(raw, parse_constant=_not_json)
-        except json.JSONDecodeError as exc:
-            raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
-        except (ValueError, RecursionError) as exc:
+            data = _loads(raw)
+        except ValueError as exc:
+            import json  # json's own words for what is wrong, and where
+
+            if isinstance(exc, json.JSONDecodeError):
+                raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+                                    ) from exc
+            raise self._corrupt(f"is not valid JSON ({exc})") from exc
+        except RecursionError as exc:
             raise self._corrupt(f"is not valid JSON ({exc})") from exc
         if not isinstance(data, dict) or not isinstance(data.get("format"), int):
             raise self._corrupt("has no 'format' version")
@@ -229,26 +289,31 @@ class StateFile:
         return data
 
     def create(self, data: dict[str, Any]) -> None:
-        write_json_atomic(self.path, {**data, "format": self.version, "kind": self.kind},
+        write_json_atomic(self.file, {**data, "format": self.version, "kind": self.kind},
                           self.witness)
 
-    @contextlib.contextmanager
-    def update(self) -> Iterator[dict[str, Any]]:
+    def update(self) -> AbstractContextManager[dict[str, Any]]:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
-        with locked(self.path):
+        import contextlib
+
+        return contextlib.contextmanager(self._update)()
+
+    def _update(self) -> Iterator[dict[str, Any]]:
+        self._seen = None
+        with locked(self.file):
             data = self.read()
             yield data
             data["format"] = self.version
-            write_json_atomic(self.path, data, self.witness)
+            write_json_atomic(self.file, data, self.witness)
 
     def _migrate(self, data: dict[str, Any]) -> dict[str, Any]:
         found = data["format"]
         if found > self.version:
             raise SparringError(
                 "state_version_unsupported",
-                f"{self.path} is format {found}; this sparring reads up to {self.version}",
+                f"{self.file} is format {found}; this sparring reads up to {self.version}",
                 "upgrade sparring (python3 install.py again, or pip install -U .)",
-                path=str(self.path),
+                path=self.file,
             )
         while data["format"] < self.version:
             step = self.migrations.get(data["format"])
@@ -260,8 +325,8 @@ class StateFile:
     def _corrupt(self, why: str) -> SparringError:
         return SparringError(
             "state_corrupt",
-            f"the {self.kind} file {self.path} {why}",
+            f"the {self.kind} file {self.file} {why}",
             "the file was left untouched; inspect or move it aside, then start a new session "
             "with `sparring init`",
-            path=str(self.path),
+            path=self.file,
         )

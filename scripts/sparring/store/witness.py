@@ -32,15 +32,21 @@ it), /tmp, $TMPDIR and any writable root the user added to Codex's own configura
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR
+
+# Reading a record (poll, wait and status, every round) needs neither pathlib nor contextlib
+# (which bring re, fnmatch, collections and more): the readers work on str paths, and what
+# returns a Path, or writes, imports them where it runs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
+    from pathlib import Path
 
 _META = ".witness"  # in the copies' own folder: sparring never writes a record of that name
 PRIVATE_FILE = 0o600
@@ -49,30 +55,58 @@ PRIVATE_DIR = 0o700
 
 def home() -> Path:
     """Where every project's copies live (the XDG state folder, as the user's shell sets it)."""
-    return Path(locate.state_home(), "witness")
+    from pathlib import Path
+
+    return Path(_home())
 
 
-def split(path: Path) -> tuple[Path, str] | None:
+def split(path: str | os.PathLike[str]) -> tuple[Path, str] | None:
     """(project root, path below its `.sparring/`) of a record, or None for a file that is
     not under a `.sparring/` folder (never witnessed)."""
-    parts = path.parts
-    if STATE_DIR not in parts[:-1]:
-        return None
-    at = len(parts) - 1 - parts[::-1].index(STATE_DIR)
-    return Path(*parts[:at]), "/".join(parts[at + 1:])
+    from pathlib import Path
+
+    found = _split(os.fspath(path))
+    return None if found is None else (Path(found[0]), found[1])
 
 
 def folder(root: Path) -> Path:
     """The copies of `root`'s records: the project's real path, mirrored under home()."""
-    return home() / os.path.realpath(root).lstrip(os.sep) / STATE_DIR
+    from pathlib import Path
+
+    return Path(_folder(root))
 
 
-def copy_of(path: Path) -> Path | None:
-    found = split(path)
-    return None if found is None else folder(found[0]) / found[1]
+def copy_of(path: str | os.PathLike[str]) -> Path | None:
+    from pathlib import Path
+
+    found = _copy(os.fspath(path))
+    return None if found is None else Path(found)
 
 
-def read(path: Path) -> bytes | None:
+def _home() -> str:
+    return os.path.join(locate.state_home(), "witness")
+
+
+def _split(path: str) -> tuple[str, str] | None:
+    """split, in str: the path's parts as pathlib reads them (no empty or `.` part)."""
+    parts = [part for part in path.split(os.sep) if part and part != "."]
+    if STATE_DIR not in parts[:-1]:
+        return None
+    at = len(parts) - 1 - parts[::-1].index(STATE_DIR)
+    root = os.sep.join(parts[:at])
+    return (os.sep + root if path.startswith(os.sep) else root or "."), "/".join(parts[at + 1:])
+
+
+def _folder(root: str | os.PathLike[str]) -> str:
+    return os.path.join(_home(), os.path.realpath(root).lstrip(os.sep), STATE_DIR)
+
+
+def _copy(path: str) -> str | None:
+    found = _split(path)
+    return None if found is None else os.path.join(_folder(found[0]), found[1])
+
+
+def read(path: str | os.PathLike[str]) -> bytes | None:
     """The bytes of the regular file at `path`, never through a link and never waiting on a
     FIFO: None when there is no such file (absent, or a link, a FIFO, a folder put there)."""
     try:
@@ -90,22 +124,31 @@ def read(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def vouches(path: Path, data: bytes | None) -> bool:
+def vouches(path: str | os.PathLike[str], data: bytes | None) -> bool:
     """Whether `data`, read from the record at `path` (None: no regular file there), is what
     sparring last wrote there, or the record has no copy. Lock-free: a writer between its
     two writes reads as False, and the caller then asks again under the lock (genuine)."""
-    copy = copy_of(path)
+    copy = _copy(os.fspath(path))
+    if copy is None:
+        return True
     try:
-        return copy is None or copy.read_bytes() == data
+        with open(copy, "rb") as f:
+            return f.read() == data
     except OSError:  # no copy (or no witness folder at all): nothing to hold it against
         return data is not None
 
 
-@contextlib.contextmanager
-def locked(root: Path, name: str = "lock", wait: bool = True) -> Iterator[None]:
+def locked(root: Path, name: str = "lock", wait: bool = True
+           ) -> AbstractContextManager[None]:
     """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
     witness lock (the default): a record and its copy are written, checked and put back
     under it. Without `wait`, BlockingIOError when someone holds it."""
+    import contextlib
+
+    return contextlib.contextmanager(_locked)(root, name, wait)
+
+
+def _locked(root: Path, name: str, wait: bool) -> Iterator[None]:
     import fcntl  # here, not at the top: importing this module must not need POSIX
 
     meta = _private(folder(root) / _META)
@@ -117,10 +160,15 @@ def locked(root: Path, name: str = "lock", wait: bool = True) -> Iterator[None]:
         os.close(fd)
 
 
-@contextlib.contextmanager
-def keeping(path: Path, data: bytes) -> Iterator[None]:
+def keeping(path: str | os.PathLike[str], data: bytes) -> AbstractContextManager[None]:
     """Record `data` as what sparring writes at `path` (call under `locked`), for the block
     that writes the record itself: if that fails, the copy goes back to what it was."""
+    import contextlib
+
+    return contextlib.contextmanager(_keeping)(path, data)
+
+
+def _keeping(path: str | os.PathLike[str], data: bytes) -> Iterator[None]:
     copy = copy_of(path)
     if copy is None:
         yield
@@ -167,6 +215,8 @@ def watch(root: Path, name: str, owner: str) -> None:
 
 
 def unwatch(root: Path, name: str) -> None:
+    import contextlib
+
     with contextlib.suppress(FileNotFoundError):
         (folder(root) / _META / "watches" / name).unlink()
 
@@ -231,9 +281,11 @@ def changed_since(root: Path, since: float) -> dict[str, str]:
     for line in lines:
         at, _, rest = line.partition(" ")
         kind, _, relative = rest.partition(" ")
-        with contextlib.suppress(ValueError):
+        try:
             if float(at) >= since and relative:
                 found.setdefault(relative, kind)
+        except ValueError:
+            continue
     return found
 
 
@@ -286,6 +338,8 @@ def _write(path: Path, data: bytes) -> None:
             f.write(data)
         os.replace(tmp, path)
     except BaseException:
+        import contextlib
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
@@ -300,6 +354,8 @@ def _private(path: Path) -> Path:
         missing.append(probe)
         probe = probe.parent
     for made in reversed(missing):
-        with contextlib.suppress(FileExistsError):
+        try:
             made.mkdir(mode=PRIVATE_DIR)
+        except FileExistsError:  # another writer made it meanwhile
+            continue
     return path

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from sparring import paths
 from sparring.errors import SparringError
@@ -18,8 +15,16 @@ from sparring.store import locate
 from sparring.store.locate import STATE_DIR as STATE_DIR
 from sparring.store.state import PRIVATE_DIR, PRIVATE_FILE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
 
-def find_root(start: Path) -> Path:
+
+def find_root(start: str | Path) -> Path:
+    from pathlib import Path
+
     return Path(locate.project_root(str(start)))
 
 
@@ -63,7 +68,11 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
 def session_inbox(data: Mapping[str, Any]) -> str:
     """The inbox of the directory a session was begun in (for a session older than inboxes,
     the current directory's). In a command, quote each path in it whole: output.shell_word."""
-    return str(data.get("inbox") or inbox_dir(Path.cwd()))
+    if data.get("inbox"):
+        return str(data["inbox"])
+    from pathlib import Path
+
+    return str(inbox_dir(Path.cwd()))
 
 
 def _require_real_folder(path: Path) -> None:

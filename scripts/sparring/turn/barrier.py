@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from sparring.store.session import Session
 
 
-def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
+def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
     import hashlib
 
     from sparring.errors import SparringError

@@ -12,20 +12,22 @@ process is only ever signalled on the record's word, never on session.json's.
 
 from __future__ import annotations
 
+import os
 import time
-from typing import Any
 
-from sparring import process, states
+from sparring import states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.store import runs
-from sparring.store.locate import EVENTS_FILE
+from sparring.store.locate import EVENTS_FILE, run_record
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.store.state import locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import TurnRecord
+    from sparring.store import runs
     from sparring.turn import record as turns
 
 # A runner gets this long to record its own identity before we doubt it.
@@ -68,30 +70,43 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.turn_file(turn["n"], EVENTS_FILE), finished)
+    return data, turn, events.read(session.turn_path(turn["n"], EVENTS_FILE), finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
     """session.json and the runner's own record (store/runs.py), which must agree on the
     running turn. When they do not, the record's processes are ended (nothing of a turn
     session.json does not show runs on) and the answer is state_corrupt."""
-    data, run = session.load(), runs.read(session.dir)
+    data, run = session.load(), _record(session)
     problem = _problem(data, run)
     if problem is not None:
         # Runners change both under the session lock: a disagreement seen between their two
         # writes is not one. Look again under the lock before believing it.
         with locked(session.state.path):
-            data, run = session.load(), runs.read(session.dir)
+            data, run = session.load(), _record(session)
             problem = _problem(data, run)
     if problem is not None:
         raise disagree(session, run, problem)
     return data, run
 
 
+def _record(session: Session) -> runs.Run | None:
+    """The runner's record (runs.read), which exists only while a turn runs: the process
+    layer it needs is loaded only then, never to look at an ended turn."""
+    if not os.path.exists(run_record(session.path)):
+        return None
+    from sparring.store import runs
+
+    return runs.read(session.dir)
+
+
 def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringError:
     """End what the runner's record names and say session.json is corrupt. The runner is
     killed outright: it must not write its turn's end into a file that disagrees."""
     import signal  # here, not at load: observing a turn never signals
+
+    from sparring import process
+    from sparring.store import runs
 
     if run is not None:
         process.send(run.runner, signal.SIGKILL)
@@ -122,6 +137,8 @@ def _against_record(mine: TurnRecord, latest: TurnRecord | None,
     if states.is_terminal(mine["status"]):
         return (f"it says turn {run.turn} {mine['status']}, but sparring's runner never "
                 "recorded that")
+    from sparring import process
+
     named = process.Identity.from_dict(mine.get("runner"))
     if named is not None and run.runner is not None and not named.same(run.runner):
         return f"it names another runner for turn {run.turn} than the one running it"
@@ -136,6 +153,8 @@ def _unknown_runner(latest: TurnRecord | None, run: runs.Run | None) -> str | No
         return None
     if run is not None and run.names(latest):
         return None
+    from sparring import process
+
     if not process.is_alive(process.Identity.from_dict(latest["runner"])):
         return None
     return (f"it says turn {latest['n']} is {latest['status']} under a runner sparring has no "
@@ -147,6 +166,8 @@ def _runs(run: runs.Run) -> str:
 
 
 def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
+    from sparring import process
+
     if run is not None and run.names(turn) and run.runner is not None:
         return not run.runner_alive()
     if turn.get("runner"):  # no record of it: a runner killed as it recorded the end
@@ -158,6 +179,8 @@ def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
 def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> None:
     """The runner is gone: nothing of its turn runs on (its watchdog has most likely ended
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
+    from sparring import process
+    from sparring.store import runs
     from sparring.turn import record as turns  # recording an end: not on a look
 
     reason = None
@@ -174,6 +197,8 @@ def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> 
 def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
     """For record_end: the runner's record goes with the end, under the same lock."""
     def follow_up(data: dict[str, Any], turn: TurnRecord) -> None:
+        from sparring.store import runs
+
         if run is not None and run.names(turn):
             runs.remove(session.dir, run.turn, run.turn_created_at)
     return follow_up
@@ -185,7 +210,7 @@ def stop_running(session: Session) -> bool:
     agreed(session)
     stopped = False
     while (n := _flag_latest(session)) is not None:
-        _end(session, n, runs.read(session.dir))
+        _end(session, n, _record(session))
         stopped = True
     return stopped
 
@@ -205,6 +230,9 @@ def _end(session: Session, n: int, run: runs.Run | None) -> None:
     """Ask the runner to end turn `n` (it ends every process of the turn and records the
     end); if it does not within _RUNNER_RECORD_S, or is gone, end them here and record it."""
     import signal
+
+    from sparring import process
+    from sparring.store import runs
 
     if run is not None and run.turn == n and process.send(run.runner, signal.SIGTERM):
         _await_end(session, n, run)

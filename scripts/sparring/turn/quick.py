@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from sparring import states
 from sparring.codex import events
@@ -41,6 +40,16 @@ class SlowPath(Exception):
     """This one is for the full CLI."""
 
 
+class WithStatus(SlowPath):
+    """An ended turn of a session whose workflow adds where it stands: the CLI's own path
+    answers (commands/poll.py), from the session as read and checked here (`read`: its
+    folder and document), which it does not read again."""
+
+    def __init__(self, directory: str, data: dict[str, Any]) -> None:
+        super().__init__("the workflow's status comes with the answer: the CLI's path adds it")
+        self.read = (directory, data)
+
+
 def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     """The brief poll object of the session's latest turn, which has ended."""
     cwd = os.getcwd()
@@ -49,7 +58,7 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         raise SlowPath("no such session: the full CLI says so")
     if not locate.in_project(directory, locate.project_root(cwd)):
         raise SlowPath("not a session folder of this project: the full CLI refuses it")
-    path = Path(directory, SESSION_FILE)
+    path = os.path.join(directory, SESSION_FILE)
     raw = witness.read(path)
     if raw is None or not witness.vouches(path, raw):
         raise SlowPath("not the session file sparring wrote: the full CLI puts it back")
@@ -65,7 +74,7 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
     if _run_recorded(directory):
         raise SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and not SESSION_KEYS.issuperset(data):
-        raise SlowPath("the workflow's status comes with the answer: the full CLI adds it")
+        raise WithStatus(directory, data)
     seen = events.read(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"),
                        finished=True)
     if seen.malformed:

@@ -18,18 +18,20 @@ from sparring import answers, codex, paths, process, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
-from sparring.store.locate import EVENTS_FILE
+from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
+from sparring.turn.view import final_text as final_text  # the one reader, for workflows
+from sparring.turn.view import last_activity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sparring.config import TurnSettings
     from sparring.records import TurnRecord
 
-PROMPT = "prompt.txt"
+PROMPT = PROMPT_FILE
 EVENTS = EVENTS_FILE
-STDERR = "stderr.log"
+STDERR = STDERR_FILE
 RUNNER_LOG = "runner.log"
 
 _RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
@@ -113,20 +115,6 @@ def _set_aside(directory: Path) -> None:
             directory.rename(aside)
             return
     raise FileExistsError(directory)
-
-
-def last_activity(session: Session, turn: TurnRecord) -> float:
-    """When Codex last printed an event (the events file's mtime), or when it started."""
-    started = float(turn.get("started_at") or turn["created_at"])
-    try:
-        return max(started, session.turn_file(turn["n"], EVENTS).stat().st_mtime)
-    except FileNotFoundError:
-        return started
-
-
-def final_text(session: Session, turn: TurnRecord) -> str | None:
-    """Codex's last message in an ended turn, from its events."""
-    return events.read(session.turn_file(turn["n"], EVENTS), finished=True).final_message
 
 
 def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | None:
@@ -354,8 +342,4 @@ def _round_usage(
             baseline = earlier["usage_cumulative"]
     return {key: max(0, value - baseline.get(key, 0)) for key, value in cumulative.items()}
 
-
-def files(session: Session, n: int) -> dict[str, str]:
-    return {name: str(session.turn_file(n, f)) for name, f in
-            (("prompt", PROMPT), ("events", EVENTS), ("stderr", STDERR))}
 

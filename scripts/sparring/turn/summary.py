@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from sparring import states
 from sparring.codex import rollout
@@ -16,6 +15,7 @@ from sparring.turn import budget
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 SUMMARY_FILE = "summary.json"
 
@@ -25,7 +25,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
     latest = data["turns"][-1] if data["turns"] else None
     return {
         "session": session.id,
-        "session_dir": str(session.dir),
+        "session_dir": session.path,
         "skill": data["skill"],
         "status": states.reported(latest["status"]) if latest else "new",
         "rounds": max((t["round"] for t in data["turns"]), default=0),

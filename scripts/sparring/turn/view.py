@@ -7,18 +7,20 @@ barrier.reveal, called by the verbs that show it.
 
 from __future__ import annotations
 
+import os
 import time
-from typing import Any
 
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
+from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session
 from sparring.turn import barrier, budget
-from sparring.turn import record as turns
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import TurnRecord
 
 MAX_ACTIVITIES = 20
@@ -34,7 +36,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
     review = None if withheld else _review(turn, view)
     return {
         "session": session.id,
-        "session_dir": str(session.dir),
+        "session_dir": session.path,
         "skill": data["skill"],
         "status": status,
         "round": turn["round"],
@@ -42,7 +44,7 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "purpose": turn["purpose"],
         "thread_id": turn.get("thread_id") or view.thread_id or data.get("thread_id"),
         "elapsed_s": round((turn.get("ended_at") or now) - started, 2),
-        "last_event_s": (round(now - turns.last_activity(session, turn), 2)
+        "last_event_s": (round(now - last_activity(session, turn), 2)
                          if status == states.RUNNING else None),
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
         "activities_total": len(activities),
@@ -55,8 +57,22 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "settings": turn["settings"],
         "guard": guard_said(turn.get("guard")),
         "malformed_lines": view.malformed,
-        "files": turns.files(session, turn["n"]),
+        "files": _files(session, turn["n"]),
     }
+
+
+def _files(session: Session, n: int) -> dict[str, str]:
+    return {name: session.turn_path(n, f) for name, f in
+            (("prompt", PROMPT_FILE), ("events", EVENTS_FILE), ("stderr", STDERR_FILE))}
+
+
+def last_activity(session: Session, turn: TurnRecord) -> float:
+    """When Codex last printed an event (the events file's mtime), or when it started."""
+    started = float(turn.get("started_at") or turn["created_at"])
+    try:
+        return max(started, os.stat(session.turn_path(turn["n"], EVENTS_FILE)).st_mtime)
+    except FileNotFoundError:
+        return started
 
 
 def _activities(turn: TurnRecord, view: events.TurnView,
@@ -89,3 +105,7 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**a, "text": "(withheld until you seal your analysis)"}
             if a["kind"] == "reasoning" else a for a in activities]
 
+
+def final_text(session: Session, turn: TurnRecord) -> str | None:
+    """Codex's last message in an ended turn, from its events."""
+    return events.read(session.turn_path(turn["n"], EVENTS_FILE), finished=True).final_message

@@ -15,18 +15,26 @@ optionally, the evidence it cites, separated by `;`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from typing import NamedTuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
 
 AGREED = "AGREED:"
 CONSENSUS = "[CONSENSUS_REACHED]"
-_SEARCH = re.compile(r'\[SEARCH_REQUEST:\s*"([^"\n]+)"\s*\]')
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_POINT = re.compile(r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
-                    r"disagree|refine)\)?\s*:\s*(?P<rest>.*)", re.I)
-_EVIDENCE = re.compile(r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$", re.I)
-_PATH_LINE = re.compile(r"[^\s:`]+:[1-9][0-9]*(?:-[1-9][0-9]*)?")
+# Compiled where they are used (re caches them): a debate's status, every round, reads its
+# markers with string methods alone, and each pattern compiled at start costs it time.
+_SEARCH = "[SEARCH_REQUEST:"
+_POINT = (r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
+          r"disagree|refine)\)?\s*:\s*(?P<rest>.*)")
+_EVIDENCE = r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$"
+_PATH_LINE = r"[^\s:`]+:[1-9][0-9]*(?:-[1-9][0-9]*)?"
+
+
+def _pattern(text: str, ignore_case: bool = False) -> re.Pattern[str]:
+    import re
+
+    return re.compile(text, re.I if ignore_case else 0)
 
 
 def first_line(text: str) -> str:
@@ -51,17 +59,25 @@ def plain_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number, stripped line) of lines outside code blocks and quotes."""
     fence: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
-        opened = _FENCE.match(line)
+        opened = _fence(line)
         if fence is not None:
-            if opened and opened.group(1) == fence:
+            if opened == fence:
                 fence = None
             continue
         if opened:
-            fence = opened.group(1)
+            fence = opened
             continue
         if line.startswith(("    ", "\t")) or line.lstrip().startswith(">"):
             continue
         yield number, line.strip()
+
+
+def _fence(line: str) -> str | None:
+    """The fence a line opens or closes, ``` or ~~~ after at most three spaces, else None."""
+    body = line.lstrip(" ")
+    if len(line) - len(body) > 3 or not body.startswith(("```", "~~~")):
+        return None
+    return body[:3]
 
 
 def has_consensus(text: str) -> bool:
@@ -71,10 +87,23 @@ def has_consensus(text: str) -> bool:
 def search_requests(text: str) -> list[str]:
     found = []
     for _, line in plain_lines(text):
-        match = _SEARCH.fullmatch(line)
-        if match:
-            found.append(match.group(1).strip())
+        query = _search_request(line)
+        if query is not None:
+            found.append(query.strip())
     return found
+
+
+def _search_request(line: str) -> str | None:
+    """The query of a line that is `[SEARCH_REQUEST: "query"]` and nothing more, as
+    `\\[SEARCH_REQUEST:\\s*"([^"\\n]+)"\\s*\\]` reads it (with string methods: a discussion's
+    status, every round, reads its markers)."""
+    if not (line.startswith(_SEARCH) and line.endswith("]")):
+        return None
+    quoted = line[len(_SEARCH):-1].strip()
+    query = quoted[1:-1]
+    if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"' or '"' in query or "\n" in query:
+        return None
+    return query
 
 
 def stray_mentions(text: str, marker: str) -> list[int]:
@@ -95,23 +124,39 @@ def _first_line_number(text: str) -> int:
 
 
 
-class PointLine(NamedTuple):
-    line: int
-    id: str
-    stance: str
-    claim: str
-    evidence: tuple[str, ...]
+class PointLine:
+    """A point line of a round (a plain class: markers load with every debate's status)."""
+
+    __slots__ = ("claim", "evidence", "id", "line", "stance")
+
+    def __init__(self, line: int, id: str, stance: str, claim: str,
+                 evidence: tuple[str, ...]) -> None:
+        self.line, self.id, self.stance, self.claim = line, id, stance, claim
+        self.evidence = evidence
+
+    def _values(self) -> tuple[int, str, str, str, tuple[str, ...]]:
+        return self.line, self.id, self.stance, self.claim, self.evidence
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PointLine) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"PointLine{self._values()!r}"
 
 
 def point_lines(text: str) -> list[PointLine]:
     """The round's point lines, in order (outside code blocks and quotes)."""
     found = []
+    point, evidence = _pattern(_POINT, ignore_case=True), _pattern(_EVIDENCE, ignore_case=True)
     for number, line in plain_lines(text):
-        match = _POINT.fullmatch(line)
+        match = point.fullmatch(line)
         if match is None:
             continue
         rest = match.group("rest").strip()
-        cited = _EVIDENCE.search(rest)
+        cited = evidence.search(rest)
         claim = rest[:cited.start()] if cited else rest
         items = _evidence_items(cited.group("items")) if cited else ()
         found.append(PointLine(number, match.group("id"), match.group("stance").lower(),
@@ -122,10 +167,11 @@ def point_lines(text: str) -> list[PointLine]:
 def _evidence_items(text: str) -> tuple[str, ...]:
     """`a.py:3; pytest x` → each item; a comma list of `path:line`s counts as several."""
     items: list[str] = []
+    path_line = _pattern(_PATH_LINE)
     for part in text.strip().rstrip(").").split(";"):
         part = part.strip()
         pieces = [p.strip() for p in part.split(",")]
-        if len(pieces) > 1 and all(_PATH_LINE.fullmatch(p.strip("`")) for p in pieces):
+        if len(pieces) > 1 and all(path_line.fullmatch(p.strip("`")) for p in pieces):
             items += pieces
         elif part:
             items.append(part)

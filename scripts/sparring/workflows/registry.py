@@ -74,12 +74,13 @@ def settings(file_settings: dict[str, Any], skill: str) -> dict[str, Any]:
     return {**get(skill).defaults(), **inherited, **file_settings.get(skill, {})}
 
 
-def context(flow: Workflow, cwd: Path) -> Context:
+def context(flow: Workflow, cwd: str | Path) -> Context:
     """What a workflow's own verb (or its report) is given: its settings come from here."""
     return Context(flow, cwd, lambda root: settings(load_settings(root), flow.name))
 
 
-def call(flow: Workflow, verb: str, values: dict[str, Any], cwd: Path) -> dict[str, Any]:
+def call(flow: Workflow, verb: str, values: dict[str, Any], cwd: str | Path
+         ) -> dict[str, Any]:
     """Run the workflow's own verb `verb` with the command line's `values`."""
     (found,) = (v for v in flow.verbs if v.name == verb)
     result: dict[str, Any] = flow.function(found.function)(context(flow, cwd), **values)

@@ -9,12 +9,8 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 from sparring import paths, states
 from sparring.errors import SparringError
@@ -23,7 +19,11 @@ from sparring.store.session import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import question, summarize
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession, DecisionRecord, EngineRecord
 
 # Turn statuses that mean a participant did not give its answer.
@@ -40,7 +40,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
-    summary = summarize(session, cast("dict[str, Any]", data))  # records.untyped
+    summary = summarize(session, _untyped(data))
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
         "constraints": constraints(data),
@@ -98,8 +98,14 @@ def degraded_reasons(data: AnySession) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    stopped = budget.degraded_reason(cast("dict[str, Any]", data))  # records.untyped
+    stopped = budget.degraded_reason(_untyped(data))
     return [*found, stopped] if stopped else found
+
+
+def _untyped(data: AnySession) -> dict[str, Any]:
+    """records.untyped, without loading records.py or typing: a debate's status (every
+    round) says why a run is degraded."""
+    return data  # type: ignore[return-value]
 
 
 def _latest_decision(data: AnySession) -> DecisionRecord | None:
@@ -207,6 +213,8 @@ def write(path: Path, text: str, model: dict[str, Any] | None = None, *, root: P
 
 
 def _model_text(model: dict[str, Any]) -> str:
+    import json  # a report's only: a debate's status, every round, needs no json
+
     return json.dumps(model, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -227,15 +235,17 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
-    import hashlib
+    from sparring.digest import sha256_hex
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = None) -> Path:
     """Where the report goes: `pattern` (the workflow's `report_path` setting) with its
     placeholders filled, inside the project (a pattern that leads out of it is refused, not
     followed)."""
+    from pathlib import Path  # where a report goes: written at the end, never on a look
+
     root = Path(data["root"])
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),
@@ -254,7 +264,7 @@ def destination(data: AnySession, out: Path | None, pattern: str | None,
     explicit --out that exists is refused, a default path gets -2, -3, ..."""
     ours = set(data.get("reports", []))
     if out is not None:
-        path = paths.place(out, Path(data["root"]), "--out").path
+        path = paths.place(out, data["root"], "--out").path
         if os.path.lexists(path) and str(path) not in ours:
             raise SparringError("report_exists", f"{path} exists and is not this session's "
                                 "report", "choose another --out, or move the file away")
@@ -274,6 +284,8 @@ def unique_path(path: Path, ours: set[str]) -> Path:
 
 
 def slug(text: str, limit: int = 48) -> str:
+    import re
+
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return words[:limit].rstrip("-") or "untitled"
 

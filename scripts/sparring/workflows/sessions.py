@@ -11,12 +11,14 @@ checks it before every turn).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from sparring.store import session as sessions
 from sparring.store.session import Session
 from sparring.workflows.workflow import Context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
 def create(context: Context, root: Path, cwd: Path, budget_tokens: int | None = None,

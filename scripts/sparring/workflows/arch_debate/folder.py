@@ -14,40 +14,43 @@ so it can never agree.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import re
-from pathlib import Path
-from typing import Any, NamedTuple
+import os
 
 from sparring import paths
+from sparring.digest import sha256_hex
 from sparring.errors import SparringError
 from sparring.workflows import markers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
 DECISION_NEEDED = "DECISION-NEEDED.md"
 STAND_IN_NOTE = "> NOTE: written by Claude playing devil's advocate (Codex was unavailable)"
 STUCK = "stuck on values, not facts — decide"
-_ROUND_FILE = re.compile(r"^round-(\d+)-(claude|codex|agreed)\.md$")
+_SIDES = ("claude", "codex", "agreed")
 NAMES = {"claude": "Claude", "codex": "Codex"}
 
 
-# Named tuples, not dataclasses: `debate status` and an arch-debate's `wait` read the folder
-# every round, and dataclasses would bring inspect, ast and more.
-class Round(NamedTuple):
-    n: int
-    side: str
-    path: Path
-    text: str
-    authentic: bool = True  # a Codex round the runner wrote and nobody edited since
+# Plain classes with slots, not dataclasses or named tuples: `debate status` and an
+# arch-debate's `wait` read the folder every round, and those would bring inspect, ast or
+# typing along.
+class Round:
+    __slots__ = ("authentic", "n", "path", "side", "text")
+
+    def __init__(self, n: int, side: str, path: str, text: str,
+                 authentic: bool = True) -> None:
+        self.n, self.side, self.path, self.text = n, side, path, text
+        self.authentic = authentic  # a Codex round the runner wrote and nobody edited since
 
     @property
     def name(self) -> str:
-        return self.path.name
+        return os.path.basename(self.path)
 
     @property
     def words(self) -> int:
@@ -59,11 +62,14 @@ class Round(NamedTuple):
         return self.authentic and markers.opens_with_agreed(self.text)
 
 
-class DebateState(NamedTuple):
-    rounds: list[Round]
-    misplaced: list[str]
-    agreed: dict[str, Any] | None  # the two rounds that agree, once agreement is confirmed
-    proposal: Round | None  # else Codex's or Claude's latest round when it proposes agreement
+class DebateState:
+    __slots__ = ("agreed", "misplaced", "proposal", "rounds")
+
+    def __init__(self, rounds: list[Round], misplaced: list[str],
+                 agreed: dict[str, Any] | None, proposal: Round | None) -> None:
+        self.rounds, self.misplaced = rounds, misplaced
+        self.agreed = agreed  # the two rounds that agree, once agreement is confirmed
+        self.proposal = proposal  # else the latest round, when it proposes agreement
 
     @property
     def last(self) -> Round | None:
@@ -84,28 +90,50 @@ def sequence() -> Any:
         n += 1
 
 
-def read(directory: Path, root: Path, written: dict[str, str] | None = None) -> DebateState:
+def read(directory: str | Path, root: str | Path,
+         written: dict[str, str] | None = None) -> DebateState:
     """The rounds in order; `written` maps each Codex round file the runner wrote (from
     Codex's answer, or a labelled stand-in) to the digest it wrote. Each round file is read
     through the one door (paths.py): a link, a FIFO, a huge file or one that is not UTF-8,
     committed or planted in the folder, is refused and named, never followed or rewritten."""
     present = {}
-    for path in directory.iterdir() if directory.is_dir() else []:
-        match = _ROUND_FILE.match(path.name)
-        if match and match.group(2) != "agreed":
-            present[(int(match.group(1)), match.group(2))] = path
+    for name in os.listdir(directory) if os.path.isdir(directory) else []:
+        key = _round_file(name)
+        if key is not None and key[1] != "agreed":
+            present[key] = os.path.join(directory, name)
     rounds = []
     for key in sequence():
         if key not in present:
             break
         path = present.pop(key)
         text = read_file(path, root)
-        authentic = key[1] == "claude" or (written or {}).get(path.name) == digest(text)
+        recorded = (written or {}).get(os.path.basename(path))
+        authentic = key[1] == "claude" or recorded == digest(text)
         rounds.append(Round(key[0], key[1], path, text, authentic))
-    return DebateState(rounds, sorted(p.name for p in present.values()), *_agreement(rounds))
+    return DebateState(rounds, sorted(os.path.basename(p) for p in present.values()),
+                       *_agreement(rounds))
+
+
+def _round_file(name: str) -> tuple[int, str] | None:
+    """(n, side) of a round file's name, as `^round-(\\d+)-(claude|codex|agreed)\\.md$`
+    matches it (any decimal digits; `$` before one final line feed too), without re."""
+    body = name[:-1] if name.endswith("\n") else name
+    if not (body.startswith("round-") and body.endswith(".md")):
+        return None
+    number, _, side = body[len("round-"):-len(".md")].partition("-")
+    if not (number and number.isdecimal() and side in _SIDES):
+        return None
+    return int(number), side
 
 
 def locate(directory: Path, root: Path, create: bool = False) -> Path:
+    """`where`, as a Path."""
+    from pathlib import Path
+
+    return Path(where(directory, root, create))
+
+
+def where(directory: str | Path, root: str | Path, create: bool = False) -> str:
     """The debate folder `directory` names, inside the project `root` and reached without a
     link (paths.folder); made with `create`, else it may be missing (not made yet, or moved
     away: a debate with no round files). Its path goes into the commands the runner prints,
@@ -118,17 +146,18 @@ def locate(directory: Path, root: Path, create: bool = False) -> Path:
                             "runner prints could carry safely",
                             "choose a folder name without backticks or control characters")
     try:
-        return paths.folder(directory, root, "the debate folder", create).path
+        return paths.folder(directory, root, "the debate folder", create).text
     except SparringError as exc:
         if create or exc.code != "file_not_found":
             raise
-    return paths.place(directory, root, "the debate folder").path
+    return paths.place(directory, root, "the debate folder").text
 
 
-def read_file(path: Path, root: Path) -> str:
+def read_file(path: str | Path, root: str | Path) -> str:
     """A file of the debate folder, as text (paths.read_text names what is wrong with it)."""
+    name = os.path.basename(path)
     return paths.read_text(path, root, "a file of the debate folder",
-                           hint=f"{path.name} in the debate folder must be a plain UTF-8 text "
+                           hint=f"{name} in the debate folder must be a plain UTF-8 text "
                            "file: fix or remove it, then run the command again")
 
 
@@ -176,11 +205,13 @@ def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> li
 
 
 def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 def lead(text: str, limit: int = 280) -> str:
     """A round's first paragraph of prose, for the side-by-side table."""
+    import re  # the positions side by side: a stuck debate's only
+
     for block in re.split(r"\n\s*\n", text.strip()):
         block = " ".join(line.strip() for line in block.splitlines())
         if block and not block.startswith(("#", ">", "```")):
@@ -203,5 +234,5 @@ def written_by_runner(data: AnySession) -> dict[str, str]:
     for turn in data["turns"]:
         answer_file, digest = turn.get("answer_file"), turn.get("answer_sha256")
         if answer_file and digest and not turn.get("answer_file_kept"):
-            found[Path(answer_file).name] = digest
+            found[os.path.basename(answer_file.rstrip(os.sep))] = digest  # its name
     return found

@@ -3,11 +3,13 @@ registry's `go_on` part: every turn records it, for the hint of a guard violatio
 
 from __future__ import annotations
 
-from typing import Any
-
 from sparring.output import shell_word
 from sparring.store import workspace
 from sparring.store.session import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def go_on(session: Session, data: dict[str, Any]) -> str:

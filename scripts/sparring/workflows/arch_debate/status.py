@@ -8,47 +8,54 @@ is stuck, DECISION-NEEDED.md.
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
 
-from sparring import states, templates
+from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
+from sparring.store import locate, workspace
 from sparring.store import session as sessions
-from sparring.store import workspace
 from sparring.store.session import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
+from sparring.workflows.arch_debate import WORKFLOW
 from sparring.workflows.arch_debate import folder as debate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from sparring.records import AnySession, TurnRecord
+    from pathlib import Path
+    from typing import Any
+
+    from sparring.records import AnySession
 
 WORD_LIMIT = 500
 
 
-def find_session(directory: Path) -> tuple[Session, dict[str, Any]]:
-    root = workspace.find_root(directory)
+def find_session(directory: str | Path) -> tuple[Session, dict[str, Any]]:
+    """The newest arch-debate session of the folder. Only an arch-debate's session holds a
+    debate, and its id begins with the workflow's name (session.create): the project's other
+    sessions are not read at all, however many there are."""
+    root = locate.project_root(os.fspath(directory))  # workspace.find_root's, as str
     for session in reversed(sessions.all_sessions(root)):
+        if session.id.rsplit("-", 3)[0] != WORKFLOW.name:
+            continue
         try:
             data = session.load()
         except SparringError:
             continue
-        if (data.get("debate") or {}).get("dir") == str(directory):
+        if (data.get("debate") or {}).get("dir") == os.fspath(directory):
             return session, data
     raise SparringError("session_not_found", f"{directory} is not a debate sparring started",
                         'start one with `sparring debate new DIR "QUESTION"`')
 
 
-def status(directory: Path, cwd: Path) -> dict[str, Any]:
-    project = workspace.find_root(Path.cwd())
-    directory = debate.locate(cwd / directory, project)
+def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
+    # In str: the calls of every round (a debate's wait, its status) load no pathlib.
+    project = locate.project_root(os.getcwd())
+    directory = debate.where(os.path.join(cwd, directory), project)
     session, data = find_session(directory)
     if data["turns"]:
-        lifecycle.observe(session)  # let a finished turn write its round file first
-        data = session.load()
+        data, _, _ = lifecycle.observe(session)  # a finished turn writes its round file first
     state = debate.read(directory, project, debate.written_by_runner(data))
     settings = data["debate"]
     step = debate.next_step(state, settings["max_rounds"])
@@ -74,18 +81,18 @@ def status(directory: Path, cwd: Path) -> dict[str, Any]:
         "degraded": reports.degraded_reasons(data) + [
             f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
             if not r.authentic],
-        "next": Hint(_next(step, state, directory, session, turn)),
+        "next": Hint(_next(step, state, directory, session, data)),
     }
 
 
-def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
     """Where the debate stands, for poll and wait once Codex's round has ended."""
-    return status(Path(data["debate"]["dir"]), cwd)
+    return status(data["debate"]["dir"], cwd)
 
 
-def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
+def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
-    found = status(Path(data["debate"]["dir"]), cwd)
+    found = status(data["debate"]["dir"], cwd)
     return Hint(f"the debate in {shell_word(found['dir'])} (session {session.id}), "
                 f"step {found['step']}: {_unread(found)}{found['next']}")
 
@@ -97,23 +104,27 @@ def _unread(found: dict[str, Any]) -> str:
     return f"read Codex's round {found['dir']}/round-{found['rounds']}-codex.md whole, then "
 
 
-def _agreed_dict(state: debate.DebateState, directory: Path) -> dict[str, Any] | None:
+def _agreed_dict(state: debate.DebateState, directory: str) -> dict[str, Any] | None:
     if not state.agreed:
         return None
     proposed, confirmed = state.agreed["proposed"], state.agreed["confirmed"]
     return {"proposed_by": proposed.side, "proposed_in": proposed.name,
             "confirmed_by": confirmed.side, "confirmed_in": confirmed.name,
-            "file": str(directory / f"round-{confirmed.n}-agreed.md")}
+            "file": os.path.join(directory, f"round-{confirmed.n}-agreed.md")}
 
 
-def write_outcome(session: Session, data: AnySession, directory: Path,
+def write_outcome(session: Session, data: AnySession, directory: str | Path,
                   state: debate.DebateState, step: str, breaks: list[str],
-                  project: Path) -> list[str]:
+                  project: str | Path) -> list[str]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck, each
     with its facts as JSON beside it (the agreement audit among them)."""
     if step not in ("agreed", "stuck"):
         return []
-    from sparring.workflows.arch_debate import audit as debate_audit  # an outcome's only
+    from pathlib import Path
+
+    directory, project = Path(directory), Path(project)
+    from sparring import templates  # an outcome's only, as the audit
+    from sparring.workflows.arch_debate import audit as debate_audit
 
     model = reports.build(session, data, None,
                           debate_audit.compute(session, data, state, project))
@@ -139,15 +150,18 @@ def write_outcome(session: Session, data: AnySession, directory: Path,
     return [path.name, path.with_suffix(".json").name]
 
 
-def _next(step: str, state: debate.DebateState, directory: Path, session: Session,
-          turn: TurnRecord | None) -> str:
+def _next(step: str, state: debate.DebateState, directory: str, session: Session,
+          data: dict[str, Any]) -> str:
+    """What to do next, from the session as status read it (what it may write meanwhile,
+    an outcome's report, changes neither its budget nor its inbox)."""
+    turn = latest_turn(data)
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
     if step == "agreed":
         return "agreed: show the user the agreed brief and commit the debate folder"
     if step == "stuck":
         return f"{debate.STUCK}: show the user {debate.DECISION_NEEDED} and let them decide"
-    spent = budget.reached(session.load())
+    spent = budget.reached(data)
     if spent is not None:
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 "no further Codex round starts; show the user where the debate stands; to go "
@@ -157,7 +171,7 @@ def _next(step: str, state: debate.DebateState, directory: Path, session: Sessio
         return f"`sparring debate round {shell_word(str(directory))}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
-    file = f"{workspace.session_inbox(session.load())}/round.md"
+    file = f"{workspace.session_inbox(data)}/round.md"
     hand_in = f"`sparring debate round {shell_word(str(directory))} --file {shell_word(file)}`"
     if state.proposal is not None and state.proposal.side == "codex":
         return (f"Codex opened with AGREED: — write your round ({wanted}) to {file}: "

@@ -9,8 +9,6 @@ growing transcript. Codex runs read-only; the runner writes its round file.
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
 
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
@@ -33,6 +31,9 @@ _REPEATED = ("session", "question", "codex_turn")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession
 
 ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
@@ -188,7 +189,7 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes, project: 
 def _unseen(state: debate.DebateState, data: AnySession) -> str:
     """What Codex has not read on its thread: Claude's newest round, preceded by any rounds
     written while Codex was unavailable (a stand-in and the round answering it)."""
-    delivered = {Path(answer_file).name for t in data["turns"]
+    delivered = {os.path.basename(answer_file.rstrip(os.sep)) for t in data["turns"]
                  if t.get("answer_sha256") and (answer_file := t.get("answer_file"))}
     last_seen = max((i for i, r in enumerate(state.rounds) if r.name in delivered), default=-1)
     unseen = state.rounds[last_seen + 1:]  # from round 0 when Codex has answered nothing
@@ -229,5 +230,5 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
             "debate": debate_status.status(directory, directory)}
 
 
-def status(context: Context, directory: Path) -> dict[str, Any]:
-    return debate_status.status(directory, context.cwd)
+def status(context: Context, directory: str | Path) -> dict[str, Any]:
+    return debate_status.status(directory, context.cwd_text)

@@ -6,9 +6,6 @@ registry's `status` part).
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
@@ -21,10 +18,13 @@ from sparring.workflows.deep_discussion import transcript as discussion
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import DiscussionRecord, TurnRecord
 
 
-def status(ref: str, cwd: Path, picking_up: bool = False) -> dict[str, Any]:
+def status(ref: str, cwd: str | Path, picking_up: bool = False) -> dict[str, Any]:
     session, data = load(ref, cwd)
     if data["turns"]:
         lifecycle.observe(session)
@@ -52,13 +52,13 @@ def status(ref: str, cwd: Path, picking_up: bool = False) -> dict[str, Any]:
     }
 
 
-def after_turn(session: Session, data: dict[str, Any], cwd: Path) -> dict[str, Any]:
+def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
     """Where the discussion stands, for poll and wait once Codex's round has ended (its
     `last_message` carries Codex's answer)."""
     return status(session.id, cwd)
 
 
-def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
+def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished discussion picks up (`sparring status`)."""
     return Hint(status(session.id, cwd, picking_up=True)["next"])
 
@@ -99,7 +99,7 @@ def _next(session: Session, settings: DiscussionRecord, messages: list[discussio
     return f"answer Codex: {answer_it}"
 
 
-def load(ref: str, cwd: Path) -> tuple[Session, dict[str, Any]]:
+def load(ref: str, cwd: str | Path) -> tuple[Session, dict[str, Any]]:
     session = sessions.resolve(ref, cwd)
     data = session.load()
     if "discussion" not in data:

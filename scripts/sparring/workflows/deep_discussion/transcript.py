@@ -9,18 +9,19 @@ as a line of its own; one side saying it is only a proposal.
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple
-
 from sparring.errors import SparringError
 from sparring.store.session import Session
-from sparring.turn import record as turns
+from sparring.turn import view
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sparring.records import AnySession
+
+    Arguments = tuple[str, str, str | None]  # effort, model, topic
 
 EFFORTS = ("high", "xhigh")
 MODELS = ("CODEX", "NONE")
@@ -35,23 +36,20 @@ VALID_FORMS = ("/deep-discussion [high|xhigh] [CODEX|NONE] [topic…]: the effor
 # Words that name a setting this skill does not offer (an effort Codex knows, a model's name),
 # in any case: leading the arguments, they are a mistake, never the first words of the topic.
 _NOT_OFFERED = ("low", "medium", "minimal", "max", "maximum", "x-high", "extra-high")
-_MODEL_NAME = re.compile(r"(gpt|o\d|codex-|claude|gemini)[\w.-]*", re.I)
-_WORD = re.compile(r"(\S+)\s*(.*)", re.S)
+# Compiled where used (re caches them): only a new discussion's arguments are parsed.
+_MODEL_NAME = r"(gpt|o\d|codex-|claude|gemini)[\w.-]*"
+_WORD = r"(\S+)\s*(.*)"
 SPEAKERS = {"claude": "Claude", "codex": "Codex",
             "critic": "Claude as critic (standing in for Codex)"}
 
 
-class Arguments(NamedTuple):
-    effort: str
-    model: str
-    topic: str | None
-
-
 def parse_arguments(text: str) -> Arguments:
     """Effort and model words first, the rest the topic; conflicting words are an error."""
+    import re
+
     effort = model = None
     rest = text.strip()
-    while match := _WORD.fullmatch(rest):
+    while match := re.fullmatch(_WORD, rest, re.S):
         token, after = match.groups()
         if token == "--":
             rest = after
@@ -66,7 +64,7 @@ def parse_arguments(text: str) -> Arguments:
         else:
             break
         rest = after
-    return Arguments(effort or WORKFLOW.effort, model or "CODEX", _topic(rest.strip()))
+    return effort or WORKFLOW.effort, model or "CODEX", _topic(rest.strip())
 
 
 def _topic(text: str) -> str | None:
@@ -79,7 +77,9 @@ def _topic(text: str) -> str | None:
 
 
 def _not_offered(token: str) -> bool:
-    return token.lower() in _NOT_OFFERED or bool(_MODEL_NAME.fullmatch(token))
+    import re
+
+    return token.lower() in _NOT_OFFERED or bool(re.fullmatch(_MODEL_NAME, token, re.I))
 
 
 def _once(what: str, current: str | None, value: str) -> str:
@@ -93,13 +93,17 @@ def _invalid(why: str) -> SparringError:
                          f"valid forms: {VALID_FORMS}")
 
 
-# A named tuple, not a dataclass: `discuss status` and a discussion's `wait` read the
-# transcript every round, and dataclasses would bring inspect, ast and more.
-class Message(NamedTuple):
-    round: int
-    speaker: str  # claude | codex | critic
-    text: str
-    search_results: str = ""  # what Claude found for the other side (never read for markers)
+# A plain class with slots, not a dataclass or a named tuple: `discuss status` and a
+# discussion's `wait` read the transcript every round, and those would bring inspect, ast or
+# typing along.
+class Message:
+    __slots__ = ("round", "search_results", "speaker", "text")
+
+    def __init__(self, round: int, speaker: str, text: str, search_results: str = "") -> None:
+        self.round, self.text = round, text
+        self.speaker = speaker  # claude | codex | critic
+        self.search_results = search_results  # what Claude found for the other side (never
+        # read for markers)
 
     @property
     def consensus(self) -> bool:
@@ -130,7 +134,7 @@ def transcript(session: Session, data: AnySession) -> list[Message]:
              for m in data["discussion"]["messages"]]
     for turn in data["turns"]:
         if turn["status"] == "completed" and turn["purpose"] != "synthesis":
-            found.append(Message(turn["round"], "codex", turns.final_text(session, turn) or ""))
+            found.append(Message(turn["round"], "codex", view.final_text(session, turn) or ""))
     order = {"claude": 0, "codex": 1, "critic": 1}
     return sorted(found, key=lambda m: (m.round, order[m.speaker]))
 
@@ -146,5 +150,5 @@ def consensus(messages: list[Message]) -> bool:
 def codex_synthesis(session: Session, data: AnySession) -> str | None:
     for turn in reversed(data["turns"]):
         if turn["purpose"] == "synthesis" and turn["status"] == "completed":
-            return turns.final_text(session, turn)
+            return view.final_text(session, turn)
     return None

@@ -9,8 +9,6 @@ requests to Claude, and declares consensus only when both sides said so.
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import Any
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
@@ -30,6 +28,9 @@ from sparring.workflows.workflow import Context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
     from sparring.records import AnySession
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
@@ -167,10 +168,10 @@ def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: in
 
 
 def status(context: Context, session: str) -> dict[str, Any]:
-    return _status(session, context.cwd)
+    return _status(session, context.cwd_text)
 
 
-def _status(ref: str, cwd: Path) -> dict[str, Any]:
+def _status(ref: str, cwd: str | Path) -> dict[str, Any]:
     return discussion_status.status(ref, cwd)
 
 
@@ -214,6 +215,8 @@ def report(context: Context, session: str, file: Path | None, out: Path | None
 
 
 def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
+    from pathlib import Path
+
     from sparring.workflows.deep_discussion import audit as discussion_audit  # a report's
 
     session, data = load(ref, context.cwd)
