@@ -54,6 +54,7 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_CODEX_PYTHON", sys.executable)  # see support/bin/codex
     monkeypatch.setenv("SPARRING_STARTSECS", "0.5")
 
 
