@@ -116,7 +116,8 @@ def test_arch_debate_agreed_and_stuck(sparring: Any, fake_codex: Any, repo: Path
 
 
 @pytest.mark.parametrize("status", sorted(ENDINGS))
-def test_deep_discussion_every_ending(sparring: Any, fake_codex: Any, status: str) -> None:
+def test_deep_discussion_every_ending(sparring: Any, fake_codex: Any, repo: Path,
+                                      status: str) -> None:
     mode, env, flags = ENDINGS[status]
     fake_codex.mode(mode, **env)
     sid = sparring("discuss", "new", "--args", "high").out["session"]
@@ -126,7 +127,8 @@ def test_deep_discussion_every_ending(sparring: Any, fake_codex: Any, status: st
     rounds_calls(sid, "discuss", "status", sid)
 
 
-def test_deep_discussion_consensus_and_synthesis(sparring: Any, fake_codex: Any) -> None:
+def test_deep_discussion_consensus_and_synthesis(sparring: Any, fake_codex: Any,
+                                                 repo: Path) -> None:
     fake_codex.script(["The audit table wins.\n\n[CONSENSUS_REACHED]\n",
                        "## Agreed points\n- audit table\n"])
     sid = sparring("discuss", "new", "--args", "high").out["session"]

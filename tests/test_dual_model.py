@@ -72,7 +72,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
 
 
 def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_its_id(
-        sparring: Any, fake_codex: Any) -> None:
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
     """The answer shows the summary Codex proposes with the id a verdict names it by, so
     the round where agreement is reached ends the debate: no --rejudge, no extra round."""
     fake_codex.script([
@@ -111,7 +111,7 @@ def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_it
 
 
 def test_a_verdict_that_says_what_to_look_into_starts_the_deeper_dive(
-        sparring: Any, fake_codex: Any) -> None:
+        sparring: Any, fake_codex: Any, repo: Path) -> None:
     """Two calls a round: the verdict's `message` is the follow-up, and the dive starts on
     the same thread at once; without a message, the synthesis comes next."""
     fake_codex.script([

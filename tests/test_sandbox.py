@@ -145,7 +145,7 @@ def test_sparring_yaml_narrows_what_the_user_allows(sparring: Any, fake_codex: A
 
 
 def test_the_users_environment_widens_and_a_flag_narrows(
-        sparring: Any, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")
     first = sparring("init", "--skill", "deep-discussion").out["session"]
     second = sparring("init", "--skill", "deep-discussion").out["session"]
