@@ -54,6 +54,7 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     # The fake codex comes first on PATH, so no test reaches a real codex by accident.
     monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_CODEX_PYTHON", sys.executable)  # see support/bin/codex
     monkeypatch.setenv("SPARRING_STARTSECS", "0.5")
     # Nor this checkout: a test that names no project must not start sessions, snapshot files
     # or revert them in sparring's own repository (the `repo` fixture moves on from here).
@@ -72,6 +73,57 @@ BACKENDS = ("linux", "portable") if sys.platform.startswith("linux") else ("port
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.module.__name__.rsplit(".", 1)[-1] in BACKEND_TESTS:
         metafunc.parametrize("process_backend", BACKENDS, indirect=True)
+
+
+# The tests that take longest, in the order they should start: whole conversations in the real
+# Claude Code, twenty sessions at once, runs that wait out timeouts. pytest-xdist's worksteal
+# gives each worker a contiguous share of the collection and later steals from the tail of the
+# longest queue, so a long test left at a tail keeps one worker busy while the others idle.
+SLOW_FIRST = (
+    # Long and needing no runtime: the first worker runs it while the next one makes the
+    # session's shared runtime (support/installing.py) that the real-client runs wait for.
+    "test_faults.py::test_twenty_sessions_at_once[linux]",
+    "integration/test_workflows.py::",
+    "test_faults.py::test_twenty_sessions_at_once",
+    "integration/test_plugin.py::test_the_plugin_runs_a_whole_think_about_hands_free",
+    "test_sandbox.py::test_the_users_environment_widens_and_a_flag_narrows",
+    "integration/test_hostile_input.py::",
+    "test_compact.py::test_every_key_the_skills_read_is_in_the_compact_output",
+    "test_door.py::test_deep_discussion_every_ending",
+    "integration/test_processes_real_codex.py::",
+    "test_guard_store.py::test_eight_turns_over_a_changing_file_leave_at_most_two_copies",
+    "integration/test_runner_real_codex.py::",
+    "test_repo.py::test_mypy_is_clean",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each worker's share begins with its part of the slow tests (the same order in every
+    worker, as xdist requires)."""
+    rank = {item.nodeid: _slow_rank(item.nodeid) for item in items}
+    slow = sorted((i for i in items if rank[i.nodeid] is not None),
+                  key=lambda i: rank[i.nodeid] or 0)
+    rest = [i for i in items if rank[i.nodeid] is None]
+    items[:] = _dealt(slow, rest, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+def _slow_rank(nodeid: str) -> int | None:
+    return next((n for n, part in enumerate(SLOW_FIRST) if part in nodeid), None)
+
+
+def _dealt(slow: list[pytest.Item], rest: list[pytest.Item],
+           workers: int) -> list[pytest.Item]:
+    """The collection cut as worksteal first cuts it (worker i of k takes 1/(k-i) of what is
+    left), each share the slow tests dealt to it, then the others, in their order."""
+    ordered: list[pytest.Item] = []
+    left = len(slow) + len(rest)
+    for worker in range(workers):
+        share = slow[worker::workers]
+        fill = max(0, left // (workers - worker) - len(share))
+        share, rest = share + rest[:fill], rest[fill:]
+        ordered += share
+        left -= len(share)
+    return ordered + rest
 
 
 @pytest.fixture(autouse=True)

@@ -36,6 +36,7 @@ from support.installing import (
     make_project,
     run_install,
     runtime_of,
+    runtime_state,
     shared_runtime,
     with_claude,
 )
@@ -697,11 +698,9 @@ def test_the_broad_rules_of_an_earlier_install_are_taken_back(project: Path,
     older = [*broad, *[f"Read(/{target / skill}/**)" for skill in SKILLS],
              "Edit(.sparring/inbox/**)"]
     settings.write_text(json.dumps({"permissions": {"allow": older}}))
-    state_file = runtime_of(Path(env["XDG_DATA_HOME"])).state_file
-    state = json.loads(state_file.read_text())
-    state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
-                                                  "created": True}
-    state_file.write_text(json.dumps(state))
+    with runtime_state(Path(env["XDG_DATA_HOME"])) as state:
+        state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
+                                                      "created": True}
 
     again = run_install("--project", project, env=env)
 
@@ -730,11 +729,9 @@ def test_an_older_install_uninstalled_takes_its_broad_rules_along(project: Path,
     target = installed(project, env)
     older = [f"Bash({target / skill}/sparring *)" for skill in SKILLS]
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(make test)", *older]}}))
-    state_file = runtime_of(Path(env["XDG_DATA_HOME"])).state_file
-    state = json.loads(state_file.read_text())
-    state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
-                                                  "created": False}
-    state_file.write_text(json.dumps(state))
+    with runtime_state(Path(env["XDG_DATA_HOME"])) as state:
+        state["users"][str(target)]["permissions"] = {"file": str(settings), "added": older,
+                                                      "created": False}
 
     done = run_install("--project", project, "--uninstall", env=env)
 

@@ -50,3 +50,22 @@ def test_a_command_that_cannot_start_leaves_nothing_open(tmp_path: Path) -> None
     with pytest.raises(OSError):
         process.start_piped([str(tmp_path / "no-such-program")], cwd=tmp_path, env=os.environ)
     assert open_fds() == before
+
+
+def test_a_processs_identity_is_the_one_psutil_reads(tmp_path: Path) -> None:
+    """The start time recorded for a process (read from /proc on Linux, without psutil) is
+    the one every later check reads through psutil: else a runner or codex would look like
+    another process, and stop would spare it."""
+    child = process.spawn_background([sys.executable, "-c", "import time; time.sleep(30)"],
+                                     cwd=tmp_path, stdin=None, stdout=tmp_path / "out",
+                                     stderr=tmp_path / "err")
+    try:
+        for pid in (os.getpid(), child.pid):
+            found = process.identity_of(pid)
+            assert found == process.Identity(pid, psutil.Process(pid).create_time())
+            assert process.is_alive(found)
+    finally:
+        child.kill()
+        child.wait()
+    with pytest.raises(psutil.NoSuchProcess):
+        process.identity_of(child.pid)  # gone: psutil says so, as before

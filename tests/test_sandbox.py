@@ -15,6 +15,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,15 @@ def sandbox_of(result: Any) -> dict[str, Any]:
     return found
 
 
-def passed_to_codex(fake: Any) -> str:
-    argv = fake.turn_calls()[-1]["argv"]
+def passed_to_codex(fake: Any, turn: int = 1) -> str:
+    """The sandbox codex was given for the test's `turn`-th turn. Its log may lag `start`,
+    which returns once codex has run a short while: a busy machine may not have let the fake
+    write it yet, so it is waited for."""
+    deadline = time.monotonic() + 30
+    while len(calls := fake.turn_calls()) < turn:
+        assert time.monotonic() < deadline, f"codex ran {len(calls)} turns, not {turn}"
+        time.sleep(0.05)
+    argv = calls[turn - 1]["argv"]
     return str(argv[argv.index("-s") + 1])
 
 
@@ -153,7 +161,7 @@ def test_the_users_environment_widens_and_a_flag_narrows(
     widened = sandbox_of(sparring("start", first, input=b"q"))
     assert passed_to_codex(fake_codex) == "workspace-write"
     narrowed = sandbox_of(sparring("start", second, "--sandbox", "read-only", input=b"q"))
-    assert passed_to_codex(fake_codex) == "read-only"
+    assert passed_to_codex(fake_codex, 2) == "read-only"
 
     assert widened == {"mode": "workspace-write", "source": "environment",
                        "allowed": "workspace-write", "allowed_by": "environment",
@@ -316,7 +324,7 @@ def test_resume_follows_what_the_user_allows_now(sparring: Any, session: str, fa
     found = sandbox_of(sparring("resume", session, input=b"two"))
 
     assert (found["mode"], found["source"]) == ("read-only", "default")
-    assert passed_to_codex(fake_codex) == "read-only"
+    assert passed_to_codex(fake_codex, 2) == "read-only"
     sparring("wait", session)
 
 
@@ -329,7 +337,7 @@ def test_resume_keeps_a_narrowed_sandbox(sparring: Any, session: str, fake_codex
     found = sandbox_of(sparring("resume", session, input=b"two"))
 
     assert (found["mode"], found["source"]) == ("read-only", "previous_round")
-    assert passed_to_codex(fake_codex) == "read-only"
+    assert passed_to_codex(fake_codex, 2) == "read-only"
     sparring("wait", session)
 
 
@@ -349,7 +357,7 @@ def test_resume_never_carries_more_than_the_user_allows_now(
     assert len(fake_codex.turn_calls()) == 1 and not (repo / TRAP).exists()
     refused(sparring("resume", session, "--sandbox", "workspace-write", input=b"two"))
     found = sandbox_of(sparring("resume", session, "--sandbox", "read-only", input=b"two"))
-    assert found["mode"] == "read-only" and passed_to_codex(fake_codex) == "read-only"
+    assert found["mode"] == "read-only" and passed_to_codex(fake_codex, 2) == "read-only"
     sparring("wait", session)
 
 

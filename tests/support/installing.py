@@ -5,16 +5,22 @@ Used by test_install.py, test_doctor.py and the Claude Code integration tests.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sparring.installer import layout
 from sparring.installer.runtime import Runtime
+from sparring.installer.source import digest_of, runtime_inputs
 from support.gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,17 +81,40 @@ def run_install(*args: str | Path, env: dict[str, str], cwd: Path | None = None,
 
 
 def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """XDG_DATA_HOME of a runtime made once per session; test modules share it on disk."""
-    base = tmp_path_factory.getbasetemp() / "shared-runtime"
+    """XDG_DATA_HOME of a runtime made once per test session and shared by every xdist worker
+    (making one takes seconds of CPU): the first worker to take the lock makes it, the others
+    wait and then find it done. Keyed by the hash of what the runtime is made from."""
+    key = digest_of(ROOT, runtime_inputs(ROOT))[:16]
+    base = _session_root(tmp_path_factory) / f"shared-runtime-{key}"
     data = base / "data"
-    if not runtime_of(data).state_file.is_file():
-        (base / "home").mkdir(parents=True, exist_ok=True)
-        done = run_install("--runtime-only", env=install_env(data, base / "home"))
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "create runtime" in done.stdout
-        # As it was made, before other tests register their projects as its users.
-        shutil.copytree(data, base / "pristine", symlinks=True)
+    done = base / "done"
+    if done.is_file():
+        return data
+    base.mkdir(parents=True, exist_ok=True)
+    with (base / ".lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            _make_runtime(base)
+            done.write_text("made\n", encoding="utf-8")
     return data
+
+
+def _session_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The temporary folder of this whole test session: under xdist each worker has a
+    basetemp of its own (popen-gwN) in the controller's one."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _make_runtime(base: Path) -> None:
+    for leftover in ("data", "home", "pristine"):  # a worker that died halfway
+        shutil.rmtree(base / leftover, ignore_errors=True)
+    (base / "home").mkdir()
+    done = run_install("--runtime-only", env=install_env(base / "data", base / "home"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "create runtime" in done.stdout
+    # As it was made, before other tests register their projects as its users.
+    shutil.copytree(base / "data", base / "pristine", symlinks=True)
 
 
 def copy_runtime(tmp_path_factory: pytest.TempPathFactory, dest: Path) -> Path:
@@ -94,10 +123,20 @@ def copy_runtime(tmp_path_factory: pytest.TempPathFactory, dest: Path) -> Path:
     copy still works here: the launcher runs `venv/bin/python -I -m sparring`, whose
     site-packages are found relative to the interpreter link; only the scripts' shebangs
     name the old path, and nothing runs them."""
-    shared_runtime(tmp_path_factory)
-    shutil.copytree(tmp_path_factory.getbasetemp() / "shared-runtime" / "pristine", dest,
-                    symlinks=True)
+    shutil.copytree(shared_runtime(tmp_path_factory).parent / "pristine", dest, symlinks=True)
     return dest
+
+
+@contextlib.contextmanager
+def runtime_state(data: Path) -> Iterator[dict[str, Any]]:
+    """The runtime's state (runtime.json), to change by hand, under the installer's own lock:
+    the session's runtime is shared, and another worker's install.py may be writing it."""
+    runtime = runtime_of(data)
+    with runtime.lock.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state: dict[str, Any] = json.loads(runtime.state_file.read_text(encoding="utf-8"))
+        yield state
+        runtime.state_file.write_text(json.dumps(state), encoding="utf-8")
 
 
 def make_project(path: Path) -> Path:

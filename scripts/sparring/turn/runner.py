@@ -23,7 +23,6 @@ from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
-from sparring.turn import guard as turnguard
 from sparring.turn import lifecycle, watchdog
 from sparring.turn import record as turns
 from sparring.turn.keeper import Keeper
@@ -101,6 +100,10 @@ def run_turn(session: Session, n: int, keeper: Keeper) -> None:
 
 def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
     """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
+    # Here, not at the top: `start` imports this module for launch() alone, and the guard is
+    # the largest part of it that only the runner's own process needs.
+    from sparring.turn import guard as turnguard
+
     watch = turnguard.snapshot(session, n)
     proc = _spawn_codex(session, n, keeper)
     if proc is None:
