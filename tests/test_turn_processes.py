@@ -249,3 +249,26 @@ def test_door_finds_the_runners_record_where_store_keeps_it(tmp_path: Path) -> N
     where.parent.mkdir(parents=True)
     where.write_text("{}")
     assert quick._run_recorded(str(directory))
+
+
+# Modules the runner and its watchdog import after Python's start (none is loaded before it).
+PLANTED = ("json", "subprocess", "selectors", "signal", "threading", "traceback", "dataclasses",
+           "inspect", "shlex", "tempfile", "contextlib", "pathlib", "psutil")
+
+
+def test_python_files_codex_writes_into_a_session_folder_never_run_in_the_runner(
+        sparring: Any, session: str, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    """A runner and its watchdog work in the session's folder, which a workspace-write Codex
+    can write to: a module it plants there must not shadow Python's own in the next turn's
+    runner, which runs outside Codex's sandbox."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+    ran = tmp_path / "planted-code-ran"
+    folder = repo / ".sparring" / "sessions" / session
+    for name in PLANTED:
+        (folder / f"{name}.py").write_text(f"open({str(ran)!r}, 'a').write({name!r})\n")
+
+    assert sparring("resume", session, input=b"again").exit_code == 0
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+    assert not ran.exists(), f"planted modules ran: {ran.read_text()}"

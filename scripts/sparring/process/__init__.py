@@ -102,11 +102,13 @@ def spawn_background(
 
 def program(module: str, *args: str) -> list[str]:
     """The argv that runs `module`'s main(args) with this python and this package (the
-    turn's runner, its watchdog)."""
+    turn's runner, its watchdog). Isolated (`-I`), as the launcher runs the CLI: they work in
+    the session's folder, which Codex may write to, and `-c` alone would put that folder
+    before Python's own modules on sys.path (and let PYTHON* variables steer them)."""
     package_parent = str(Path(__file__).resolve().parents[2])
     bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
                  f"from {module} import main; sys.exit(main(sys.argv[2:]))")
-    return [sys.executable, "-c", bootstrap, package_parent, *args]
+    return [sys.executable, "-I", "-c", bootstrap, package_parent, *args]
 
 
 def _tie(die_with_parent: bool) -> Callable[[], None] | None:
