@@ -235,7 +235,7 @@ def main() -> int:
         (root / BASELINE).unlink()  # a new session's first snapshot: the store has the copies
         fresh = run.snapshot()
         where = f"--python {args.python}" if args.python else "a runtime made by install.py"
-        print(f"command: {python} -I -m sparring guard check ({where})")
+        print(f"command: {python} -I -c ENTRY guard check ({where})")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
               f"snapshot {first:.1f} ms the first time ({copied} files in its store), "
               f"{again:.1f} ms again with the previous baseline, {fresh:.1f} ms without it "
