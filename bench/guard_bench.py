@@ -2,10 +2,10 @@
 
 Builds, in a temporary directory, a repository of --files tracked files and --ignored
 ignored ones (plus a few dirty and untracked files), and a sparring runtime as the skills'
-launcher runs it (`venv/bin/python -I -m sparring` in a runtime `install.py --runtime-only`
-makes: a non-editable install; --python names another interpreter with sparring
-installed). Then, in four situations, it measures in one run, interleaved, the median wall
-time of
+launcher runs it (`venv/bin/python -I -c ENTRY`, ENTRY installer/layout.py's, in a runtime
+`install.py --runtime-only` makes: a non-editable install; --python names another interpreter
+with sparring installed). Then, in four situations, it measures in one run, interleaved, the
+median wall time of
 
 - `git status --porcelain --untracked-files=all --ignored` (the reference), run with no
   optional locks as the guard's own git runs, so that it never refreshes the index and every
@@ -56,7 +56,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from runner_bench import runtime_python  # the benchmarks' shared helper
+from runner_bench import ENTRY, runtime_python  # the benchmarks' shared helpers
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@invalid",
@@ -139,7 +139,7 @@ def medians_ms(runs: int, contenders: dict[str, Callable[[], object]]) -> dict[s
 
 
 class Sparring:
-    """`python -I -m sparring ARGS` in the repository, as the skills' launcher runs it."""
+    """`python -I -c ENTRY ARGS` in the repository, as the skills' launcher runs it."""
 
     def __init__(self, python: Path, root: Path, home: Path) -> None:
         self.python, self.root = str(python), root
@@ -148,7 +148,7 @@ class Sparring:
         self.env["HOME"] = str(home)
 
     def argv(self, *args: str) -> list[str]:
-        return [self.python, "-I", "-m", "sparring", *args]
+        return [self.python, "-I", "-c", ENTRY, *args]
 
     def run(self, argv: list[str]) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(argv, cwd=self.root, env=self.env, capture_output=True,
@@ -235,7 +235,7 @@ def main() -> int:
         (root / BASELINE).unlink()  # a new session's first snapshot: the store has the copies
         fresh = run.snapshot()
         where = f"--python {args.python}" if args.python else "a runtime made by install.py"
-        print(f"command: {python} -I -m sparring guard check ({where})")
+        print(f"command: {python} -I -c ENTRY guard check ({where})")
         print(f"repository: {args.files} tracked, {args.ignored} ignored, setup {setup:.1f} s; "
               f"snapshot {first:.1f} ms the first time ({copied} files in its store), "
               f"{again:.1f} ms again with the previous baseline, {fresh:.1f} ms without it "

@@ -6,11 +6,12 @@ The real Codex CLI (SPARRING_TEST_CODEX, else .ci/node's, else PATH's) against a
 Responses mock (tests/support/responses_mock.py, which notes when each request arrives).
 Timed from the moment the command is started to the moment the mock receives Codex's first
 request: `sparring start SESSION --prompt-file FILE` as the skills' launcher runs it
-(`venv/bin/python -I -m sparring` in a runtime install.py makes in a temporary folder: a
-non-editable install), a new session each round, and the very command line sparring gave
-codex in a warm-up turn, run directly with the same prompt on stdin. Medians over N rounds
-measured in one run, interleaved; goal <= 1.5x. Each round's turn is run to its end (and
-checked completed) before the next starts. Nothing leaves 127.0.0.1.
+(`venv/bin/python -I -c ENTRY`, ENTRY installer/layout.py's, in a runtime install.py
+makes in a temporary folder: a non-editable install), a new session each round, and the
+very command line sparring gave codex in a warm-up turn, run directly with the same prompt
+on stdin. Medians over N rounds measured in one run, interleaved; goal <= 1.5x. Each
+round's turn is run to its end (and checked completed) before the next starts.
+Nothing leaves 127.0.0.1.
 
 Run: python3 bench/start_bench.py [--runs 15] [--python PATH]
 """
@@ -29,7 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from runner_bench import make_repo, ms, runtime_python  # the benchmarks' shared helpers
+from runner_bench import (  # the benchmarks' shared helpers
+    Sparring,
+    make_repo,
+    ms,
+    runtime_python,
+)
 from support.binaries import find_codex
 from support.loopback_server import Exchange
 from support.responses_mock import ResponsesMock
@@ -75,12 +81,8 @@ def main() -> int:
                "XDG_DATA_HOME": str(base / "data"), "XDG_STATE_HOME": str(base / "state"),
                "SPARRING_CODEX": str(codex)}
         repo = make_repo(base, "repo")
-        sparring = [str(python), "-I", "-m", "sparring"]
-
-        def run(*argv: str) -> dict:
-            done = subprocess.run([*sparring, *argv], cwd=repo, env=env, capture_output=True,
-                                  check=False)
-            return dict(json.loads(done.stdout))
+        run = Sparring(python, repo, env)  # as the launcher runs the runtime
+        sparring = run.argv
 
         prompt = repo / ".sparring" / "inbox" / "prompt.md"  # taken into the session once read
         text = "Redis or SQLite for sessions? Answer in one line.\n"

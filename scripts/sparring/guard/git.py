@@ -87,20 +87,29 @@ class Git:
     def filters(self) -> dict[str, str]:
         """The filter drivers configured now (every scope git reads), as key -> value, and
         the include directives (keys `include.*`, `includeif.*`), which can bring in more."""
+        return self.start_filters()()
+
+    def start_filters(self) -> Callable[[], dict[str, str]]:
+        """filters(), started now; the call returned waits for git and gives them."""
         argv = self._argv(SAFE_CONFIG, "config", "-z", "--get-regexp",
                           r"^(filter|include|includeif)\.")
         try:
-            code, out, err = process.start_piped(argv, cwd=self.root, env=_environment())()
+            finished = process.start_piped(argv, cwd=self.root, env=_environment())
         except OSError as exc:
             raise failed(self.root, exc) from exc
-        if code not in (0, 1):  # 1: no such key
-            raise failed(self.root, err.decode("utf-8", "replace").strip())
-        found = {}
-        for record in out.decode("utf-8", "surrogateescape").split("\0"):
-            key, _, value = record.partition("\n")
-            if key:
-                found[key] = value
-        return found
+
+        def finish() -> dict[str, str]:
+            code, out, err = finished()
+            if code not in (0, 1):  # 1: no such key
+                raise failed(self.root, err.decode("utf-8", "replace").strip())
+            found = {}
+            for record in out.decode("utf-8", "surrogateescape").split("\0"):
+                key, _, value = record.partition("\n")
+                if key:
+                    found[key] = value
+            return found
+
+        return finish
 
 
 def has_includes(config: Mapping[str, str]) -> bool:

@@ -100,12 +100,13 @@ def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns:
     keep = keeper(exclude)
     gitdir = git_dir(root)
     git = Git(root, gitdir)
-    config = git.filters()
+    filters = git.start_filters()  # read while status and ls-files run: none needs another
     # Digest before listing: if the index moves in between, the check re-reads it.
     digest = index_digest(gitdir)
     status = git.start(*STATUS)
     # Read and parse the index while status runs (status prints only at its end).
     listing = git.run(*LS_FILES)
+    config = filters()
     index, all_vouchable = parse_index(listing)
     found = listed(status(), keep)
     for path in [] if all_vouchable else unvouched(index, keep):

@@ -8,6 +8,7 @@ so do `stop` and `poll` (lifecycle.py).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,11 @@ class Keeper:
     def __init__(self, session: Session, me: process.Identity, mark: str, log: Path) -> None:
         self.session, self.me, self.mark, self.log = session, me, mark, log
         self.seen: frozenset[process.Identity] = frozenset()
-        self.watchdog = self._start_watchdog()
+        # Started once codex runs (check_watchdog): until then there is nothing of the turn
+        # for it to end, and its start would only delay codex's. Its log is made now, as
+        # its start made it: the guard's snapshot, taken before codex, sees it there.
+        os.close(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+        self.watchdog: Popen[bytes] | None = None
 
     def _start_watchdog(self) -> Popen[bytes]:
         dog = watchdog.start(self.session, self.me, self.log)
@@ -39,9 +44,13 @@ class Keeper:
                 run.update(fields)
 
     def check_watchdog(self) -> None:
-        if process.has_exited(self.watchdog):  # killed: the runner is never left unwatched
+        """Start the watchdog, or again when it was killed: while codex runs, the runner is
+        never left unwatched."""
+        if self.watchdog is not None:
+            if not process.has_exited(self.watchdog):
+                return
             self.watchdog.wait()
-            self.watchdog = self._start_watchdog()
+        self.watchdog = self._start_watchdog()
 
     def scope(self, codex: Popen[bytes] | None, marked: bool = True) -> process.tree.Scope:
         """Everything below this runner (its watchdog aside), in codex's group and session
@@ -49,7 +58,7 @@ class Keeper:
         return process.tree.Scope(
             mark=self.mark if marked else None, roots=tuple(self.seen), below_self=True,
             groups=(codex.pid,) if codex is not None else (),
-            spare=frozenset({self.watchdog.pid}))
+            spare=frozenset({self.watchdog.pid} if self.watchdog is not None else ()))
 
     def record(self, codex: Popen[bytes]) -> None:
         """Note the turn's processes running now, found the cheap way (ancestry, group and
@@ -72,4 +81,5 @@ class Keeper:
         """The runner is done: nothing of its turns runs on, nor does its watchdog. (A
         record still there says a turn's end was never recorded: lifecycle acts on it.)"""
         self.end(None)  # whatever a failure left behind (normally nothing)
-        watchdog.stop(self.watchdog)
+        if self.watchdog is not None:
+            watchdog.stop(self.watchdog)

@@ -109,6 +109,7 @@ def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
     if proc is None:
         turnguard.release(watch)
         return None
+    keeper.check_watchdog()  # codex runs: from now on the watchdog ends it if we are killed
     turn = find_turn(session.load(), n)
     end_reason = _watch(session, turn, proc, keeper)
     # Codex, and whatever it started (detached, respawning or not): nothing of the turn
