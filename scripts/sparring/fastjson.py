@@ -39,7 +39,8 @@ class _Settings:
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
 
 
-def _not_json(name: str) -> Any:
+def not_json(name: str) -> Any:
+    """NaN and Infinity are Python's extensions, not JSON (json's parse_constant)."""
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -55,7 +56,7 @@ def _scanner(parse_constant: Callable[[str], Any]) -> Callable[[str, int], tuple
 
 
 _scan = _scanner(_CONSTANTS.__getitem__)
-_scan_strict = _scanner(_not_json)
+_scan_strict = _scanner(not_json)
 
 
 def loads(text: str | bytes, allow_nan: bool = True) -> Any:
@@ -67,7 +68,7 @@ def loads(text: str | bytes, allow_nan: bool = True) -> Any:
     if scan is None:
         import json
 
-        return json.loads(text) if allow_nan else json.loads(text, parse_constant=_not_json)
+        return json.loads(text) if allow_nan else json.loads(text, parse_constant=not_json)
     if text.startswith("\ufeff"):
         raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
     start = len(text) - len(text.lstrip(_WHITESPACE))

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
 def codex_home() -> Path:
     from pathlib import Path
 
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    return Path(_home())
+
+
+def _home() -> str:
+    """Codex's folder: CODEX_HOME, else ~/.codex (as str: `status` reads it every round)."""
+    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
 
 
 def find(thread_id: str) -> Path | None:
@@ -33,8 +38,7 @@ def find(thread_id: str) -> Path | None:
 def rollout_file(thread_id: str) -> str | None:
     """find, as str, and without pathlib's glob (which loads fnmatch and re): `status`
     reads it every round. An id holding a glob character takes pathlib's own glob."""
-    sessions = os.path.join(os.environ.get("CODEX_HOME") or os.path.join(
-        os.path.expanduser("~"), ".codex"), "sessions")
+    sessions = os.path.join(_home(), "sessions")
     if any(c in thread_id for c in "*?["):
         from pathlib import Path
 

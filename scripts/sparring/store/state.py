@@ -186,20 +186,16 @@ def _read_bytes(path: str) -> bytes:
         return f.read()
 
 
-def _not_json(name: str) -> Any:
-    """NaN and Infinity are Python's extensions, not JSON: a state file holding one is damaged."""
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _loads(raw: str) -> Any:
-    """json.loads(raw) refusing NaN and Infinity (_not_json); a document that is not JSON is
-    read again by json itself, whose JSONDecodeError says what is wrong and where."""
+    """json.loads(raw) refusing NaN and Infinity, which a sound state file never holds; a
+    document that is not JSON is read again by json itself, whose JSONDecodeError says what
+    is wrong and where."""
     try:
         return fastjson.loads(raw, allow_nan=False)
     except ValueError:
         import json
 
-        return json.loads(raw, parse_constant=_not_json)
+        return json.loads(raw, parse_constant=fastjson.not_json)
 
 
 def try_locked(path: str | Path) -> AbstractContextManager[None]:
