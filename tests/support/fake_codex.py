@@ -2,7 +2,7 @@
 """A faithful fake of the OpenAI Codex CLI 0.169.0 non-interactive surface, for tests.
 
 It mimics `codex exec [OPTIONS] [PROMPT]` and `codex exec [OPTIONS] resume [OPTIONS] [SESSION_ID]
-[PROMPT]` as described in /work/shared/reference/codex-cli.md: clap-shaped parsing and usage errors
+[PROMPT]` as the real CLI behaves (verified against 0.169.0): clap-shaped parsing and usage errors
 (exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event stream, rollout files
 under `$CODEX_HOME/sessions`, cumulative thread usage, `-o`/`--output-schema`, and SIGTERM (143) /
 SIGINT (1). No network, no model. Put `tests/support/bin` on PATH to run it as `codex`.
