@@ -77,12 +77,24 @@ def make_repo(base: Path, name: str) -> Path:
 class Sparring:
     def __init__(self, python: Path, repo: Path, env: dict[str, str]) -> None:
         # As the launcher runs the runtime (scripts/launcher.sh): `python -I -c ENTRY ARGS`.
-        self.argv, self.repo, self.env = [str(python), "-I", "-c", ENTRY], repo, env
+        self.python, self.repo, self.env = python, repo, env
+        self.argv = [str(python), "-I", "-c", ENTRY]
 
     def __call__(self, *args: str, env: dict[str, str] | None = None) -> dict:
         done = subprocess.run([*self.argv, *args], cwd=self.repo, env=env or self.env,
                               capture_output=True, check=True)
         return dict(json.loads(done.stdout))
+
+
+def add_python_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--python", type=Path,
+                        help="use this interpreter (sparring installed) instead of a runtime")
+
+
+def sparring_in(base: Path, python: Path | None) -> Sparring:
+    """sparring on a new repository under `base`, as the launcher runs it: with `python`, or
+    in a runtime install.py makes there."""
+    return Sparring(python or runtime_python(base), make_repo(base, "repo"), environment(base))
 
 
 def finished_round(run: Sparring, base: Path) -> str:
@@ -184,16 +196,14 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--node-runner", type=Path,
                         help="codex_skill's codex-runner.js, outside this repository")
-    parser.add_argument("--python", type=Path,
-                        help="use this interpreter (sparring installed) instead of a runtime")
+    add_python_option(parser)
     args = parser.parse_args()
     if args.node_runner and not shutil.which("node"):
         sys.exit("--node-runner needs node on PATH")
     with tempfile.TemporaryDirectory(prefix="sparring-runner-bench-") as tmp:
         base = Path(tmp)
-        python = args.python or runtime_python(base)
-        env = environment(base)
-        run = Sparring(python, make_repo(base, "repo"), env)
+        run = sparring_in(base, args.python)
+        python, env = run.python, run.env
         sid = finished_round(run, base)
         debate_sid = finished_debate_round(run, base)
         unstarted = iter(fresh_sessions(run, args.runs))

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from runner_bench import (  # the benchmarks' shared helpers
     Sparring,
+    add_python_option,
     make_repo,
     ms,
     runtime_python,
@@ -68,8 +69,7 @@ def first_request(mock: TimedMock, began: float, seen: int, timeout: float = 60)
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--python", type=Path,
-                        help="use this interpreter (sparring installed) instead of a runtime")
+    add_python_option(parser)
     args = parser.parse_args()
     codex = find_codex()
     if codex is None:

@@ -35,12 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from runner_bench import (  # the benchmarks' shared helpers
     Sparring,
-    environment,
+    add_python_option,
     finished_round,
-    make_repo,
     medians,
     ms,
-    runtime_python,
+    sparring_in,
     wall,
 )
 
@@ -95,14 +94,12 @@ def same_as_the_cli(run: Sparring, python: Path, argv: list[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--python", type=Path,
-                        help="use this interpreter (sparring installed) instead of a runtime")
+    add_python_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparring-status-bench-") as tmp:
         base = Path(tmp)
-        python = args.python or runtime_python(base)
-        env = environment(base)
-        run = Sparring(python, make_repo(base, "repo"), env)
+        run = sparring_in(base, args.python)
+        python, env = run.python, run.env
         think = finished_round(run, base)
         debate = arch_debate(run, 3)
         talk = deep_discussion(run, 2)
