@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparring import limits, paths
 from sparring.errors import SparringError
@@ -111,8 +110,7 @@ WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
 # (workflows/registry.py, `settings`), and names the sections there are (`load_settings`).
 
 
-@dataclass(frozen=True)
-class TurnSettings:
+class TurnSettings(NamedTuple):
     effort: str
     model: str | None
     sandbox: str

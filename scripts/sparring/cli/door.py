@@ -29,6 +29,8 @@ def main() -> int:
     """`python -m sparring` and the `sparring` command: this fast path, else the CLI."""
     code = run(sys.argv[1:])
     if code is None:
+        code = launching(sys.argv[1:])
+    if code is None:
         from sparring.cli.main import main as cli
 
         code = cli()
@@ -133,6 +135,94 @@ def _workflow_status(command: str, word: str
     return (f"{command} status",
             lambda: registry.call(flow, "status", {param.name: value}, os.getcwd()),
             word if param.name == "session" else None)
+
+
+# `start` and `resume` as the skills call them: SESSION, then the prompt's options below,
+# each once. Anything else (another option, --help, `--`, an option before SESSION, a value
+# that looks like an option) is the CLI's business.
+_LAUNCH_OPTIONS = {"--prompt-file": "prompt_file", "--template": "template",
+                   "--vars-file": "vars_file"}
+_PATH_OPTIONS = ("prompt_file", "vars_file")  # click.Path(dir_okay=False): a Path
+# What the CLI's options read from the environment: with any of them set, the CLI answers.
+_LAUNCH_VARIABLES = ("SPARRING_EFFORT", "SPARRING_MODEL", "SPARRING_TIMEOUT",
+                     "SPARRING_STALL_AFTER", "SPARRING_OFFLINE_AFTER")
+# The parameters of cli/main.py's callbacks named in their signatures; the rest are the
+# turn's options (`**options`).
+_NAMED = ("session", "prompt_file", "template", "var_pairs", "var_file_pairs", "vars_file",
+          "schema")
+
+
+def launching(argv: list[str]) -> int | None:
+    """`start` or `resume` as the skills call them, run as the CLI's callback runs it,
+    without click (it loads about 13 ms, and the turn's codex waits for this process); None
+    for anything else, which the CLI then answers (nothing was done here)."""
+    params = launch_params(argv)
+    if params is None:
+        return None
+    from sparring.cli.verb import internal_error
+    from sparring.cli.verb import run as run_verb
+
+    verb, session = argv[0], params["session"]
+    try:
+        return run_verb(verb, lambda: _launch(verb, params), lambda: session)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except Exception as exc:  # a bug: reported, never run a second time by the CLI
+        return internal_error(exc)
+
+
+def _launch(verb: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The call cli/main.py's `start` or `resume` callback makes with these parameters."""
+    from pathlib import Path
+
+    from sparring.commands import start as commands
+
+    p = params
+    options = {key: value for key, value in p.items()
+               if key not in (*_NAMED, "recover", "accept_changes")}
+    prompt = (p["prompt_file"], p["template"], p["var_pairs"], p["var_file_pairs"],
+              p["vars_file"], p["schema"])
+    if verb == "start":
+        return commands.start(p["session"], Path.cwd(), options, *prompt)
+    return commands.resume(p["session"], Path.cwd(), options, *prompt, p["recover"],
+                           p["accept_changes"])
+
+
+def launch_params(argv: list[str]) -> dict[str, Any] | None:
+    """The parameters click gives the `start` or `resume` callback for `argv`, when the
+    door takes it; None when it does not."""
+    if (len(argv) < 2 or argv[0] not in ("start", "resume") or not _is_word(argv[1])
+            or any(name in os.environ for name in _LAUNCH_VARIABLES)):
+        return None
+    from sparring.output import is_text
+
+    if not all(is_text(arg) for arg in argv):
+        return None  # the CLI refuses it (not_utf8)
+    given: dict[str, str] = {}
+    words = argv[2:]
+    if len(words) % 2:
+        return None
+    for option, value in zip(words[::2], words[1::2], strict=True):
+        name = _LAUNCH_OPTIONS.get(option)
+        if name is None or name in given or not _is_word(value):
+            return None
+        if name in _PATH_OPTIONS and os.path.isdir(value):
+            return None  # click refuses a folder
+        given[name] = value
+    from pathlib import Path
+
+    params: dict[str, Any] = {
+        "session": argv[1], "effort": None, "sandbox": None, "timeout": None,
+        "stall_after": None, "offline_after": None, "budget_tokens": None,
+        "prompt_file": None, "template": None, "var_pairs": (), "var_file_pairs": (),
+        "vars_file": None, "schema": None}
+    if argv[0] == "start":
+        params["model"] = None
+    else:
+        params.update(recover=False, accept_changes=False)
+    for name, value in given.items():
+        params[name] = Path(value) if name in _PATH_OPTIONS else value
+    return params
 
 
 def _wait_timeout(words: list[str]) -> float | None:

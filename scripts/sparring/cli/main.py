@@ -31,7 +31,7 @@ from sparring.cli.options import (
     run_verb,
     turn_options,
 )
-from sparring.cli.verb import project_dir
+from sparring.cli.verb import internal_error, project_dir
 from sparring.cli.workflows import groups
 from sparring.errors import SparringError
 from sparring.limits import WAIT_TIMEOUT_S
@@ -437,13 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "interrupted", "interrupted", "run the verb again; what it had written is kept")))
         return 130
     except Exception as exc:  # a bug: still one JSON object, with what to report
-        import traceback  # here only: importing it costs every verb 8 ms of start-up
-
-        emit(failure("sparring", SparringError(
-            "internal_error", f"{type(exc).__name__}: {exc}",
-            "this is a sparring bug; please report it with the traceback",
-            traceback=traceback.format_exc())))
-        return EXIT_FAILED
+        return internal_error(exc)
     return result if isinstance(result, int) else EXIT_OK
 
 

@@ -49,6 +49,17 @@ def run(verb: str, call: Callable[[], dict[str, Any]],
     return EXIT_OK
 
 
+def internal_error(exc: Exception) -> int:
+    """A bug: still one JSON object, with what to report (the exception being handled)."""
+    import traceback  # here only: importing it costs every verb 8 ms of start-up
+
+    emit(failure("sparring", SparringError(
+        "internal_error", f"{type(exc).__name__}: {exc}",
+        "this is a sparring bug; please report it with the traceback",
+        traceback=traceback.format_exc())))
+    return EXIT_FAILED
+
+
 def _inputs() -> ModuleType | None:
     """store/inputs.py, if the verb loaded it to read an inbox file: one that did not (poll,
     wait and status, every round) took none, and does not load it to say so."""

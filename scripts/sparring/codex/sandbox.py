@@ -30,9 +30,8 @@ import json
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sparring.config import SANDBOXES
 from sparring.errors import SparringError
@@ -69,8 +68,7 @@ def rank(mode: str) -> int:
     return SANDBOXES.index(mode)
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """A sandbox someone asked for, who asked, and in which file (None: a flag, a round)."""
 
     mode: str
@@ -78,8 +76,7 @@ class Request:
     where: str | None = None
 
 
-@dataclass(frozen=True)
-class Allowance:
+class Allowance(NamedTuple):
     """The widest sandbox the user allows, and where they said so (None: the default)."""
 
     mode: str
@@ -89,15 +86,14 @@ class Allowance:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Sandbox:
+class Sandbox(NamedTuple):
     """The sandbox a turn runs in, and why."""
 
     mode: str
     source: str
     allowed: Allowance
     where: str | None = None
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         found: dict[str, Any] = {"mode": self.mode, "source": self.source,

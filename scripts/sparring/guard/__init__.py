@@ -37,7 +37,12 @@ if TYPE_CHECKING:
         TurnGuard,
         Violation,
     )
-    from sparring.guard.snapshot import RACY_MARGIN_NS, take
+    from sparring.guard.snapshot import (
+        RACY_MARGIN_NS,
+        finish_early_snapshot,
+        start_early_snapshot,
+        take,
+    )
     from sparring.guard.undo import revert
 
 _HOMES = {
@@ -48,16 +53,37 @@ _HOMES = {
     "model": ("AREA_ORIGINS", "CHANGES_KIND", "Area", "Change", "Entry", "RevertResult",
               "load_changes", "save_changes"),
     "records": ("AreaRecord", "BaselineRecord", "ChangeRecord", "TurnGuard", "Violation"),
-    "snapshot": ("RACY_MARGIN_NS", "take"),
+    "snapshot": ("RACY_MARGIN_NS", "finish_early_snapshot", "start_early_snapshot", "take"),
     "undo": ("revert",),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    "AREA_ORIGINS", "CHANGES_KIND", "COPY_LIMITS", "FORMAT", "KIND", "MIB", "RACY_MARGIN_NS",
-    "Area", "AreaRecord", "Baseline", "BaselineRecord", "Change", "ChangeRecord", "Entry",
-    "RevertResult", "TurnGuard", "Violation", "compare", "load_changes", "revert",
-    "save_changes", "start_early", "take",
+    "AREA_ORIGINS",
+    "CHANGES_KIND",
+    "COPY_LIMITS",
+    "FORMAT",
+    "KIND",
+    "MIB",
+    "RACY_MARGIN_NS",
+    "Area",
+    "AreaRecord",
+    "Baseline",
+    "BaselineRecord",
+    "Change",
+    "ChangeRecord",
+    "Entry",
+    "RevertResult",
+    "TurnGuard",
+    "Violation",
+    "compare",
+    "finish_early_snapshot",
+    "load_changes",
+    "revert",
+    "save_changes",
+    "start_early",
+    "start_early_snapshot",
+    "take",
 ]
 
 

@@ -7,9 +7,11 @@ import glob
 import os
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
+from sparring.errors import SparringError
 from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import (
@@ -95,18 +97,70 @@ class _Reuse:
         return Entry(origin, old.stat, old.digest, old.target, wanted)
 
 
+class _Listing(NamedTuple):
+    """git's part of a snapshot, started: the index's digest, read before the listing (if
+    the index moves in between, the check re-reads it), then config, status and ls-files,
+    each a call that waits for its git."""
+
+    gitdir: Path
+    digest: str
+    filters: Callable[[], dict[str, str]]
+    status: Callable[[], bytes]
+    listing: Callable[[], bytes]
+
+
+# Listings start_early_snapshot() began, by root, until take() uses one.
+_EARLY: dict[Path, _Listing] = {}
+
+
+def start_early_snapshot(root: Path) -> None:
+    """Start git's part of the snapshot of `root` now, before the snapshot is taken: the
+    turn's runner does, while `start` still writes the turn (git then works meanwhile). Git
+    lists the tree a few milliseconds sooner than the snapshot hashes it, and still before
+    codex starts: a change in between is one more change the check reports, never one it
+    misses. Nothing is started for a root without git, or where git cannot start (take()
+    then reports it)."""
+    root = root.resolve()
+    if not (root / ".git").exists():
+        return
+    with contextlib.suppress(SparringError, OSError):
+        _EARLY[root] = _start_listing(root, git_dir(root))
+
+
+def finish_early_snapshot() -> None:
+    """Started early but not needed after all (the turn did not start): let each git end,
+    never leave one behind."""
+    while _EARLY:
+        for waits in _EARLY.popitem()[1][2:]:
+            with contextlib.suppress(SparringError):
+                waits()
+
+
+def _start_listing(root: Path, gitdir: Path) -> _Listing:
+    git = Git(root, gitdir)
+    filters = git.start_filters()  # read while status and ls-files run: none needs another
+    digest = index_digest(gitdir)
+    return _Listing(gitdir, digest, filters, git.start(*STATUS), git.start(*LS_FILES))
+
+
+def _listing_of(root: Path, gitdir: Path) -> _Listing:
+    """The listing start_early_snapshot() began for `root` when it is of this git folder, else one
+    started now."""
+    early = _EARLY.pop(root, None)
+    return early if early is not None and early.gitdir == gitdir else _start_listing(root,
+                                                                                     gitdir)
+
+
 def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns: int,
               reuse: _Reuse) -> Baseline:
     keep = keeper(exclude)
     gitdir = git_dir(root)
-    git = Git(root, gitdir)
-    filters = git.start_filters()  # read while status and ls-files run: none needs another
-    # Digest before listing: if the index moves in between, the check re-reads it.
-    digest = index_digest(gitdir)
-    status = git.start(*STATUS)
+    started = _listing_of(root, gitdir)
+    digest = started.digest
+    status = started.status
     # Read and parse the index while status runs (status prints only at its end).
-    listing = git.run(*LS_FILES)
-    config = filters()
+    listing = started.listing()
+    config = started.filters()
     index, all_vouchable = parse_index(listing)
     found = listed(status(), keep)
     for path in [] if all_vouchable else unvouched(index, keep):

@@ -28,8 +28,14 @@ from sparring.process.identity import Identity as Identity  # callers name it pr
 if TYPE_CHECKING:
     import signal  # signal and subprocess load where a process is started or ended:
     import subprocess  # `status` and `poll` of an ended turn never do
+    from typing import Protocol
 
     import psutil
+
+    class Child(Protocol):
+        """A child of this process: subprocess.Popen, or one forked (process/standby.py)."""
+
+        pid: int
 
 # Named tuples, not dataclasses: the guard's git commands come through here, and `python -m
 # sparring guard check` starts git status before anything else loads (dataclasses would
@@ -44,22 +50,24 @@ def identity_of(pid: int) -> Identity:
     """`pid` with its start time as psutil reckons it. On Linux read from /proc without
     psutil, whose import costs a runner about 10 ms before it can start codex; elsewhere, or
     when /proc has no such process, psutil's (which then says why)."""
-    started = _start_time_from_proc(pid) if sys.platform.startswith("linux") else None
-    if started is None:
+    found = _from_proc(pid) if sys.platform.startswith("linux") else None
+    if found is None:
         import psutil
 
-        started = psutil.Process(pid).create_time()
-    return Identity(pid, started)
+        return Identity(pid, psutil.Process(pid).create_time())
+    return Identity(pid, found[1])
 
 
-def _start_time_from_proc(pid: int) -> float | None:
-    """psutil's own sum on Linux: the start in clock ticks since boot (the 22nd field of
-    /proc/PID/stat, the 20th after the command name) plus the boot time (`btime`)."""
+def _from_proc(pid: int) -> tuple[bytes, float] | None:
+    """(state, start time) from /proc on Linux, the start as psutil sums it: clock ticks
+    since boot (the 22nd field of /proc/PID/stat, the 20th after the command name) plus the
+    boot time (`btime`); state `Z` is a zombie. None when /proc cannot tell (psutil then
+    says why)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat, open("/proc/stat", "rb") as system:
             fields = stat.read().rpartition(b")")[2].split()
             boot = next(line for line in system if line.startswith(b"btime "))
-        return int(fields[19]) / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
+        return fields[0], int(fields[19]) / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
     except (OSError, StopIteration, IndexError, ValueError):
         return None
 
@@ -138,9 +146,15 @@ def await_parent_exit(parent: int) -> None:
     backend.current().await_parent_exit(parent)
 
 
-def has_exited(proc: subprocess.Popen[bytes]) -> bool:
+def has_exited(proc: Child) -> bool:
     """Whether our child exited, without reaping it: its pid stays ours (a zombie) until
     `wait`, so its process group and session cannot be taken over meanwhile."""
+    if hasattr(os, "waitid"):  # the system's own answer, without loading psutil
+        try:
+            return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) \
+                is not None
+        except ChildProcessError:  # reaped already
+            return True
     import psutil
 
     try:
@@ -271,6 +285,15 @@ def send(identity: Identity | None, sig: signal.Signals) -> bool:
 
 
 def is_alive(identity: Identity | None) -> bool:
+    """Whether the recorded process still runs and is the same one (zombies count as gone);
+    on Linux read from /proc, as psutil would, without loading it."""
+    if identity is not None and sys.platform.startswith("linux"):
+        if not os.path.exists(f"/proc/{identity.pid}"):
+            return False
+        found = _from_proc(identity.pid)
+        if found is not None:
+            return found[0] != b"Z" and abs(found[1] - identity.started) <= \
+                _START_TIME_TOLERANCE
     return find_live(identity) is not None
 
 

@@ -64,6 +64,20 @@ def store_dir(root: Path) -> Path:
     return workspace.state_dir(root, create=True) / STORE
 
 
+def start_early(session: Session) -> None:
+    """git's part of the next snapshot of the session's project, started now (the forked
+    runner does, while `start` writes the turn; guard.start_early_snapshot)."""
+    try:
+        guard.start_early_snapshot(Path(session.load()["root"]))
+    except Exception:  # the snapshot itself then tries, and reports what fails
+        traceback.print_exc()
+
+
+def finish_early() -> None:
+    """The turn did not start: git started early ends before the runner does."""
+    guard.finish_early_snapshot()
+
+
 def snapshot(session: Session, n: int) -> Watch | None:
     """Begin watching sparring's records, then snapshot the tree, before codex runs. A guard
     that cannot run must not block the turn (the turn's guard then says it was not

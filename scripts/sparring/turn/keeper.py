@@ -26,13 +26,13 @@ class Keeper:
     def __init__(self, session: Session, me: process.Identity, mark: str, log: Path) -> None:
         self.session, self.me, self.mark, self.log = session, me, mark, log
         self.seen: frozenset[process.Identity] = frozenset()
-        # Started once codex runs (check_watchdog): until then there is nothing of the turn
-        # for it to end, and its start would only delay codex's. Its log is made now, as
-        # its start made it: the guard's snapshot, taken before codex, sees it there.
+        # Started just before codex (check_watchdog): until then there is nothing of the turn
+        # for it to end. Its log is made now, as its start made it: the guard's snapshot,
+        # taken before codex, sees it there.
         os.close(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-        self.watchdog: Popen[bytes] | None = None
+        self.watchdog: watchdog.Watchdog | None = None
 
-    def _start_watchdog(self) -> Popen[bytes]:
+    def _start_watchdog(self) -> watchdog.Watchdog:
         dog = watchdog.start(self.session, self.me, self.log)
         self.note(watchdog=process.identity_of(dog.pid).to_dict())
         return dog

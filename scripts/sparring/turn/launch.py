@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from sparring import codex, config, limits, paths, process, states, templates
 from sparring.codex import sandbox
@@ -65,8 +64,7 @@ def read_prompt(prompt_file: Path | None, stdin: BinaryIO | None = None) -> byte
     return data
 
 
-@dataclass(frozen=True)
-class Prompt:
+class Prompt(NamedTuple):
     text: bytes
     # name, the question it asked and the constraints it set, for reports
     template: dict[str, Any] | None = None
@@ -96,6 +94,12 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
           schema: str | None = None, answer_file: str | None = None, *,
           go_on: GoOn) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
+    with runner.prepared(session):  # the runner gets ready while the turn is prepared
+        return _start(session, options, prompt, schema, answer_file, go_on)
+
+
+def _start(session: Session, options: dict[str, Any], prompt: Prompt, schema: str | None,
+           answer_file: str | None, go_on: GoOn) -> dict[str, Any]:
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
@@ -130,6 +134,14 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     """`again`: the command to run again once the user accepted changed files, when it is
     not this `resume` itself (a workflow's own verb that resumed for it)."""
     session = sessions.resolve(ref, cwd)
+    with runner.prepared(session):  # the runner gets ready while the turn is prepared
+        return _resume(session, options, prompt, recover, schema, accept_changes,
+                       answer_file, purpose, go_on, again)
+
+
+def _resume(session: Session, options: dict[str, Any], prompt: Prompt | None, recover: bool,
+            schema: str | None, accept_changes: bool, answer_file: str | None, purpose: str,
+            go_on: GoOn, again: str | None) -> dict[str, Any]:
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)

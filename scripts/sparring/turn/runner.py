@@ -10,9 +10,11 @@ truth from what is on disk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sparring import process, states
 from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.process import standby
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
@@ -34,6 +37,39 @@ POLL_INTERVAL = 0.1
 # The runner records the turn's processes it sees every this many polls (half a second).
 _RECORD_EVERY = 5
 _terminated = False
+# The runner prepared() forked for the turn being prepared, until launch() gives it the turn.
+_standby: standby.Standby | None = None
+
+
+@contextlib.contextmanager
+def prepared(session: Session) -> Iterator[None]:
+    """While `start` or `resume` prepares a turn of `session`: its runner forked already and
+    waiting (process/standby.py), where that is as safe as a new interpreter; launch() gives
+    it the turn. Left unused (the turn did not start), it is ended with the block."""
+    global _standby
+    _standby = standby.fork(lambda orders: _stand_by(session, orders))
+    try:
+        yield
+    finally:
+        waiting, _standby = _standby, None
+        if waiting is not None:
+            waiting.dismiss()
+
+
+def _stand_by(session: Session, orders: int) -> int:
+    """The forked runner: what only it needs loads while `start` prepares the turn, then it
+    runs the turn `start` names, as a runner started anew would (main)."""
+    from sparring.turn import guard as turnguard
+
+    turnguard.start_early(session)
+    text = standby.read_orders(orders)
+    if not text:
+        turnguard.finish_early()
+        return 0  # the turn did not start
+    n = int(text)
+    standby.write_output_to(session.turn_file(n, turns.RUNNER_LOG))
+    os.chdir(session.dir)  # where a runner started anew works
+    return main([str(session.dir), str(n)])
 
 
 def launch(session: Session, n: int) -> process.Identity:
@@ -45,16 +81,31 @@ def launch(session: Session, n: int) -> process.Identity:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
                                  "start") from None
+    identity = _hand_over(n) or _spawn(session, n)
+    with runs.change(session.dir) as run:
+        if run.get("turn") == n:
+            run["runner"] = identity.to_dict()
+    return identity
+
+
+def _hand_over(n: int) -> process.Identity | None:
+    """The runner prepared() forked, now running turn `n`; None when there is none (or it
+    is gone)."""
+    global _standby
+    waiting, _standby = _standby, None
+    if waiting is None or not waiting.order(f"{n}\n".encode()):
+        return None
+    return process.identity_of(waiting.pid)
+
+
+def _spawn(session: Session, n: int) -> process.Identity:
+    """A runner started anew, in an isolated interpreter (process.program)."""
     log = session.turn_file(n, turns.RUNNER_LOG)
     child = process.spawn_background(
         process.program("sparring.turn.runner", str(session.dir), str(n)),
         cwd=session.dir, stdin=None, stdout=log, stderr=log,
     )
-    identity = process.identity_of(child.pid)
-    with runs.change(session.dir) as run:
-        if run.get("turn") == n:
-            run["runner"] = identity.to_dict()
-    return identity
+    return process.identity_of(child.pid)
 
 
 def main(argv: list[str]) -> int:
@@ -105,11 +156,11 @@ def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
     from sparring.turn import guard as turnguard
 
     watch = turnguard.snapshot(session, n)
+    keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
     proc = _spawn_codex(session, n, keeper)
     if proc is None:
         turnguard.release(watch)
         return None
-    keeper.check_watchdog()  # codex runs: from now on the watchdog ends it if we are killed
     turn = find_turn(session.load(), n)
     end_reason = _watch(session, turn, proc, keeper)
     # Codex, and whatever it started (detached, respawning or not): nothing of the turn
@@ -237,9 +288,9 @@ def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
                                                           else None))
         if reason:
             return reason
+        polls += 1  # the first record half a second in: codex's own start comes first
         if polls % _RECORD_EVERY == 0:
             keeper.record(proc)
             keeper.check_watchdog()
-        polls += 1
         time.sleep(POLL_INTERVAL)
     return None

@@ -9,29 +9,43 @@ watchdog when it ends normally, and starts it again if it dies meanwhile.
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparring import process
+from sparring.process import standby
 
 if TYPE_CHECKING:
     from subprocess import Popen
 
     from sparring.store.session import Session
 
+    Watchdog = Popen[bytes] | standby.Standby
+
 LOG = "watchdog.log"
 
 
-def start(session: Session, runner: process.Identity, log: Path) -> Popen[bytes]:
-    """Start the watchdog of `runner` (this process) for `session`."""
-    return process.spawn_background(
-        process.program("sparring.turn.watchdog", str(session.dir), str(runner.pid),
-                        repr(runner.started)),
-        cwd=session.dir, stdin=None, stdout=log, stderr=log)
+def start(session: Session, runner: process.Identity, log: Path) -> Watchdog:
+    """Start the watchdog of `runner` (this process) for `session`: forked, where that is as
+    safe as a new interpreter (process/standby.py; it then costs codex's start nothing),
+    else a new isolated interpreter."""
+    argv = [str(session.dir), str(runner.pid), repr(runner.started)]
+    forked = standby.fork(lambda _: _forked(session.dir, log, argv), orders=False)
+    if forked is not None:
+        return forked
+    return process.spawn_background(process.program("sparring.turn.watchdog", *argv),
+                                    cwd=session.dir, stdin=None, stdout=log, stderr=log)
 
 
-def stop(watchdog: Popen[bytes]) -> None:
+def _forked(folder: Path, log: Path, argv: list[str]) -> int:
+    standby.write_output_to(log)
+    os.chdir(folder)  # where a watchdog started anew works
+    return main(argv)
+
+
+def stop(watchdog: Watchdog) -> None:
     """The runner ended its turn itself: its watchdog has nothing left to do."""
     watchdog.send_signal(signal.SIGTERM)
     watchdog.wait()
