@@ -317,3 +317,68 @@ def test_a_debates_status_reads_no_other_workflows_sessions(
     code, printed = both("debate", "status", "debate")
     assert code == 0 and json.loads(printed)["session"] == sid
     assert reads and not [p for p in reads if any(f"/{o}/" in p for o in others)]
+
+
+LAUNCHES = [
+    ["start", "S", "--prompt-file", "inbox/p.md"],
+    ["start", "S", "--template", "think-about/round1", "--vars-file", "inbox/r1.yaml"],
+    ["start", "S", "--vars-file", "inbox/r1.yaml", "--template", "dual-model/dispatch"],
+    ["resume", "S", "--prompt-file", "inbox/p.md"],
+    ["resume", "S", "--template", "think-about/round2", "--vars-file", "inbox/r2.yaml"],
+    ["start", "S"],  # the prompt from stdin
+    ["resume", "S"],
+]
+NOT_TAKEN = [
+    ["start", "S", "--prompt-file=inbox/p.md"], ["start", "--prompt-file", "p.md", "S"],
+    ["start", "S", "--effort", "low", "--prompt-file", "p.md"], ["start", "S", "--help"],
+    ["start", "S", "--prompt-file", "p.md", "--prompt-file", "q.md"],
+    ["start", "S", "--prompt-file", "-"], ["start", "S", "--prompt-file"], ["start", "-S"],
+    ["resume", "S", "--recover"], ["start", "S", "--", "--prompt-file"], ["start"],
+    ["start", "S", "--prompt-file", "."], ["start", "S", "--template", "t", "--var", "A=b"],
+]
+
+
+def click_params(argv: list[str]) -> dict[str, Any]:
+    from sparring.cli.main import cli
+
+    command = cli.commands[argv[0]]  # type: ignore[attr-defined]
+    params: dict[str, Any] = command.make_context(argv[0], argv[1:]).params
+    return params
+
+
+@pytest.mark.parametrize("argv", LAUNCHES, ids=" ".join)
+def test_start_and_resume_get_from_the_door_what_click_gives_them(
+        argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first door runs start and resume as the skills call them without click: the
+    callback's parameters are the ones click would have parsed, key for key, and the verb
+    gets the very call the CLI's callback makes."""
+    for name in door._LAUNCH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert door.launch_params(argv) == click_params(argv)
+    calls: list[tuple[Any, ...]] = []
+
+    def record(*args: Any) -> dict[str, Any]:
+        calls.append(args)
+        return {}
+
+    monkeypatch.setattr(f"sparring.commands.start.{argv[0]}", record)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(argv) == 0
+        assert door.launching(argv) == 0
+    assert len(calls) == 2 and calls[0] == calls[1]
+
+
+@pytest.mark.parametrize("argv", NOT_TAKEN, ids=" ".join)
+def test_anything_else_is_left_to_the_cli(argv: list[str], tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in door._LAUNCH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert door.launch_params(argv) is None
+
+
+@pytest.mark.parametrize("variable", door._LAUNCH_VARIABLES)
+def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
+        variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(variable, "high")
+    assert door.launch_params(LAUNCHES[0]) is None

@@ -88,6 +88,31 @@ def test_a_quiet_tree_is_clean(tree: Path, snap: Any) -> None:
     assert found(base) == []
 
 
+def test_a_file_added_after_gits_early_listing_is_reported(tree: Path, snap: Any) -> None:
+    """git's part of a snapshot may start before the snapshot is taken (a forked runner
+    starts it while `start` writes the turn): what appears in between is reported, never
+    missed, and the early listing is the one the snapshot uses."""
+    guard.start_early_snapshot(tree)
+    time.sleep(0.3)  # git has listed the tree by now
+    (tree / "late.txt").write_text("written after git listed the tree\n")
+    base = snap(tree)
+    assert snapshot._EARLY == {}, "the snapshot took the listing started early"
+    assert found(base) == [("late.txt", "added")]
+
+
+def test_git_started_early_for_a_snapshot_never_taken_ends(tree: Path) -> None:
+    """The turn did not start: no git of its snapshot is left running, nor unreaped."""
+    import psutil
+
+    def gits() -> list[psutil.Process]:
+        return [child for child in psutil.Process().children() if child.name() == "git"]
+
+    guard.start_early_snapshot(tree)
+    assert gits(), "git was started early"
+    guard.finish_early_snapshot()
+    assert gits() == []
+
+
 def test_tracked_file_modified_and_deleted(tree: Path, snap: Any) -> None:
     base = snap(tree)
     (tree / "app.py").write_text("print('changed by codex')\n")

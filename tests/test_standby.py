@@ -1,0 +1,220 @@
+"""`start` and `resume` as the skills' launcher runs them (`python -I -c ENTRY`): the turn's
+runner is forked while `start` prepares the turn, and the runner forks its watchdog
+(process/standby.py). What a user would notice if that went wrong: a Bash call that never
+returns (a child holding its output), a process left behind by a start that failed, a turn
+that does not start when the forked runner is gone, code Codex planted that runs outside
+its sandbox, a turn whose runner was killed that runs on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from sparring.installer.layout import ENTRY
+from sparring.process import standby
+from sparring.store.session import Session
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs fork()")
+
+
+def launcher(repo: Path, *args: str, program: str = ENTRY, timeout: float = 60
+             ) -> subprocess.CompletedProcess[bytes]:
+    """One call as the skills' launcher makes it: isolated, stdout a pipe, stdin empty."""
+    return subprocess.run([sys.executable, "-I", "-c", program, *args], cwd=repo,
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                          check=False)
+
+
+def out_of(done: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
+    import json
+
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def turn_of(repo: Path, sid: str) -> dict[str, Any]:
+    data: dict[str, Any] = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][-1]
+    return data
+
+
+def alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_for(condition: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def naming(word: str) -> list[int]:
+    """Processes whose command line holds `word` (a forked runner has start's)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if any(word in part for part in proc.info["cmdline"] or ()) and alive(proc.pid):
+                found.append(proc.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture
+def prompt(scratch: Path) -> Path:
+    path = scratch / "prompt.md"
+    path.write_text("Redis or SQLite for sessions?\n")
+    return path
+
+
+def test_start_returns_at_once_and_nothing_holds_its_output(
+        session: str, fake_codex: Any, repo: Path, prompt: Path) -> None:
+    """Claude Code's Bash waits for the end of the call's output: the runner that goes on
+    after `start` returned (forked from it) must not hold that pipe, nor stdin."""
+    fake_codex.mode("hang")
+    began = time.monotonic()
+    done = launcher(repo, "start", session, "--prompt-file", str(prompt), timeout=30)
+    assert out_of(done)["ok"], done.stdout
+    assert time.monotonic() - began < 20
+    turn = turn_of(repo, session)
+    runner = turn["runner"]["pid"]
+    assert alive(runner) and turn["status"] == "running"
+    if sys.platform.startswith("linux"):  # forked from this very start, isolated as it was
+        cmdline = psutil.Process(runner).cmdline()
+        assert cmdline[1] == "-I" and "start" in cmdline
+    stopped = out_of(launcher(repo, "stop", session))
+    assert stopped["ok"] and stopped["status"] == "stopped", stopped
+    wait_for(lambda: not alive(runner) and not alive(turn["codex"]["pid"]))
+
+
+@pytest.mark.parametrize("failure", ["started_already", "codex_not_found"])
+def test_a_start_that_fails_leaves_no_process_behind(
+        session: str, fake_codex: Any, repo: Path, prompt: Path, failure: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner forked for a start that then fails (after the session was found) is ended
+    before start returns."""
+    fake_codex.mode("ok")
+    if failure == "started_already":
+        assert out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))["ok"]
+        assert out_of(launcher(repo, "wait", session, "--timeout", "30"))["status"] == \
+            "completed"
+        prompt.write_text("again\n")
+    else:
+        monkeypatch.setenv("SPARRING_CODEX", str(repo / "no-such-codex"))
+    done = out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))
+    assert done["error"]["code"] == ("invalid_transition" if failure == "started_already"
+                                     else "codex_not_found"), done
+    assert naming(session) == [], "a process of the failed start runs on"
+
+
+def test_when_the_forked_runner_is_gone_start_starts_a_new_one(
+        session: str, fake_codex: Any, repo: Path, prompt: Path) -> None:
+    """The forked runner dies before it is given the turn: start launches a runner anew
+    (an isolated interpreter), and the turn runs to its end."""
+    fake_codex.mode("ok")
+    program = (
+        "import os, sys\n"
+        "from sparring.process import standby\n"
+        "given = standby.Standby.order\n"
+        "def order(self, text):\n"
+        "    os.kill(self.pid, 9)\n"
+        "    os.waitpid(self.pid, 0)\n"
+        "    open('forked.pid', 'w').write(str(self.pid))\n"
+        "    return given(self, text)\n"
+        "standby.Standby.order = order\n"
+        f"{ENTRY}\n")
+    done = out_of(launcher(repo, "start", session, "--prompt-file", str(prompt),
+                           program=program))
+    assert done["ok"], done
+    assert out_of(launcher(repo, "wait", session, "--timeout", "30"))["status"] == "completed"
+    assert turn_of(repo, session)["runner"]["pid"] != int((repo / "forked.pid").read_text())
+
+
+def test_a_forked_runner_killed_with_kill_9_leaves_nothing_running(
+        session: str, fake_codex: Any, repo: Path, prompt: Path, tmp_path: Path) -> None:
+    """Its watchdog (forked from it) ends codex and what codex started."""
+    pids = tmp_path / "left.pids"
+    fake_codex.mode("respawn_hang", respawn_pidfile=str(pids))
+    assert out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))["ok"]
+    wait_for(lambda: pids.exists() and len(pids.read_text().split()) >= 3)
+    turn = turn_of(repo, session)
+    os.kill(turn["runner"]["pid"], signal.SIGKILL)
+    wait_for(lambda: not any(alive(int(p)) for p in [turn["codex"]["pid"],
+                                                       *pids.read_text().split()]))
+    out = out_of(launcher(repo, "poll", session))
+    assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
+
+
+def test_python_files_codex_plants_never_run_in_a_forked_runner(
+        session: str, fake_codex: Any, repo: Path, prompt: Path, tmp_path: Path) -> None:
+    """A workspace-write Codex can write into the project and the session's folder: modules
+    it plants there must not shadow Python's own in the next turn's runner (forked from an
+    isolated start, it imports with the start's sys.path) nor in its watchdog."""
+    fake_codex.mode("ok")
+    assert out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))["ok"]
+    assert out_of(launcher(repo, "wait", session, "--timeout", "30"))["status"] == "completed"
+    ran = tmp_path / "planted-code-ran"
+    for folder in (repo, repo / ".sparring" / "sessions" / session):
+        for name in ("json", "traceback", "signal", "psutil", "secrets", "subprocess",
+                     "sparring"):
+            (folder / f"{name}.py").write_text(f"open({str(ran)!r}, 'a').write({name!r})\n")
+    prompt.write_text("again\n")
+    assert out_of(launcher(repo, "resume", session, "--prompt-file", str(prompt)))["ok"]
+    assert out_of(launcher(repo, "wait", session, "--timeout", "30"))["status"] == "completed"
+    assert not ran.exists(), f"planted modules ran: {ran.read_text()}"
+
+
+def test_nothing_is_forked_from_a_process_that_is_not_isolated() -> None:
+    """pytest's own process (not `python -I`, and with threads): the caller starts a new
+    interpreter instead."""
+    assert not sys.flags.isolated
+    assert standby.fork(lambda _: 0) is None
+
+
+def test_nothing_is_forked_from_a_process_running_threads(tmp_path: Path) -> None:
+    program = (
+        "import threading, time\n"
+        "from sparring.process import standby\n"
+        "alone = standby.fork(lambda _: 0, orders=False)\n"
+        "alone.wait()\n"
+        "threading.Thread(target=time.sleep, args=(1,)).start()\n"
+        "print(alone is not None, standby.fork(lambda _: 0) is None)\n")
+    done = subprocess.run([sys.executable, "-I", "-c", program], capture_output=True,
+                          text=True, timeout=30, check=True)
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_a_forked_child_holds_no_descriptor_of_its_parent_but_its_orders(
+        tmp_path: Path) -> None:
+    listing = tmp_path / "descriptors"
+    program = (
+        "import os, sys\n"
+        "from sparring.process import standby\n"
+        "kept = os.open(os.devnull, os.O_RDONLY)\n"
+        "os.set_inheritable(kept, True)\n"
+        "def work(orders):\n"
+        "    assert standby.read_orders(orders) == b'go'\n"
+        f"    names = os.listdir('/proc/self/fd' if os.path.isdir('/proc/self/fd') else "
+        "'/dev/fd')\n"
+        f"    open({str(listing)!r}, 'w').write(' '.join(sorted(names)))\n"
+        "    return 0\n"
+        "child = standby.fork(work)\n"
+        "assert child.order(b'go')\n"
+        "print(child.wait())\n")
+    done = subprocess.run([sys.executable, "-I", "-c", program], capture_output=True,
+                          text=True, timeout=30, check=True)
+    assert done.stdout.strip() == "0"
+    # 0, 1, 2, and the one the listing itself opened: not `kept`, not the parent's pipes
+    assert len(listing.read_text().split()) == 4, listing.read_text()
