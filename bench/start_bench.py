@@ -5,12 +5,14 @@ printed; not a test).
 The real Codex CLI (SPARRING_TEST_CODEX, else .ci/node's, else PATH's) against a loopback
 Responses mock (tests/support/responses_mock.py, which notes when each request arrives).
 Timed from the moment the command is started to the moment the mock receives Codex's first
-request: `sparring start SESSION --prompt-file FILE` as the skills' launcher runs it
-(`venv/bin/python -I -c ENTRY`, ENTRY installer/layout.py's, in a runtime install.py
-makes in a temporary folder: a non-editable install), a new session each round, and the
-very command line sparring gave codex in a warm-up turn, run directly with the same prompt
-on stdin. Medians over N rounds measured in one run, interleaved; goal <= 1.5x. Each
-round's turn is run to its end (and checked completed) before the next starts.
+request: `sparring start SESSION` as the skills' launcher runs it (`venv/bin/python -I -c
+ENTRY`, ENTRY installer/layout.py's, in a runtime install.py makes in a temporary folder: a
+non-editable install), in two forms: `--prompt-file FILE` (a deep-discussion session), and
+`--template think-about/round1 --vars-file FILE`, as think-about's SKILL.md starts round
+one; a new session each round. Against each, the very command line sparring gave codex in
+that form's warm-up turn, run directly with the same prompt on stdin. Medians over N rounds
+measured in one run, interleaved; goal <= 1.5x. Each round's turn is run to its end before
+the next starts.
 Nothing leaves 127.0.0.1.
 
 Run: python3 bench/start_bench.py [--runs 15] [--python PATH]
@@ -66,6 +68,18 @@ def first_request(mock: TimedMock, began: float, seen: int, timeout: float = 60)
     return mock.arrivals[seen] - began
 
 
+# The two ways a turn is started: the bench's own prompt file, and the way think-about's
+# SKILL.md starts round one (a template and its variables in a YAML file).
+FORMS = {
+    "--prompt-file": ("deep-discussion", ["--prompt-file", "{inbox}/prompt.md"]),
+    "--template": ("think-about", ["--template", "think-about/round1",
+                                   "--vars-file", "{inbox}/round1.yaml"]),
+}
+ROUND1 = ("QUESTION: |\n  Redis or SQLite for sessions? Answer in one line.\n"
+          "PROJECT_CONTEXT: |\n  A small web service.\nRELEVANT_FILES: |\n  app.py\n"
+          "CONSTRAINTS: |\n  One server.\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -82,55 +96,62 @@ def main() -> int:
                "SPARRING_CODEX": str(codex)}
         repo = make_repo(base, "repo")
         run = Sparring(python, repo, env)  # as the launcher runs the runtime
-        sparring = run.argv
-
-        prompt = repo / ".sparring" / "inbox" / "prompt.md"  # taken into the session once read
+        inbox = repo / ".sparring" / "inbox"  # its files are taken into the session once read
         text = "Redis or SQLite for sessions? Answer in one line.\n"
         run("doctor", "--json", "--inbox")
         (base / "prompt.md").write_text(text)
 
-        def via_sparring() -> float:
-            sid = run("init", "--skill", "deep-discussion")["session"]
-            prompt.write_text(text)
+        def via_sparring(form: str) -> tuple[float, list[str]]:
+            """(seconds to the first request, the command line sparring ran codex with)."""
+            skill, words = FORMS[form]
+            sid = run("init", "--skill", skill)["session"]
+            (inbox / "prompt.md").write_text(text)
+            (inbox / "round1.yaml").write_text(ROUND1)
+            argv = [*run.argv, "start", sid, *(w.format(inbox=inbox) for w in words)]
             seen, began = len(mock.arrivals), time.perf_counter()
-            started = subprocess.Popen([*sparring, "start", sid, "--prompt-file", str(prompt)],
-                                       cwd=repo, env=env, stdout=subprocess.PIPE)
+            started = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE)
             took = first_request(mock, began, seen)
             out = json.loads(started.communicate()[0])
             assert out["ok"], out
             done = run("wait", sid, "--timeout", "60")
-            assert done["status"] == "completed", done
-            via_sparring.argv = json.loads(  # type: ignore[attr-defined]
-                (repo / ".sparring" / "sessions" / sid / "session.json").read_text()
-            )["turns"][-1]["argv"]
-            return took
+            assert done["status"] not in ("running", "starting"), done
+            session = repo / ".sparring" / "sessions" / sid / "session.json"
+            return took, json.loads(session.read_text())["turns"][0]["argv"]
 
-        via_sparring()  # warm-up: also gives the command line sparring runs codex with
-        argv = via_sparring.argv  # type: ignore[attr-defined]
+        # Warm-ups: each gives the command line sparring runs codex with in that form
+        # (think-about's carries --output-schema, a file of its session, kept).
+        codex_argv = {form: via_sparring(form)[1] for form in FORMS}
 
-        def direct() -> float:
+        def direct(form: str) -> float:
             seen = len(mock.arrivals)
             with (base / "prompt.md").open("rb") as stdin:
                 began = time.perf_counter()
-                proc = subprocess.Popen(argv, cwd=repo, env=env, stdin=stdin,
+                proc = subprocess.Popen(codex_argv[form], cwd=repo, env=env, stdin=stdin,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 took = first_request(mock, began, seen)
-            assert proc.wait(timeout=60) == 0
+            proc.wait(timeout=60)
             return took
 
-        times: dict[str, list[float]] = {"codex exec": [], "sparring start": []}
+        times: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.runs):
-            times["codex exec"].append(direct())
-            times["sparring start"].append(via_sparring())
-    found = {name: statistics.median(values) for name, values in times.items()}
-    ratio = found["sparring start"] / found["codex exec"]
+            for form in FORMS:
+                times.setdefault((form, "codex exec"), []).append(direct(form))
+                times.setdefault((form, "sparring start"), []).append(via_sparring(form)[0])
+    found = {key: statistics.median(values) for key, values in times.items()}
     where = f"--python {args.python}" if args.python else "a runtime made by install.py"
     print(f"codex {codex}; sparring: {where}; medians of {args.runs} rounds, interleaved")
-    print(f"codex exec -> first request:      {ms(found['codex exec'])}")
-    print(f"sparring start -> first request:  {ms(found['sparring start'])}  {ratio:.2f}x "
-          f"(goal <= {GOAL_RATIO}x)")
-    print(f"RESULT codex_exec_ms={found['codex exec'] * 1000:.1f} "
-          f"start_ms={found['sparring start'] * 1000:.1f} ratio={ratio:.2f}")
+    result = []
+    for form, (skill, _) in FORMS.items():
+        ratio = found[(form, "sparring start")] / found[(form, "codex exec")]
+        print(f"start {form} ({skill}):")
+        print(f"  codex exec -> first request:      {ms(found[(form, 'codex exec')])}")
+        print(f"  sparring start -> first request:  {ms(found[(form, 'sparring start')])}  "
+              f"{ratio:.2f}x (goal <= {GOAL_RATIO}x)")
+        name = form.strip("-").replace("-", "_")
+        result.append(f"{name}_codex_ms={found[(form, 'codex exec')] * 1000:.1f} "
+                      f"{name}_start_ms={found[(form, 'sparring start')] * 1000:.1f} "
+                      f"{name}_ratio={ratio:.2f}")
+    print("RESULT " + " ".join(result))
     return 0
 
 

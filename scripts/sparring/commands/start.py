@@ -6,15 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.turn import launch
+from sparring.store import session as sessions
+from sparring.turn import launch, runner
 from sparring.workflows import registry
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
           template: str | None, var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...],
           vars_file: Path | None, schema: str | None) -> dict[str, Any]:
-    prompt = launch.prompt_from(prompt_file, template, var_pairs, var_file_pairs, vars_file)
-    return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on)
+    with runner.prepared(lambda: sessions.resolve(ref, cwd)):  # ready while this renders
+        prompt = launch.prompt_from(prompt_file, template, var_pairs, var_file_pairs,
+                                    vars_file)
+        return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
@@ -23,7 +26,8 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | Non
            accept_changes: bool) -> dict[str, Any]:
     """The next round, or with `recover` (and no prompt given) the interrupted one again."""
     given = prompt_file or template or var_pairs or var_file_pairs or vars_file
-    prompt = None if recover and not given else launch.prompt_from(
-        prompt_file, template, var_pairs, var_file_pairs, vars_file)
-    return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes,
-                         go_on=registry.go_on)
+    with runner.prepared(lambda: sessions.resolve(ref, cwd)):  # ready while this renders
+        prompt = None if recover and not given else launch.prompt_from(
+            prompt_file, template, var_pairs, var_file_pairs, vars_file)
+        return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes,
+                             go_on=registry.go_on)

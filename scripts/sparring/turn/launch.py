@@ -94,7 +94,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
           schema: str | None = None, answer_file: str | None = None, *,
           go_on: GoOn) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
-    with runner.prepared(session):  # the runner gets ready while the turn is prepared
+    with runner.prepared(lambda: session):  # the runner gets ready meanwhile
         return _start(session, options, prompt, schema, answer_file, go_on)
 
 
@@ -134,7 +134,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
     """`again`: the command to run again once the user accepted changed files, when it is
     not this `resume` itself (a workflow's own verb that resumed for it)."""
     session = sessions.resolve(ref, cwd)
-    with runner.prepared(session):  # the runner gets ready while the turn is prepared
+    with runner.prepared(lambda: session):  # the runner gets ready meanwhile
         return _resume(session, options, prompt, recover, schema, accept_changes,
                        answer_file, purpose, go_on, again)
 

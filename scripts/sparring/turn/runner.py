@@ -14,7 +14,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -42,12 +42,16 @@ _standby: standby.Standby | None = None
 
 
 @contextlib.contextmanager
-def prepared(session: Session) -> Iterator[None]:
-    """While `start` or `resume` prepares a turn of `session`: its runner forked already and
-    waiting (process/standby.py), where that is as safe as a new interpreter; launch() gives
-    it the turn. Left unused (the turn did not start), it is ended with the block."""
+def prepared(find: Callable[[], Session]) -> Iterator[None]:
+    """While a verb prepares a turn of the session `find` names (as the verb finds it): the
+    turn's runner forked already and waiting (process/standby.py), where that is as safe as
+    a new interpreter; launch() gives it the turn. Left unused (no turn started), it is
+    ended with the block. Within another such block, the runner forked there serves."""
     global _standby
-    _standby = standby.fork(lambda orders: _stand_by(session, orders))
+    if _standby is not None:
+        yield
+        return
+    _standby = standby.fork(lambda orders: _stand_by(find, orders))
     try:
         yield
     finally:
@@ -56,20 +60,25 @@ def prepared(session: Session) -> Iterator[None]:
             waiting.dismiss()
 
 
-def _stand_by(session: Session, orders: int) -> int:
-    """The forked runner: what only it needs loads while `start` prepares the turn, then it
-    runs the turn `start` names, as a runner started anew would (main)."""
+def _stand_by(find: Callable[[], Session], orders: int) -> int:
+    """The forked runner: while the verb prepares the turn, it loads what only it needs and
+    starts git's part of the guard's snapshot; then it runs the turn the verb names, as a
+    runner started anew would (main)."""
     from sparring.turn import guard as turnguard
 
-    turnguard.start_early(session)
-    text = standby.read_orders(orders)
+    process.adopt_orphans()
+    # A session not found: the verb finds it wrong too, and says so; no orders will come.
+    with contextlib.suppress(Exception):
+        turnguard.start_early(find())
+    text = standby.read_orders(orders).decode()
     if not text:
         turnguard.finish_early()
         return 0  # the turn did not start
-    n = int(text)
-    standby.write_output_to(session.turn_file(n, turns.RUNNER_LOG))
+    folder, n = text.split("\n")[:2]
+    session = Session(Path(folder))  # the session the verb found
+    standby.write_output_to(session.turn_file(int(n), turns.RUNNER_LOG))
     os.chdir(session.dir)  # where a runner started anew works
-    return main([str(session.dir), str(n)])
+    return main([folder, n])
 
 
 def launch(session: Session, n: int) -> process.Identity:
@@ -81,19 +90,19 @@ def launch(session: Session, n: int) -> process.Identity:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
                                  "start") from None
-    identity = _hand_over(n) or _spawn(session, n)
+    identity = _hand_over(session, n) or _spawn(session, n)
     with runs.change(session.dir) as run:
         if run.get("turn") == n:
             run["runner"] = identity.to_dict()
     return identity
 
 
-def _hand_over(n: int) -> process.Identity | None:
-    """The runner prepared() forked, now running turn `n`; None when there is none (or it
-    is gone)."""
+def _hand_over(session: Session, n: int) -> process.Identity | None:
+    """The runner prepared() forked, now running turn `n` of `session`; None when there is
+    none (or it is gone)."""
     global _standby
     waiting, _standby = _standby, None
-    if waiting is None or not waiting.order(f"{n}\n".encode()):
+    if waiting is None or not waiting.order(f"{session.dir}\n{n}\n".encode()):
         return None
     return process.identity_of(waiting.pid)
 
