@@ -1,9 +1,11 @@
 """`start` and `resume` as the skills' launcher runs them (`python -I -c ENTRY`): the turn's
-runner is forked while `start` prepares the turn, and the runner forks its watchdog
-(process/standby.py). What a user would notice if that went wrong: a Bash call that never
-returns (a child holding its output), a process left behind by a start that failed, a turn
-that does not start when the forked runner is gone, code Codex planted that runs outside
-its sandbox, a turn whose runner was killed that runs on.
+runner is forked while `start` prepares the turn, starts codex as soon as its command line
+is known (turn/early.py), and forks its watchdog (process/standby.py). What a user would
+notice if that went wrong: a Bash call that never returns (a child holding its output), a
+process left behind by a start that failed, a turn that does not start when the forked
+runner is gone, code Codex planted that runs outside its sandbox, a turn whose runner was
+killed that runs on, a codex given its prompt before the guard's snapshot, or one started
+on a command line sparring did not build.
 """
 
 from __future__ import annotations
@@ -218,3 +220,71 @@ def test_a_forked_child_holds_no_descriptor_of_its_parent_but_its_orders(
     assert done.stdout.strip() == "0"
     # 0, 1, 2, and the one the listing itself opened: not `kept`, not the parent's pipes
     assert len(listing.read_text().split()) == 4, listing.read_text()
+
+
+def codexes(repo: Path) -> list[int]:
+    """Live processes of the fake codex working in `repo` (exec ... -C REPO)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if "exec" in cmdline and str(repo) in cmdline and alive(proc.pid):
+            found.append(proc.pid)
+    return found
+
+
+def test_codex_starts_before_the_turn_is_written_and_gets_its_prompt_after_the_snapshot(
+        fake_codex: Any, repo: Path, scratch: Path) -> None:
+    """Round one of think-about as its SKILL.md starts it: codex is already starting while
+    the template is rendered and the turn written, and it is given the prompt (whole) only
+    once the guard's baseline of the tree is on disk."""
+    fake_codex.mode("ok")
+    sid = out_of(launcher(repo, "init", "--skill", "think-about"))["session"]
+    (scratch / "round1.yaml").write_text("QUESTION: |\n  Redis or SQLite?\n")
+    done = out_of(launcher(repo, "start", sid, "--template", "think-about/round1",
+                           "--vars-file", str(scratch / "round1.yaml")))
+    assert done["ok"], done
+    out_of(launcher(repo, "wait", sid, "--timeout", "30"))
+    call = next(c for c in fake_codex.calls() if "exec" in c["argv"])
+    turn = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][0]
+    baseline = repo / ".sparring" / "sessions" / sid / "turns" / "1" / "guard-baseline.json"
+    assert call["started_unix"] < turn["created_at"], "codex started once the turn existed"
+    assert call["stdin_read_unix"] > baseline.stat().st_mtime, "the prompt came first"
+    assert call["stdin_sha256"] == turn["prompt_sha256"], "not the whole prompt"
+    assert not list((repo / ".sparring" / "sessions" / sid).glob(".codex-early-*"))
+
+
+def test_a_start_whose_prompt_cannot_be_made_ends_the_codex_started_for_it(
+        fake_codex: Any, repo: Path, scratch: Path) -> None:
+    """codex started while the template was rendered; the template lacks a variable: start
+    fails, and that codex, which never got a prompt, is ended before start returns."""
+    fake_codex.mode("ok")
+    sid = out_of(launcher(repo, "init", "--skill", "think-about"))["session"]
+    (scratch / "round1.yaml").write_text("NOT_A_VARIABLE: x\n")
+    done = out_of(launcher(repo, "start", sid, "--template", "think-about/round1",
+                           "--vars-file", str(scratch / "round1.yaml")))
+    assert done["error"]["code"] == "template_missing_var", done
+    assert codexes(repo) == [] and naming(sid) == []
+    assert [call["stdin_read"] for call in fake_codex.calls()] in ([], [False])
+    assert not list((repo / ".sparring" / "sessions" / sid).glob(".codex-early-*"))
+    assert turn_of_or_none(repo, sid) is None, "no turn was written"
+
+
+def turn_of_or_none(repo: Path, sid: str) -> dict[str, Any] | None:
+    turns: list[dict[str, Any]] = Session(
+        repo / ".sparring" / "sessions" / sid).load()["turns"]
+    return turns[-1] if turns else None
+
+
+def test_codex_never_starts_early_on_a_command_line_sparring_did_not_build(
+        session: str, fake_codex: Any, repo: Path) -> None:
+    """The gate every codex passes (a `-c` override could have codex start a program as it
+    starts, before any prompt) is passed by the codex started early too."""
+    from sparring.store.session import resolve
+    from sparring.turn.early import Early
+
+    fake_codex.mode("ok")
+    forged = ["codex", "exec", "--json", "-c", "mcp_servers.x.command=touch", "-s",
+              "read-only", "-C", str(repo), "-"]
+    started = Early.start(resolve(session, repo), {"codex": forged, "cwd": str(repo),
+                                                   "root": str(repo), "mark": "m"})
+    assert started is None and codexes(repo) == [] and fake_codex.calls() == []

@@ -785,6 +785,7 @@ class CallLog:
             "pgid": os.getpgid(0),
             "sid": os.getsid(0),
             "started_at": now_iso(),
+            "started_unix": time.time(),
             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(tracked)},
             "stdin_isatty": os.isatty(0),
             "stdin_read": False,
@@ -832,7 +833,8 @@ class CallLog:
         import hashlib
 
         self.update(
-            stdin_read=True, stdin_bytes=len(raw), stdin_sha256=hashlib.sha256(raw).hexdigest()
+            stdin_read=True, stdin_bytes=len(raw), stdin_sha256=hashlib.sha256(raw).hexdigest(),
+            stdin_read_unix=time.time(),  # when its end came: the prompt was whole then
         )
 
 

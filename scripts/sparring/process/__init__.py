@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
@@ -81,8 +82,11 @@ def spawn_background(
     stderr: Path,
     env: Mapping[str, str] | None = None,
     die_with_parent: bool = False,
+    stdin_pipe: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new session; output to files, stdin from a file or /dev/null.
+    """Start `argv` in a new session; output to files, stdin from a file or /dev/null, or
+    (`stdin_pipe`) a pipe only this process writes to (feed): end-of-file comes when it is
+    fed, or when this process ends.
 
     `die_with_parent`: the child gets SIGTERM the moment this process dies, where the
     system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
@@ -96,7 +100,7 @@ def spawn_background(
             return subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                stdin=stdin_file,
+                stdin=subprocess.PIPE if stdin_pipe else stdin_file,
                 stdout=out,
                 stderr=err,
                 env=dict(env) if env is not None else None,
@@ -106,6 +110,35 @@ def spawn_background(
             )
     finally:
         stdin_file.close()
+
+
+def feed(proc: subprocess.Popen[bytes], data: bytes, within: float) -> bool:
+    """Write `data` to the stdin pipe of `proc` (spawn_background's `stdin_pipe`), then
+    close it: end-of-file. False, with the pipe closed, when the child exited first or read
+    nothing for `within` seconds (it is then the caller's to end)."""
+    import select
+
+    assert proc.stdin is not None
+    fd = proc.stdin.fileno()
+    os.set_blocking(fd, False)
+    view, idle_since = memoryview(data), time.monotonic()
+    try:
+        while view:
+            if not select.select([], [fd], [], 0.1)[1]:
+                if has_exited(proc) or time.monotonic() - idle_since > within:
+                    return False
+                continue
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                return False
+            idle_since = time.monotonic()
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
 
 
 def program(module: str, *args: str) -> list[str]:

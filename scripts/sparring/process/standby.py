@@ -41,12 +41,20 @@ class Standby:
         except ChildProcessError:
             return 0
 
-    def order(self, text: bytes) -> bool:
-        """Give the child its orders (then end-of-file); False when it is gone already."""
+    def tell(self, text: bytes) -> bool:
+        """Give the child part of its orders (the pipe stays open); False when it is gone."""
+        if self._orders < 0:
+            return False
         try:
             os.write(self._orders, text)
         except OSError:
             self.dismiss()
+            return False
+        return True
+
+    def order(self, text: bytes) -> bool:
+        """Give the child the rest of its orders (then end-of-file); False when it is gone."""
+        if not self.tell(text):
             return False
         self._close()
         return True
@@ -150,6 +158,23 @@ def read_orders(fd: int) -> bytes:
         parts.append(part)
     os.close(fd)
     return b"".join(parts)
+
+
+class Lines:
+    """The child's side of its orders, one line at a time: each as the parent wrote it,
+    b"" once the parent closed its end without finishing one."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self._held = fd, b""
+
+    def next(self) -> bytes:
+        while b"\n" not in self._held:
+            part = os.read(self.fd, 1 << 16) if self.fd >= 0 else b""
+            if not part:
+                return b""
+            self._held += part
+        line, _, self._held = self._held.partition(b"\n")
+        return line
 
 
 def write_output_to(path: str | os.PathLike[str]) -> None:

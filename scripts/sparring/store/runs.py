@@ -95,19 +95,25 @@ def read(session_dir: Path) -> Run | None:
         raise _corrupt(path, f"is not as sparring wrote it ({exc})") from exc
 
 
-def begin(session_dir: Path, turn: Mapping[str, Any]) -> Run:
-    """A new record for a runner about to start on `turn`, with a new mark. An earlier
-    record is replaced only if its runner is gone (lifecycle repaired its turn first)."""
-    import secrets  # hashlib and more: only a new run needs it
-
-    run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]),
-              secrets.token_hex(16), None, None, None, ())
+def begin(session_dir: Path, turn: Mapping[str, Any], mark: str | None = None) -> Run:
+    """A new record for a runner about to start on `turn`, with its mark (`mark`, the one a
+    codex started early for it carries, else a new one). An earlier record is replaced only
+    if its runner is gone (lifecycle repaired its turn first)."""
+    run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]), mark or new_mark(),
+              None, None, None, ())
     with _lock():
         before = read(session_dir)
         if before is not None and before.runner_alive():
             raise Busy(before)
         _write(session_dir, run)
     return run
+
+
+def new_mark() -> str:
+    """A new mark for a turn's processes: unguessable, so nothing outside the turn has it."""
+    import secrets  # hashlib and more: only a new run needs it
+
+    return secrets.token_hex(16)
 
 
 @contextlib.contextmanager

@@ -90,21 +90,22 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
     return Prompt(templates.render(template, variables).encode(), asked)
 
 
-def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
+def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | Callable[[], Prompt],
           schema: str | None = None, answer_file: str | None = None, *,
           go_on: GoOn) -> dict[str, Any]:
+    """Round one. `prompt` may be the call that makes it (a template to render): it is
+    made once codex's command line is known, while codex already starts (runner.warm_up)."""
     session = sessions.resolve(ref, cwd)
     with runner.prepared(lambda: session):  # the runner gets ready meanwhile
         return _start(session, options, prompt, schema, answer_file, go_on)
 
 
-def _start(session: Session, options: dict[str, Any], prompt: Prompt, schema: str | None,
-           answer_file: str | None, go_on: GoOn) -> dict[str, Any]:
+def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[], Prompt],
+           schema: str | None, answer_file: str | None, go_on: GoOn) -> dict[str, Any]:
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
-    codex.check_prompt(prompt.text)
     budget.require(session, options.get("budget_tokens"))
     file_settings = config.load(Path(data["root"]))
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
@@ -114,6 +115,9 @@ def _start(session: Session, options: dict[str, Any], prompt: Prompt, schema: st
     schema = _schema_for(data, schema)
     executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
+    runner.warm_up(argv, data)
+    prompt = given() if callable(given) else given
+    codex.check_prompt(prompt.text)
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
@@ -126,20 +130,23 @@ def _start(session: Session, options: dict[str, Any], prompt: Prompt, schema: st
     return _launch(session, turn["n"], executable)
 
 
-def resume(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | None,
-           recover: bool = False, schema: str | None = None,
-           accept_changes: bool = False, answer_file: str | None = None,
+def resume(ref: str, cwd: Path, options: dict[str, Any],
+           prompt: Prompt | Callable[[], Prompt] | None, recover: bool = False,
+           schema: str | None = None, accept_changes: bool = False,
+           answer_file: str | None = None,
            purpose: str = "round", *, go_on: GoOn, again: str | None = None
            ) -> dict[str, Any]:
-    """`again`: the command to run again once the user accepted changed files, when it is
-    not this `resume` itself (a workflow's own verb that resumed for it)."""
+    """`prompt` may be the call that makes it, as for start. `again`: the command to run
+    again once the user accepted changed files, when it is not this `resume` itself (a
+    workflow's own verb that resumed for it)."""
     session = sessions.resolve(ref, cwd)
     with runner.prepared(lambda: session):  # the runner gets ready meanwhile
         return _resume(session, options, prompt, recover, schema, accept_changes,
                        answer_file, purpose, go_on, again)
 
 
-def _resume(session: Session, options: dict[str, Any], prompt: Prompt | None, recover: bool,
+def _resume(session: Session, options: dict[str, Any],
+            given: Prompt | Callable[[], Prompt] | None, recover: bool,
             schema: str | None, accept_changes: bool, answer_file: str | None, purpose: str,
             go_on: GoOn, again: str | None) -> dict[str, Any]:
     previous, data = _resumable(session, session.load(), recover)
@@ -148,19 +155,18 @@ def _resume(session: Session, options: dict[str, Any], prompt: Prompt | None, re
     budget.require(session, options.get("budget_tokens"))  # a recovery spends tokens too
     _check_guard(session, data, accept_changes, again)
     if recover:
-        if prompt is not None:
+        if given is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
         # Through the one door too: the turn's folder sits in the project, where a widened
         # sandbox lets Codex put a link in place of the prompt it was sent.
-        prompt = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
-                                   Path(data["root"]), "the interrupted round's prompt",
-                                   4 * codex.MAX_PROMPT_CHARS).data,
-                        previous.get("template"))
+        given = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
+                                  Path(data["root"]), "the interrupted round's prompt",
+                                  4 * codex.MAX_PROMPT_CHARS).data,
+                       previous.get("template"))
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
-    assert prompt is not None
-    codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
+    assert given is not None
     settings, chosen = _resume_settings(data, previous, options)
     start_window()
     process.mechanism()
@@ -168,6 +174,9 @@ def _resume(session: Session, options: dict[str, Any], prompt: Prompt | None, re
     executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
                             schema=schema)
+    runner.warm_up(argv, data)
+    prompt = given() if callable(given) else given
+    codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",

@@ -11,6 +11,7 @@ truth from what is on disk.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import time
@@ -28,6 +29,7 @@ from sparring.store import runs
 from sparring.store.session import Session, find_turn
 from sparring.turn import lifecycle, watchdog
 from sparring.turn import record as turns
+from sparring.turn.early import Early
 from sparring.turn.keeper import Keeper
 
 if TYPE_CHECKING:
@@ -37,8 +39,10 @@ POLL_INTERVAL = 0.1
 # The runner records the turn's processes it sees every this many polls (half a second).
 _RECORD_EVERY = 5
 _terminated = False
-# The runner prepared() forked for the turn being prepared, until launch() gives it the turn.
+# The runner prepared() forked for the turn being prepared, until launch() gives it the turn,
+# and the mark of the codex warm_up() had it start (runs.begin records it).
 _standby: standby.Standby | None = None
+_early_mark: str | None = None
 
 
 @contextlib.contextmanager
@@ -47,7 +51,7 @@ def prepared(find: Callable[[], Session]) -> Iterator[None]:
     turn's runner forked already and waiting (process/standby.py), where that is as safe as
     a new interpreter; launch() gives it the turn. Left unused (no turn started), it is
     ended with the block. Within another such block, the runner forked there serves."""
-    global _standby
+    global _standby, _early_mark
     if _standby is not None:
         yield
         return
@@ -55,37 +59,67 @@ def prepared(find: Callable[[], Session]) -> Iterator[None]:
     try:
         yield
     finally:
-        waiting, _standby = _standby, None
+        waiting, _standby, _early_mark = _standby, None, None
         if waiting is not None:
             waiting.dismiss()
 
 
+def warm_up(argv: list[str], data: dict[str, Any]) -> None:
+    """The forked runner starts codex now, with the command line the turn will have
+    (turn/early.py): it reaches its prompt while the verb renders it and writes the turn."""
+    global _early_mark
+    if _standby is None or _early_mark is not None:
+        return
+    mark = runs.new_mark()
+    message = {"codex": argv, "cwd": data["cwd"], "root": data["root"], "mark": mark}
+    if _standby.tell(json.dumps(message).encode() + b"\n"):
+        _early_mark = mark
+
+
 def _stand_by(find: Callable[[], Session], orders: int) -> int:
-    """The forked runner: while the verb prepares the turn, it loads what only it needs and
-    starts git's part of the guard's snapshot; then it runs the turn the verb names, as a
-    runner started anew would (main)."""
-    from sparring.turn import guard as turnguard
+    """The forked runner: while the verb prepares the turn, it starts codex once told its
+    command line, then loads what only it needs and starts git's part of the guard's
+    snapshot; then it runs the turn the verb names, as a runner started anew would (main)."""
+    import subprocess  # noqa: F401 - loaded now, not when codex is to start
 
     process.adopt_orphans()
+    session = None
     # A session not found: the verb finds it wrong too, and says so; no orders will come.
     with contextlib.suppress(Exception):
-        turnguard.start_early(find())
-    text = standby.read_orders(orders).decode()
-    if not text:
+        session = find()
+    lines = standby.Lines(orders)
+    message, early = _message(lines), None
+    if "codex" in message and session is not None:
+        early = Early.start(session, message)
+    from sparring.turn import guard as turnguard
+
+    if session is not None:
+        turnguard.start_early(session)
+    if "codex" in message:
+        message = _message(lines)
+    if "turn" not in message:  # the turn did not start
+        if early is not None:
+            early.discard()
         turnguard.finish_early()
-        return 0  # the turn did not start
-    folder, n = text.split("\n")[:2]
-    session = Session(Path(folder))  # the session the verb found
-    standby.write_output_to(session.turn_file(int(n), turns.RUNNER_LOG))
+        return 0
+    session = Session(Path(message["session"]))  # the session the verb found
+    n = int(message["turn"])
+    standby.write_output_to(session.turn_file(n, turns.RUNNER_LOG))
     os.chdir(session.dir)  # where a runner started anew works
-    return main([folder, n])
+    return main([str(session.dir), str(n)], early)
+
+
+def _message(lines: standby.Lines) -> dict[str, Any]:
+    """The verb's next message ({} once it closed its end without one)."""
+    line = lines.next()
+    return dict(json.loads(line)) if line else {}
 
 
 def launch(session: Session, n: int) -> process.Identity:
     """Start the runner for turn `n` in its own session; output goes to the turn's log.
     Its record (store/runs.py) is written first, and names it before this returns."""
     try:
-        runs.begin(session.dir, find_turn(session.load(), n))
+        runs.begin(session.dir, find_turn(session.load(), n), _early_mark)
     except runs.Busy as busy:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
@@ -102,7 +136,8 @@ def _hand_over(session: Session, n: int) -> process.Identity | None:
     none (or it is gone)."""
     global _standby
     waiting, _standby = _standby, None
-    if waiting is None or not waiting.order(f"{session.dir}\n{n}\n".encode()):
+    message = {"session": str(session.dir), "turn": n}
+    if waiting is None or not waiting.order(json.dumps(message).encode() + b"\n"):
         return None
     return process.identity_of(waiting.pid)
 
@@ -117,7 +152,9 @@ def _spawn(session: Session, n: int) -> process.Identity:
     return process.identity_of(child.pid)
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], early: Early | None = None) -> int:
+    """Run turn argv[1] of the session in folder argv[0] (and the re-asks it queues);
+    `early`: its codex, started already and waiting for its prompt."""
     session, n = Session(Path(argv[0])), int(argv[1])
     signal.signal(signal.SIGTERM, _on_term)
     process.adopt_orphans()  # what detaches from codex is adopted here (Linux), and ended
@@ -128,7 +165,7 @@ def main(argv: list[str]) -> int:
         return 1
     keeper = Keeper(session, me, run.mark, session.turn_file(n, watchdog.LOG))
     try:
-        run_turn(session, n, keeper)
+        run_turn(session, n, keeper, early)
     except Exception:
         import traceback
 
@@ -152,26 +189,34 @@ def _on_term(signum: int, frame: FrameType | None) -> None:
     _terminated = True
 
 
-def run_turn(session: Session, n: int, keeper: Keeper) -> None:
-    next_turn: int | None = n
+def run_turn(session: Session, n: int, keeper: Keeper, early: Early | None = None) -> None:
+    next_turn: int | None = _run_one(session, n, keeper, early)
     while next_turn is not None:
         next_turn = _run_one(session, next_turn, keeper)
 
 
-def _run_one(session: Session, n: int, keeper: Keeper) -> int | None:
-    """Run turn `n` to its end; returns the re-ask turn it queued, if any."""
+def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = None
+             ) -> int | None:
+    """Run turn `n` to its end; returns the re-ask turn it queued, if any. `early`: its
+    codex, started already, waiting for its prompt (turn/early.py)."""
     # Here, not at the top: `start` imports this module for launch() alone, and the guard is
     # the largest part of it that only the runner's own process needs.
     from sparring.turn import guard as turnguard
 
+    if early is not None:
+        early.adopt(session, n)  # its output where the turn's is: before the snapshot
     watch = turnguard.snapshot(session, n)
     keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
-    proc = _spawn_codex(session, n, keeper)
+    proc = _spawn_codex(session, n, keeper, early)
     if proc is None:
         turnguard.release(watch)
         return None
     turn = find_turn(session.load(), n)
-    end_reason = _watch(session, turn, proc, keeper)
+    end_reason = None
+    if early is not None and proc is early.proc and not _fed(session, turn, proc):
+        end_reason = "stalled"  # it never read its prompt: ended, never half-fed
+    else:
+        end_reason = _watch(session, turn, proc, keeper)
     # Codex, and whatever it started (detached, respawning or not): nothing of the turn
     # outlives it, and nothing writes to the tree after the guard's check below.
     keeper.end(proc)
@@ -243,7 +288,29 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
     queued.append(turn["n"])
 
 
-def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | None:
+def _fed(session: Session, turn: TurnRecord, proc: Popen[bytes]) -> bool:
+    """Codex started early gets its prompt now, the guard's snapshot taken; False when it
+    read none of it for as long as the turn may stall (it is then ended, here)."""
+    with open(session.turn_file(turn["n"], turns.PROMPT), "rb") as prompt:
+        text = prompt.read()
+    if process.feed(proc, text, float(turn["settings"]["stall_after"])) or \
+            process.has_exited(proc):
+        return True
+    process.end(process.tree.Scope(groups=(proc.pid,)))
+    return False
+
+
+def _spawn_codex(session: Session, n: int, keeper: Keeper, early: Early | None = None
+                 ) -> Popen[bytes] | None:
+    """Codex for turn `n`: `early`, started already for it, else started now."""
+    proc = _start_codex(session, n, keeper, early)
+    if early is not None and proc is not early.proc:
+        early.discard()  # the turn did not take it (stopped, refused, not this command)
+    return proc
+
+
+def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
+                 ) -> Popen[bytes] | None:
     # Checked and recorded under the lock, so a concurrent `stop` either sees
     # codex's identity and kills it, or leaves the flag that stops us here.
     with session.update() as data:
@@ -262,14 +329,8 @@ def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | Non
             keeper.ended(turn)
             return None
         try:
-            proc = process.spawn_background(
-                turn["argv"], cwd=Path(data["cwd"]),
-                stdin=session.turn_file(n, turns.PROMPT),
-                stdout=session.turn_file(n, turns.EVENTS),
-                stderr=session.turn_file(n, turns.STDERR),
-                env=process.tree.marked(os.environ, keeper.mark),
-                die_with_parent=True,  # codex never runs on without a runner enforcing limits
-            )
+            proc = early.proc if early is not None and early.argv == turn["argv"] else \
+                _new_codex(session, turn, Path(data["cwd"]), keeper.mark)
         except OSError as exc:
             states.move(turn, states.FAILED, ended_at=time.time(),
                         error=turns.spawn_error(turn["argv"][0], exc))
@@ -279,6 +340,17 @@ def _spawn_codex(session: Session, n: int, keeper: Keeper) -> Popen[bytes] | Non
         states.move(turn, states.RUNNING, started_at=time.time(), codex=codex.to_dict())
         keeper.note(codex=codex.to_dict())
         return proc
+
+
+def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Popen[bytes]:
+    return process.spawn_background(
+        turn["argv"], cwd=cwd,
+        stdin=session.turn_file(turn["n"], turns.PROMPT),
+        stdout=session.turn_file(turn["n"], turns.EVENTS),
+        stderr=session.turn_file(turn["n"], turns.STDERR),
+        env=process.tree.marked(os.environ, mark),
+        die_with_parent=True,  # codex never runs on without a runner enforcing limits
+    )
 
 
 def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],

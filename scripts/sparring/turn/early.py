@@ -1,0 +1,85 @@
+"""Codex started early: by the turn's runner forked from `start` (runner.prepared), as soon
+as `start` knows codex's command line, before the prompt is rendered and the turn written.
+
+Codex takes about a tenth of a second to reach its prompt, and reads it from stdin to its
+end before it does anything else (it sends nothing, runs nothing, and exits when stdin ends
+empty). So it starts on a pipe only the runner writes to, while `start` renders the prompt
+and writes the turn; the runner takes the guard's snapshot, and only then feeds it the
+prompt (runner._spawn_codex). Its output goes to files in the session's folder, moved into
+the turn's folder, under the names every turn's codex writes, once the turn exists: before
+the snapshot, which sees them where it expects them.
+
+Started under the same rules as any codex of a turn: only a command line sparring built,
+under what the user allows now (codex/sandbox.py's gate, read again before it is given its
+prompt), carrying the turn's mark, and dying with its runner (where the system can tie
+them; elsewhere its stdin ends with the runner, and so does it). A turn that does not start
+ends it (discard) before its prompt was ever written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sparring import process
+from sparring.codex import sandbox
+from sparring.store.session import Session
+from sparring.turn import record as turns
+
+if TYPE_CHECKING:
+    from subprocess import Popen
+
+
+class Early:
+    """A codex started before its turn was written, still waiting for its prompt."""
+
+    def __init__(self, proc: Popen[bytes], argv: list[str], mark: str, out: Path,
+                 err: Path) -> None:
+        self.proc, self.argv, self.mark, self.out, self.err = proc, argv, mark, out, err
+
+    @classmethod
+    def start(cls, session: Session, message: dict[str, Any]) -> Early | None:
+        """Codex for the command line in `message` ({"codex": argv, "cwd", "root", "mark"}),
+        when the user's sandbox allows it now and sparring built it (codex/sandbox.py's gate,
+        as for every codex: a `-c` override could have codex start a program at its own
+        start); None when not, or when codex cannot start (the turn then starts codex
+        itself, and records why not)."""
+        argv, cwd, mark = [str(word) for word in message["codex"]], Path(message["cwd"]), \
+            str(message["mark"])
+        if sandbox.gate(argv, Path(message["root"]), cwd) is not None:
+            return None
+        stem = session.dir / f".codex-early-{os.getpid()}"
+        out, err = stem.with_suffix(".events"), stem.with_suffix(".stderr")
+        try:
+            proc = process.spawn_background(
+                argv, cwd=cwd, stdin=None, stdin_pipe=True, stdout=out, stderr=err,
+                env=process.tree.marked(os.environ, mark),
+                die_with_parent=True)
+        except OSError:
+            _remove(out, err)
+            return None
+        return cls(proc, argv, mark, out, err)
+
+    def adopt(self, session: Session, n: int) -> None:
+        """Its output files become turn `n`'s, where every turn's codex writes them."""
+        os.replace(self.out, session.turn_file(n, turns.EVENTS))
+        os.replace(self.err, session.turn_file(n, turns.STDERR))
+        self.out, self.err = session.turn_file(n, turns.EVENTS), session.turn_file(n, turns.STDERR)
+
+    def discard(self) -> None:
+        """No turn for it: end it, and all it started, before its prompt was ever written."""
+        process.end(process.tree.Scope(mark=self.mark, groups=(self.proc.pid,)))
+        self.proc.wait()
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        if self.out.name.startswith(".codex-early-"):
+            _remove(self.out, self.err)
+
+
+def _remove(*paths: Path) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.unlink()
