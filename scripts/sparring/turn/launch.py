@@ -106,6 +106,8 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
+    if not callable(given):
+        codex.check_prompt(given.text)
     budget.require(session, options.get("budget_tokens"))
     file_settings = config.load(Path(data["root"]))
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
@@ -116,8 +118,7 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
     executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
     runner.warm_up(argv, data)
-    prompt = given() if callable(given) else given
-    codex.check_prompt(prompt.text)
+    prompt = _made(given, "the prompt")
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
@@ -167,6 +168,9 @@ def _resume(session: Session, options: dict[str, Any],
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
     assert given is not None
+    what = "the interrupted round's prompt" if recover else "the prompt"
+    if not callable(given):
+        codex.check_prompt(given.text, what)
     settings, chosen = _resume_settings(data, previous, options)
     start_window()
     process.mechanism()
@@ -175,8 +179,7 @@ def _resume(session: Session, options: dict[str, Any],
     argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
                             schema=schema)
     runner.warm_up(argv, data)
-    prompt = given() if callable(given) else given
-    codex.check_prompt(prompt.text, "the interrupted round's prompt" if recover else "the prompt")
+    prompt = _made(given, what)
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",
@@ -191,6 +194,15 @@ def _resume(session: Session, options: dict[str, Any],
         )
         turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"], executable)
+
+
+def _made(given: Prompt | Callable[[], Prompt], what: str) -> Prompt:
+    """The prompt: as given (checked already), or made now, while codex starts, and checked."""
+    if not callable(given):
+        return given
+    prompt = given()
+    codex.check_prompt(prompt.text, what)
+    return prompt
 
 
 def _purpose(previous: TurnRecord, recover: bool, given: str) -> str:

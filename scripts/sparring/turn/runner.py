@@ -204,7 +204,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
     from sparring.turn import guard as turnguard
 
     if early is not None:
-        early.adopt(session, n)  # its output where the turn's is: before the snapshot
+        early = _adopted(early, session, n)
     watch = turnguard.snapshot(session, n)
     keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
     proc = _spawn_codex(session, n, keeper, early)
@@ -286,6 +286,20 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
     turn["runner"] = ended["runner"]  # this same runner carries on with it
     turn["sandbox"] = ended.get("sandbox")  # the same round, the same sandbox (and why)
     queued.append(turn["n"])
+
+
+def _adopted(early: Early, session: Session, n: int) -> Early | None:
+    """`early`, its output moved to where the turn's is (before the snapshot, which expects
+    it there); None, and it ended, when it cannot be (the turn then starts a codex anew)."""
+    try:
+        early.adopt(session, n)
+    except OSError:
+        import traceback
+
+        traceback.print_exc()
+        early.discard()
+        return None
+    return early
 
 
 def _fed(session: Session, turn: TurnRecord, proc: Popen[bytes]) -> bool:
