@@ -1,12 +1,14 @@
 """A child forked to wait for its orders: the turn's runner, made ready while `start` is
-still preparing the turn, so that nothing but the turn's own record stands between the two.
+still preparing the turn (turn/runner.py's prepared), and the runner's watchdog, forked from
+the runner before codex gets its prompt (turn/watchdog.py).
 
-Forking saves the runner a whole interpreter's start and its imports (tens of milliseconds
-before codex may start). It is done only where it is as safe as starting a new interpreter:
-this process runs isolated (`python -I`, as the skills' launcher runs it), so no folder of
-the project is on sys.path for what the child imports later, and it runs one thread alone
-(a fork copies only the thread that forks, with whatever locks the others held). Elsewhere
-`fork` returns None, and the caller starts a new interpreter as before.
+Forking saves each a whole interpreter's start and its imports (tens of milliseconds before
+codex may start, or taken from codex's own start). It is done only where it is as safe as
+starting a new interpreter: this process runs isolated (`python -I`, as the skills'
+launcher runs it), so no folder of the project is on sys.path for what the child imports
+later, and it runs one thread alone (a fork copies only the thread that forks, with
+whatever locks the others held). Elsewhere `fork` returns None, and the caller starts a new
+interpreter as before.
 
 The child gets a session of its own, /dev/null for its standard streams and no other
 descriptor of this process but the read end of its orders: it never holds the pipe a
