@@ -145,9 +145,11 @@ def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
                  "CLAUDE_ROUND": _unseen(state, data), "CLAUDE_AGREED": claude_round.agrees,
                  "WORD_LIMIT": WORD_LIMIT,
                  "PROTOCOL": debate.read_file(directory / debate.PROTOCOL, project)}
-    prompt = launch.Prompt(
-        templates.render("arch-debate/codex-round", variables).encode(),
-        {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
+    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.start/resume)
+        return launch.Prompt(
+            templates.render("arch-debate/codex-round", variables).encode(),
+            {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
+
     # Round one opens the thread; if it never did (codex died at start), open it now.
     if not data.get("thread_id"):
         result = launch.start(str(session.dir), cwd, options, prompt, schema="none",

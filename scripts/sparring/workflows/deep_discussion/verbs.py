@@ -84,9 +84,11 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
     if data["discussion"]["model"] != "NONE":
         variables = {**given, "EFFORT": data["discussion"]["effort"],
                      "MAX_ROUNDS": data["discussion"]["max_rounds"]}
-        prompt = launch.Prompt(
-            templates.render("deep-discussion/first", variables).encode(),
-            {"name": "deep-discussion/first", "question": given["TOPIC"]})
+        def prompt() -> launch.Prompt:  # rendered while codex starts (launch.start)
+            return launch.Prompt(
+                templates.render("deep-discussion/first", variables).encode(),
+                {"name": "deep-discussion/first", "question": given["TOPIC"]})
+
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
         started = launch.start(str(session.dir), cwd, _effort(data, options), prompt,
@@ -135,8 +137,10 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
-    prompt = launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
-                           {"name": "deep-discussion/round", "question": settings["topic"]})
+    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
+        return launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
+                             {"name": "deep-discussion/round", "question": settings["topic"]})
+
     resumed = launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
                             schema="none", accept_changes=accept_changes, go_on=go_on,
                             again=go_on(session, data))
@@ -200,9 +204,11 @@ def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
             f"--file {shell_word(report)}`")}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
-    prompt = launch.Prompt(templates.render("deep-discussion/synthesis", {
-        "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
-        {"name": "deep-discussion/synthesis", "question": settings["topic"]})
+    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
+        return launch.Prompt(templates.render("deep-discussion/synthesis", {
+            "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
+            {"name": "deep-discussion/synthesis", "question": settings["topic"]})
+
     return launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
                          schema="none", purpose="synthesis", go_on=go_on,
                          again=go_on(session, data))

@@ -83,7 +83,9 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
     still stands and `next` is the resume command, with the reason; when the token budget
     is spent, `next` is the report."""
     try:
-        prompt = launch.prompt_from(None, template, vars_file=Path(step["vars_file"]))
+        def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
+            return launch.prompt_from(None, template, vars_file=Path(step["vars_file"]))
+
         started = launch.resume(session.id, cwd, {}, prompt, False, None, False, go_on=go_on)
     except SparringError as error:
         if error.code == "budget_exhausted":
