@@ -7,9 +7,10 @@ Responses mock (tests/support/responses_mock.py, which notes when each request a
 Timed from the moment the command is started to the moment the mock receives Codex's first
 request: `sparring start SESSION` as the skills' launcher runs it (`venv/bin/python -I -c
 ENTRY`, ENTRY installer/layout.py's, in a runtime install.py makes in a temporary folder: a
-non-editable install), in two forms: `--prompt-file FILE` (a deep-discussion session), and
+non-editable install), in three forms: `--prompt-file FILE` (a deep-discussion session), and
 `--template think-about/round1 --vars-file FILE`, as think-about's SKILL.md starts round
-one; a new session each round. Against each, the very command line sparring gave codex in
+one; and `resume SESSION --prompt-file FILE`, round two on the thread round one opened; a
+new session each round. Against each, the very command line sparring gave codex in
 that form's warm-up turn, run directly with the same prompt on stdin. Medians over N rounds
 measured in one run, interleaved; goal <= 1.5x. Each round's turn is run to its end before
 the next starts.
@@ -74,6 +75,7 @@ FORMS = {
     "--prompt-file": ("deep-discussion", ["--prompt-file", "{inbox}/prompt.md"]),
     "--template": ("think-about", ["--template", "think-about/round1",
                                    "--vars-file", "{inbox}/round1.yaml"]),
+    "resume": ("deep-discussion", ["--prompt-file", "{inbox}/prompt.md"]),
 }
 ROUND1 = ("QUESTION: |\n  Redis or SQLite for sessions? Answer in one line.\n"
           "PROJECT_CONTEXT: |\n  A small web service.\nRELEVANT_FILES: |\n  app.py\n"
@@ -105,9 +107,15 @@ def main() -> int:
             """(seconds to the first request, the command line sparring ran codex with)."""
             skill, words = FORMS[form]
             sid = run("init", "--skill", skill)["session"]
+            verb = "start"
+            if form == "resume":  # round two, on the thread round one opened
+                (inbox / "prompt.md").write_text(text)
+                run("start", sid, "--prompt-file", str(inbox / "prompt.md"))
+                assert run("wait", sid, "--timeout", "60")["status"] == "completed"
+                verb = "resume"
             (inbox / "prompt.md").write_text(text)
             (inbox / "round1.yaml").write_text(ROUND1)
-            argv = [*run.argv, "start", sid, *(w.format(inbox=inbox) for w in words)]
+            argv = [*run.argv, verb, sid, *(w.format(inbox=inbox) for w in words)]
             seen, began = len(mock.arrivals), time.perf_counter()
             started = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE)
             took = first_request(mock, began, seen)
@@ -116,7 +124,7 @@ def main() -> int:
             done = run("wait", sid, "--timeout", "60")
             assert done["status"] not in ("running", "starting"), done
             session = repo / ".sparring" / "sessions" / sid / "session.json"
-            return took, json.loads(session.read_text())["turns"][0]["argv"]
+            return took, json.loads(session.read_text())["turns"][-1]["argv"]
 
         # Warm-ups: each gives the command line sparring runs codex with in that form
         # (think-about's carries --output-schema, a file of its session, kept).
@@ -143,9 +151,10 @@ def main() -> int:
     result = []
     for form, (skill, _) in FORMS.items():
         ratio = found[(form, "sparring start")] / found[(form, "codex exec")]
-        print(f"start {form} ({skill}):")
-        print(f"  codex exec -> first request:      {ms(found[(form, 'codex exec')])}")
-        print(f"  sparring start -> first request:  {ms(found[(form, 'sparring start')])}  "
+        print(f"{'resume --prompt-file' if form == 'resume' else 'start ' + form} ({skill}):")
+        print(f"  codex exec -> first request:     {ms(found[(form, 'codex exec')])}")
+        verb = "resume" if form == "resume" else "start "
+        print(f"  sparring {verb} -> first request: {ms(found[(form, 'sparring start')])}  "
               f"{ratio:.2f}x (goal <= {GOAL_RATIO}x)")
         name = form.strip("-").replace("-", "_")
         result.append(f"{name}_codex_ms={found[(form, 'codex exec')] * 1000:.1f} "
