@@ -69,3 +69,39 @@ def test_a_processs_identity_is_the_one_psutil_reads(tmp_path: Path) -> None:
         child.wait()
     with pytest.raises(psutil.NoSuchProcess):
         process.identity_of(child.pid)  # gone: psutil says so, as before
+
+
+def test_alive_and_exited_are_read_as_psutil_reads_them(tmp_path: Path) -> None:
+    """is_alive (from /proc on Linux) and has_exited (waitid) answer as psutil would: a
+    running child is alive and has not exited; once it exited and is not yet reaped (a
+    zombie) it has exited and is not alive, and its pid stays ours; an identity with another
+    start time is not the same process; a reaped child has exited."""
+    child = process.spawn_background([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                                     cwd=tmp_path, stdin=None, stdin_pipe=True,
+                                     stdout=tmp_path / "out", stderr=tmp_path / "err")
+    found = process.identity_of(child.pid)
+    assert process.is_alive(found) and not process.has_exited(child)
+    assert not process.is_alive(process.Identity(found.pid, found.started - 100))
+    assert process.feed(child, b"all of it", within=10)
+    deadline = time.monotonic() + 30
+    while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert process.has_exited(child) and not process.is_alive(found)
+    assert process.has_exited(child), "asking again does not reap it"
+    assert child.wait() == 0
+    assert process.has_exited(child) and not process.is_alive(found)
+
+
+def test_feeding_a_child_that_reads_nothing_gives_up_and_closes(tmp_path: Path) -> None:
+    """More than a pipe holds, to a child that never reads: feed stops after `within`
+    seconds without progress, and says so; the pipe is closed."""
+    child = process.spawn_background([sys.executable, "-c", "import time; time.sleep(60)"],
+                                     cwd=tmp_path, stdin=None, stdin_pipe=True,
+                                     stdout=tmp_path / "out", stderr=tmp_path / "err")
+    try:
+        assert not process.feed(child, b"x" * (1 << 20), within=0.5)
+        assert child.stdin is not None and child.stdin.closed
+    finally:
+        child.kill()
+        child.wait()

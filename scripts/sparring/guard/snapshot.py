@@ -117,8 +117,8 @@ def start_early_snapshot(root: Path) -> None:
     """Start git's part of the snapshot of `root` now, before the snapshot is taken: the
     turn's runner does, while `start` still writes the turn (git then works meanwhile). Git
     lists the tree a few milliseconds sooner than the snapshot hashes it, and still before
-    codex starts: a change in between is one more change the check reports, never one it
-    misses. Nothing is started for a root without git, or where git cannot start (take()
+    codex has its prompt: a change in between is one more change the check reports, never
+    one it misses. Nothing is started for a root without git, or where git cannot start (take()
     then reports it)."""
     root = root.resolve()
     if not (root / ".git").exists():
@@ -131,7 +131,8 @@ def finish_early_snapshot() -> None:
     """Started early but not needed after all (the turn did not start): let each git end,
     never leave one behind."""
     while _EARLY:
-        for waits in _EARLY.popitem()[1][2:]:
+        early = _EARLY.popitem()[1]
+        for waits in (early.filters, early.status, early.listing):
             with contextlib.suppress(SparringError):
                 waits()
 

@@ -321,12 +321,12 @@ def is_alive(identity: Identity | None) -> bool:
     """Whether the recorded process still runs and is the same one (zombies count as gone);
     on Linux read from /proc, as psutil would, without loading it."""
     if identity is not None and sys.platform.startswith("linux"):
-        if not os.path.exists(f"/proc/{identity.pid}"):
-            return False
         found = _from_proc(identity.pid)
         if found is not None:
             return found[0] != b"Z" and abs(found[1] - identity.started) <= \
                 _START_TIME_TOLERANCE
+        if os.path.isdir("/proc/self") and not os.path.exists(f"/proc/{identity.pid}"):
+            return False  # /proc is there, and this process is not
     return find_live(identity) is not None
 
 
