@@ -86,10 +86,9 @@ def test_start_returns_at_once_and_nothing_holds_its_output(
     """Claude Code's Bash waits for the end of the call's output: the runner that goes on
     after `start` returned (forked from it) must not hold that pipe, nor stdin."""
     fake_codex.mode("hang")
-    began = time.monotonic()
+    # With its output held, this call would never return (subprocess.run reads to its end).
     done = launcher(repo, "start", session, "--prompt-file", str(prompt), timeout=30)
     assert out_of(done)["ok"], done.stdout
-    assert time.monotonic() - began < 20
     turn = turn_of(repo, session)
     runner = turn["runner"]["pid"]
     assert alive(runner) and turn["status"] == "running"
