@@ -105,3 +105,15 @@ def test_feeding_a_child_that_reads_nothing_gives_up_and_closes(tmp_path: Path) 
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_childs_output_file_is_never_opened_through_a_link(tmp_path: Path) -> None:
+    """A link planted where a turn's process writes its output (the session's folder is in
+    Codex's reach) is refused, never written through."""
+    target = tmp_path / "elsewhere"
+    target.write_text("untouched\n")
+    (tmp_path / "out").symlink_to(target)
+    with pytest.raises(OSError):
+        process.spawn_background([sys.executable, "-c", "print('x')"], cwd=tmp_path,
+                                 stdin=None, stdout=tmp_path / "out", stderr=tmp_path / "err")
+    assert target.read_text() == "untouched\n"

@@ -287,3 +287,16 @@ def test_codex_never_starts_early_on_a_command_line_sparring_did_not_build(
     started = Early.start(resolve(session, repo), {"codex": forged, "cwd": str(repo),
                                                    "root": str(repo), "mark": "m"})
     assert started is None and codexes(repo) == [] and fake_codex.calls() == []
+
+
+def test_the_folder_of_a_codex_started_early_is_not_a_change_to_sparrings_records(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    """Another start of the same session makes (and removes) a codex's early folder while a
+    turn runs: the turn's guard does not take it for Codex changing sparring's records."""
+    fake_codex.mode("slow", delay="1")
+    assert sparring("start", session, input=b"q").exit_code == 0
+    early = repo / ".sparring" / "sessions" / session / ".codex-early-abc123"
+    early.mkdir()
+    (early / "events.jsonl").write_text("")
+    waited = sparring("wait", session, "--timeout", "30").out
+    assert waited["status"] == "completed" and waited["guard"] == {"clean": True}, waited

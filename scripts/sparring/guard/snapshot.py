@@ -148,8 +148,12 @@ def _listing_of(root: Path, gitdir: Path) -> _Listing:
     """The listing start_early_snapshot() began for `root` when it is of this git folder, else one
     started now."""
     early = _EARLY.pop(root, None)
-    return early if early is not None and early.gitdir == gitdir else _start_listing(root,
-                                                                                     gitdir)
+    if early is not None and early.gitdir == gitdir:
+        return early
+    if early is not None:  # of another git folder: let it end, never leave it behind
+        _EARLY[root] = early
+        finish_early_snapshot()
+    return _start_listing(root, gitdir)
 
 
 def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns: int,

@@ -157,8 +157,10 @@ def _tie(die_with_parent: bool) -> Callable[[], None] | None:
 
 
 def _append_private(path: Path) -> BinaryIO:
-    """A child's output file, readable by the user alone (it may hold what the child saw)."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab")
+    """A child's output file, readable by the user alone (it may hold what the child saw);
+    never a link (one planted there is refused: OSError)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
+                             0o600), "ab")
 
 
 def mechanism() -> tuple[str, str]:

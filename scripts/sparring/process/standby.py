@@ -7,8 +7,8 @@ codex may start, or taken from codex's own start). It is done only where it is a
 starting a new interpreter: this process runs isolated (`python -I`, as the skills'
 launcher runs it), so no folder of the project is on sys.path for what the child imports
 later, and it runs one thread alone (a fork copies only the thread that forks, with
-whatever locks the others held). Elsewhere `fork` returns None, and the caller starts a new
-interpreter as before.
+whatever locks the others held); and on Linux (see may_fork). Elsewhere `fork` returns
+None, and the caller starts a new interpreter as before.
 
 The child gets a session of its own, /dev/null for its standard streams and no other
 descriptor of this process but the read end of its orders: it never holds the pipe a
@@ -88,9 +88,12 @@ def _reaped(pid: int) -> bool:
 
 
 def may_fork() -> bool:
-    """Whether a child forked here is as safe as a new isolated interpreter (see above)."""
+    """Whether a child forked here is as safe as a new isolated interpreter (see above).
+    Linux only: on macOS a fork without exec is unsafe once system frameworks are loaded
+    (psutil loads some), and Python's own multiprocessing stopped forking there."""
     threading = sys.modules.get("threading")
-    return (hasattr(os, "fork") and bool(sys.flags.isolated)
+    return (sys.platform.startswith("linux") and hasattr(os, "fork")
+            and bool(sys.flags.isolated)
             and (threading is None or threading.active_count() == 1))
 
 
@@ -181,11 +184,12 @@ class Lines:
 
 def write_output_to(path: str | os.PathLike[str]) -> None:
     """From now on standard output and error go to the file at `path` (appended to, and
-    readable by the user alone, as the output files of process.spawn_background)."""
+    readable by the user alone, never through a link, as the output files of
+    process.spawn_background)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)

@@ -5,9 +5,10 @@ Codex takes about a tenth of a second to reach its prompt, and reads it from std
 end before it does anything else (it sends nothing, runs nothing, and exits when stdin ends
 empty). So it starts on a pipe only the runner writes to, while `start` renders the prompt
 and writes the turn; the runner takes the guard's snapshot, and only then feeds it the
-prompt (runner._spawn_codex). Its output goes to files in the session's folder, moved into
-the turn's folder, under the names every turn's codex writes, once the turn exists: before
-the snapshot, which sees them where it expects them.
+prompt (runner._spawn_codex). Its output goes to files in a folder of its own in the
+session's (made with a name nobody can guess, its files opened without following a link),
+moved into the turn's folder, under the names every turn's codex writes, once the turn
+exists: before the snapshot, which sees them where it expects them.
 
 Started under the same rules as any codex of a turn: only a command line sparring built,
 under what the user allows now (codex/sandbox.py's gate, read again before it is given its
@@ -33,11 +34,12 @@ if TYPE_CHECKING:
 
 
 class Early:
-    """A codex started before its turn was written, still waiting for its prompt."""
+    """A codex started before its turn was written, still waiting for its prompt. `settled`
+    once a turn took it or it was discarded."""
 
-    def __init__(self, proc: Popen[bytes], argv: list[str], mark: str, out: Path,
-                 err: Path) -> None:
-        self.proc, self.argv, self.mark, self.out, self.err = proc, argv, mark, out, err
+    def __init__(self, proc: Popen[bytes], argv: list[str], mark: str, folder: Path) -> None:
+        self.proc, self.argv, self.mark, self.folder = proc, argv, mark, folder
+        self.settled = False
 
     @classmethod
     def start(cls, session: Session, message: dict[str, Any]) -> Early | None:
@@ -50,36 +52,50 @@ class Early:
             str(message["mark"])
         if sandbox.gate(argv, Path(message["root"]), cwd) is not None:
             return None
-        stem = session.dir / f".codex-early-{os.getpid()}"
-        out, err = stem.with_suffix(".events"), stem.with_suffix(".stderr")
+        import tempfile
+
+        # A folder of its own, made now under a name nobody can guess (Codex of another
+        # session may write to this one): no link can be waiting where codex's output goes.
+        try:
+            folder = Path(tempfile.mkdtemp(prefix=turns.EARLY_PREFIX, dir=session.dir))
+        except OSError:
+            return None
         try:
             proc = process.spawn_background(
-                argv, cwd=cwd, stdin=None, stdin_pipe=True, stdout=out, stderr=err,
-                env=process.tree.marked(os.environ, mark),
+                argv, cwd=cwd, stdin=None, stdin_pipe=True, stdout=folder / turns.EVENTS,
+                stderr=folder / turns.STDERR, env=process.tree.marked(os.environ, mark),
                 die_with_parent=True)
         except OSError:
-            _remove(out, err)
+            _remove(folder)
             return None
-        return cls(proc, argv, mark, out, err)
+        return cls(proc, argv, mark, folder)
 
     def adopt(self, session: Session, n: int) -> None:
         """Its output files become turn `n`'s, where every turn's codex writes them."""
-        os.replace(self.out, session.turn_file(n, turns.EVENTS))
-        os.replace(self.err, session.turn_file(n, turns.STDERR))
-        self.out, self.err = session.turn_file(n, turns.EVENTS), session.turn_file(n, turns.STDERR)
+        for name in (turns.EVENTS, turns.STDERR):
+            os.replace(self.folder / name, session.turn_file(n, name))
+        _remove(self.folder)
+
+    def take(self) -> Popen[bytes]:
+        """The turn runs this codex."""
+        self.settled = True
+        return self.proc
 
     def discard(self) -> None:
         """No turn for it: end it, and all it started, before its prompt was ever written."""
+        self.settled = True
         process.end(process.tree.Scope(mark=self.mark, groups=(self.proc.pid,)))
         self.proc.wait()
         with contextlib.suppress(OSError):
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
-        if self.out.name.startswith(".codex-early-"):
-            _remove(self.out, self.err)
+        _remove(self.folder)
 
 
-def _remove(*paths: Path) -> None:
-    for path in paths:
+def _remove(folder: Path) -> None:
+    """Its folder, and what is left in it (its own files: nothing else is written there)."""
+    for name in (turns.EVENTS, turns.STDERR):
         with contextlib.suppress(OSError):
-            path.unlink()
+            os.unlink(folder / name)
+    with contextlib.suppress(OSError):
+        folder.rmdir()

@@ -36,6 +36,7 @@ from sparring.store import session as sessions
 from sparring.store import witness, workspace
 from sparring.store.session import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
+from sparring.turn.record import EARLY_PREFIX
 
 BASELINE = "guard-baseline.json"
 CHANGES = "guard-changes.json"
@@ -44,7 +45,7 @@ STORE = "guard-store"
 # against their witness instead), locks, the turn's own output, the inbox files `seal`
 # takes, and a record someone else wrote, set aside (`*.foreign-*`: listed by the witness).
 _RUNTIME = ("session.json", "session.json.*", ".session.json.*", "*.lock", "inputs",
-            SEALED_FILE, "*.foreign-*")
+            SEALED_FILE, "*.foreign-*", f"{EARLY_PREFIX}*")
 _TURN_RUNTIME = ("events.jsonl", "stderr.log", "runner.log", "guard-*")
 
 

@@ -33,6 +33,9 @@ PROMPT = PROMPT_FILE
 EVENTS = EVENTS_FILE
 STDERR = STDERR_FILE
 RUNNER_LOG = "runner.log"
+# The folder in the session's where a codex started before its turn writes until the turn
+# exists (turn/early.py); the guard's watch over sparring's records leaves it out.
+EARLY_PREFIX = ".codex-early-"
 
 _RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
 _NO_ROLLOUT = "no rollout found"

@@ -89,8 +89,21 @@ def _stand_by(find: Callable[[], Session], orders: int) -> int:
         session = find()
     lines = standby.Lines(orders)
     message, early = _message(lines), None
+    if not message:
+        return 0  # the verb failed before it knew codex's command line: nothing to end
     if "codex" in message and session is not None:
         early = Early.start(session, message)
+    try:
+        return _take_orders(session, lines, message, early)
+    finally:
+        if early is not None and not early.settled:  # no turn took it, whatever failed
+            early.discard()
+
+
+def _take_orders(session: Session | None, lines: standby.Lines, message: dict[str, Any],
+                 early: Early | None) -> int:
+    """The forked runner's part once codex started early (or could not): git for the
+    snapshot, then the turn the verb names, if it names one."""
     from sparring.turn import guard as turnguard
 
     if session is not None:
@@ -98,8 +111,6 @@ def _stand_by(find: Callable[[], Session], orders: int) -> int:
     if "codex" in message:
         message = _message(lines)
     if "turn" not in message:  # the turn did not start
-        if early is not None:
-            early.discard()
         turnguard.finish_early()
         return 0
     session = Session(Path(message["session"]))  # the session the verb found
@@ -134,8 +145,8 @@ def launch(session: Session, n: int) -> process.Identity:
 def _hand_over(session: Session, n: int) -> process.Identity | None:
     """The runner prepared() forked, now running turn `n` of `session`; None when there is
     none (or it is gone)."""
-    global _standby
-    waiting, _standby = _standby, None
+    global _standby, _early_mark
+    waiting, _standby, _early_mark = _standby, None, None
     message = {"session": str(session.dir), "turn": n}
     if waiting is None or not waiting.order(json.dumps(message).encode() + b"\n"):
         return None
@@ -206,6 +217,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
     if early is not None:
         early = _adopted(early, session, n)
     watch = turnguard.snapshot(session, n)
+    turnguard.finish_early()  # a listing started early serves this snapshot alone
     keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
     proc = _spawn_codex(session, n, keeper, early)
     if proc is None:
@@ -290,7 +302,11 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
 
 def _adopted(early: Early, session: Session, n: int) -> Early | None:
     """`early`, its output moved to where the turn's is (before the snapshot, which expects
-    it there); None, and it ended, when it cannot be (the turn then starts a codex anew)."""
+    it there); None, and it ended, when it is not the turn's command line or cannot be
+    moved (the turn then starts a codex anew, on output files of its own)."""
+    if find_turn(session.load(), n)["argv"] != early.argv:
+        early.discard()
+        return None
     try:
         early.adopt(session, n)
     except OSError:
@@ -307,9 +323,13 @@ def _fed(session: Session, turn: TurnRecord, proc: Popen[bytes]) -> bool:
     read none of it for as long as the turn may stall (it is then ended, here)."""
     with open(session.turn_file(turn["n"], turns.PROMPT), "rb") as prompt:
         text = prompt.read()
-    if process.feed(proc, text, float(turn["settings"]["stall_after"])) or \
-            process.has_exited(proc):
+    if process.feed(proc, text, float(turn["settings"]["stall_after"])):
         return True
+    deadline = time.monotonic() + 1.0  # it may be exiting (a closed pipe): its end says why
+    while time.monotonic() < deadline:
+        if process.has_exited(proc):
+            return True
+        time.sleep(0.02)
     process.end(process.tree.Scope(groups=(proc.pid,)))
     return False
 
@@ -343,7 +363,7 @@ def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
             keeper.ended(turn)
             return None
         try:
-            proc = early.proc if early is not None and early.argv == turn["argv"] else \
+            proc = early.take() if early is not None else \
                 _new_codex(session, turn, Path(data["cwd"]), keeper.mark)
         except OSError as exc:
             states.move(turn, states.FAILED, ended_at=time.time(),
