@@ -117,3 +117,15 @@ def test_a_childs_output_file_is_never_opened_through_a_link(tmp_path: Path) -> 
         process.spawn_background([sys.executable, "-c", "print('x')"], cwd=tmp_path,
                                  stdin=None, stdout=tmp_path / "out", stderr=tmp_path / "err")
     assert target.read_text() == "untouched\n"
+
+
+def test_a_childs_stdin_file_is_never_opened_through_a_link(tmp_path: Path) -> None:
+    """A link put in place of a prompt file is refused, never read to the child."""
+    secret = tmp_path / "secret"
+    secret.write_text("never read\n")
+    (tmp_path / "prompt").symlink_to(secret)
+    with pytest.raises(OSError):
+        process.spawn_background([sys.executable, "-c", "import sys; print(sys.stdin.read())"],
+                                 cwd=tmp_path, stdin=tmp_path / "prompt",
+                                 stdout=tmp_path / "out", stderr=tmp_path / "err")
+    assert not (tmp_path / "out").exists() or "never read" not in (tmp_path / "out").read_text()

@@ -300,3 +300,53 @@ def test_the_folder_of_a_codex_started_early_is_not_a_change_to_sparrings_record
     (early / "events.jsonl").write_text("")
     waited = sparring("wait", session, "--timeout", "30").out
     assert waited["status"] == "completed" and waited["guard"] == {"clean": True}, waited
+
+
+class _Keeper:
+    """What _spawn_codex needs of the runner's Keeper (turn/keeper.py)."""
+
+    mark = "a-mark"
+
+    def note(self, **fields: Any) -> None:
+        pass
+
+    def ended(self, turn: dict[str, Any]) -> None:
+        pass
+
+
+@pytest.mark.parametrize("started", ["anew", "early"])
+def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
+        session: str, fake_codex: Any, repo: Path, tmp_path: Path, started: str) -> None:
+    """The turn's folder is in the project, within reach of a workspace-write Codex (of
+    another session too): a link put in place of the prompt, between the turn being written
+    and codex starting, would hand codex, and its model, any file the user can read. The
+    turn fails instead, and the file behind the link is never read to codex."""
+    import shutil
+
+    from sparring import config
+    from sparring.store.session import find_turn, resolve
+    from sparring.turn import record as turns
+    from sparring.turn import runner
+    from sparring.turn.early import Early
+
+    fake_codex.mode("ok")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a key the model must never see\n")
+    found = resolve(session, repo)
+    settings = config.resolve_turn({}, config.load(repo))
+    with found.update() as data:
+        argv = turns.codex_argv(str(shutil.which("codex")), data, settings, thread_id=None,
+                                schema=None)
+        n = turns.new_turn(found, data, round_no=1, purpose="round", settings=settings,
+                           prompt=b"q", argv=argv, thread_id=None)["n"]
+    early = Early.start(found, {"codex": argv, "cwd": str(repo), "root": str(repo),
+                                "mark": _Keeper.mark}) if started == "early" else None
+    prompt = found.turn_file(n, turns.PROMPT)
+    prompt.unlink()
+    prompt.symlink_to(secret)
+
+    assert runner._spawn_codex(found, n, _Keeper(), early) is None
+    turn = find_turn(found.load(), n)
+    assert turn["status"] == "failed" and turn["error"]["code"] == "path_is_link", turn
+    assert codexes(repo) == []
+    assert all(not call["stdin_read"] for call in fake_codex.calls())

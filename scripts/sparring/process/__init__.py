@@ -84,9 +84,9 @@ def spawn_background(
     die_with_parent: bool = False,
     stdin_pipe: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new session; output to files, stdin from a file or /dev/null, or
-    (`stdin_pipe`) a pipe only this process writes to (feed): end-of-file comes when it is
-    fed, or when this process ends.
+    """Start `argv` in a new session; output to files, stdin from a file or /dev/null (no
+    file opened through a link), or (`stdin_pipe`) a pipe only this process writes to
+    (feed): end-of-file comes when it is fed, or when this process ends.
 
     `die_with_parent`: the child gets SIGTERM the moment this process dies, where the
     system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
@@ -94,7 +94,9 @@ def spawn_background(
     """
     import subprocess
 
-    stdin_file = open(stdin, "rb") if stdin else open(os.devnull, "rb")  # noqa: SIM115
+    # Never through a link (a prompt file sits where Codex may write): OSError instead.
+    stdin_file = os.fdopen(os.open(stdin, os.O_RDONLY | os.O_NOFOLLOW), "rb") if stdin \
+        else open(os.devnull, "rb")  # noqa: SIM115
     try:
         with _append_private(stdout) as out, _append_private(stderr) as err:
             return subprocess.Popen(

@@ -40,6 +40,7 @@ class Early:
     def __init__(self, proc: Popen[bytes], argv: list[str], mark: str, folder: Path) -> None:
         self.proc, self.argv, self.mark, self.folder = proc, argv, mark, folder
         self.settled = False
+        self.prompt = b""  # what it is to be fed, once a turn took it
 
     @classmethod
     def start(cls, session: Session, message: dict[str, Any]) -> Early | None:
@@ -76,9 +77,9 @@ class Early:
             os.replace(self.folder / name, session.turn_file(n, name))
         _remove(self.folder)
 
-    def take(self) -> Popen[bytes]:
-        """The turn runs this codex."""
-        self.settled = True
+    def take(self, prompt: bytes) -> Popen[bytes]:
+        """The turn runs this codex, on `prompt` (fed once the turn has recorded it)."""
+        self.settled, self.prompt = True, prompt
         return self.proc
 
     def discard(self) -> None:

@@ -225,7 +225,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
         return None
     turn = find_turn(session.load(), n)
     end_reason = None
-    if early is not None and proc is early.proc and not _fed(session, turn, proc):
+    if early is not None and proc is early.proc and not _fed(early, turn):
         end_reason = "stalled"  # it never read its prompt: ended, never half-fed
     else:
         end_reason = _watch(session, turn, proc, keeper)
@@ -318,12 +318,12 @@ def _adopted(early: Early, session: Session, n: int) -> Early | None:
     return early
 
 
-def _fed(session: Session, turn: TurnRecord, proc: Popen[bytes]) -> bool:
-    """Codex started early gets its prompt now, the guard's snapshot taken; False when it
-    read none of it for as long as the turn may stall (it is then ended, here)."""
-    with open(session.turn_file(turn["n"], turns.PROMPT), "rb") as prompt:
-        text = prompt.read()
-    if process.feed(proc, text, float(turn["settings"]["stall_after"])):
+def _fed(early: Early, turn: TurnRecord) -> bool:
+    """Codex started early gets its prompt now (as _start_codex read it), the guard's
+    snapshot taken; False when it read none of it for as long as the turn may stall (it is
+    then ended, here)."""
+    proc = early.proc
+    if process.feed(proc, early.prompt, float(turn["settings"]["stall_after"])):
         return True
     deadline = time.monotonic() + 1.0  # it may be exiting (a closed pipe): its end says why
     while time.monotonic() < deadline:
@@ -358,12 +358,14 @@ def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
             return None
         # The user's word is read again here, where codex starts, for every kind of turn.
         refused = sandbox.gate(turn["argv"], Path(data["root"]), Path(data["cwd"]))
+        if refused is None:
+            refused, prompt = _prompt(session, turn, data["root"])
         if refused is not None:
             states.move(turn, states.FAILED, ended_at=time.time(), error=refused)
             keeper.ended(turn)
             return None
         try:
-            proc = early.take() if early is not None else \
+            proc = early.take(prompt) if early is not None else \
                 _new_codex(session, turn, Path(data["cwd"]), keeper.mark)
         except OSError as exc:
             states.move(turn, states.FAILED, ended_at=time.time(),
@@ -374,6 +376,22 @@ def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
         states.move(turn, states.RUNNING, started_at=time.time(), codex=codex.to_dict())
         keeper.note(codex=codex.to_dict())
         return proc
+
+
+def _prompt(session: Session, turn: TurnRecord, root: str
+            ) -> tuple[dict[str, Any] | None, bytes]:
+    """(None, the prompt codex is to read), through the one door: the turn's folder is in
+    the project, within reach of a workspace-write Codex (another session's too), and a
+    link put in place of the prompt would hand codex, and its model, any file the user can
+    read. (the error, b"") when the prompt is not a plain file there."""
+    from sparring import codex, paths
+    from sparring.errors import SparringError
+
+    try:
+        return None, paths.read(session.turn_file(turn["n"], turns.PROMPT), root,
+                                "the turn's prompt", 4 * codex.MAX_PROMPT_CHARS).data
+    except SparringError as exc:
+        return dict(exc.to_dict()), b""
 
 
 def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Popen[bytes]:
