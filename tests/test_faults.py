@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 from sparring.store.session import Session
+from support.processes import alive, wait_for
 
 
 def session_data(repo: Path, sid: str) -> dict[str, Any]:
@@ -94,13 +95,13 @@ def test_hang_is_ended_by_stop_with_its_whole_tree(sparring: Any, session: str,
     pidfile = tmp_path / "child.pid"
     fake_codex.mode("spawn_child", child_pidfile=str(pidfile))
     assert sparring("start", session, input=b"q").out["status"] == "running"
-    _wait_for(pidfile.exists)
+    wait_for(pidfile.exists)
     grandchild = int(pidfile.read_text())
     assert psutil.pid_exists(grandchild)
     stopped = sparring("stop", session)
     assert stopped.exit_code == 0 and stopped.out["status"] == "stopped"
     assert stopped.out["error"]["code"] == "turn_stopped"
-    assert not _alive(grandchild), "a grandchild in its own session survived stop"
+    assert not alive(grandchild), "a grandchild in its own session survived stop"
     again = sparring("stop", session)
     assert again.exit_code == 0 and again.out["already_ended"] is True
 
@@ -112,7 +113,7 @@ def test_stop_escalates_to_kill_when_term_is_ignored(sparring: Any, session: str
     codex = session_data(repo, session)["turns"][0]["codex"]
     began = time.monotonic()
     assert sparring("stop", session).out["status"] == "stopped"
-    assert not _alive(codex["pid"])
+    assert not alive(codex["pid"])
     assert time.monotonic() - began < 15
 
 
@@ -122,7 +123,7 @@ def test_stall_is_detected_without_any_poll_and_recovered_once(
                        {"mode": "hang"}])
     sparring("start", session, "--stall-after", "1", input=b"the question")
     # Nobody polls: the background runner alone must notice the stall.
-    _wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "stalled", 15)
+    wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "stalled", 15)
     out = sparring("poll", session, "--full").out
     assert out["status"] == "stalled" and out["error"]["code"] == "turn_stalled"
     assert out["recoverable"] is True and out["thread_id"]
@@ -192,7 +193,7 @@ def test_a_codex_that_only_reconnects_is_ended_as_network_unreachable(
     began = time.monotonic()
     sparring("start", session, "--offline-after", "1.5", "--stall-after", "10", input=b"q")
     # Nobody polls: the background runner alone ends it.
-    _wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "failed", 15)
+    wait_for(lambda: session_data(repo, session)["turns"][0]["status"] == "failed", 15)
     out = sparring("poll", session, "--full").out
 
     assert out["error"]["code"] == "network_unreachable"
@@ -267,11 +268,11 @@ def test_runner_killed_mid_turn_poll_still_tells_the_truth(
         repo: Path, session: str, fake_codex: Any, sparring: Any) -> None:
     fake_codex.mode("slow", delay="5")
     sparring("start", session, input=b"q")
-    _wait_for(lambda: session_data(repo, session)["turns"][0]["codex"] is not None)
+    wait_for(lambda: session_data(repo, session)["turns"][0]["codex"] is not None)
     turn = session_data(repo, session)["turns"][0]
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
     # codex dies with its runner (it never runs on unsupervised) ...
-    _wait_for(lambda: not _alive(turn["codex"]["pid"]))
+    wait_for(lambda: not alive(turn["codex"]["pid"]))
     # ... and poll records the truth from disk: what codex did, and that it did not finish.
     out = sparring("poll", session, "--full").out
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
@@ -291,7 +292,7 @@ def test_runner_and_codex_killed_is_reported_not_hidden(
         os.killpg(turn["codex"]["pid"], signal.SIGKILL)
     # Both dead, as the test means: a SIGKILL is delivered, not awaited, and on a busy
     # machine codex (killed directly) can be gone while its runner is still exiting.
-    _wait_for(lambda: not _alive(turn["codex"]["pid"]) and not _alive(turn["runner"]["pid"]))
+    wait_for(lambda: not alive(turn["codex"]["pid"]) and not alive(turn["runner"]["pid"]))
     listing = sparring("status").out["sessions"]  # the list repairs too, before any poll
     assert [row["status"] for row in listing] == ["failed"]
     out = sparring("poll", session, "--full").out
@@ -306,7 +307,7 @@ def test_codex_that_ignores_term_does_not_outlive_a_runner_killed_with_kill_9(
     turn = session_data(repo, session)["turns"][0]
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
     # Nobody polls: the runner's watchdog alone ends codex, TERM then KILL.
-    _wait_for(lambda: not _alive(turn["codex"]["pid"]), timeout=10)
+    wait_for(lambda: not alive(turn["codex"]["pid"]), timeout=10)
     out = sparring("wait", session, "--timeout", "15").out
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
 
@@ -329,20 +330,6 @@ def test_twenty_sessions_at_once(repo: Path, fake_codex: Any, sparring: Any) -> 
     assert prompts == sorted(f"question {i}" for i in range(20))
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
-def _wait_for(condition: Any, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def test_what_codex_leaves_in_its_process_group_is_ended(
         repo: Path, session: str, sparring: Any, monkeypatch: Any, tmp_path: Path) -> None:
     pidfile = tmp_path / "leftover.pid"
@@ -359,8 +346,8 @@ def test_what_codex_leaves_in_its_process_group_is_ended(
     monkeypatch.setenv("SPARRING_CODEX", str(leaky))
     sparring("start", session, input=b"q")
     assert sparring("wait", session).out["status"] == "completed"
-    _wait_for(pidfile.exists)
-    _wait_for(lambda: not _alive(int(pidfile.read_text())))
+    wait_for(pidfile.exists)
+    wait_for(lambda: not alive(int(pidfile.read_text())))
 
 
 def test_stop_and_finalize_are_safe_before_anything_ran(sparring: Any, session: str) -> None:
@@ -397,8 +384,8 @@ def test_a_process_that_detached_from_codex_is_ended_at_turn_end(
     sparring("start", session, input=b"q")
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
     detached = int(pidfile.read_text())
-    _wait_for(lambda: not _alive(detached), timeout=5)
-    assert not psutil.pid_exists(detached) or not _alive(detached)
+    wait_for(lambda: not alive(detached), timeout=5)
+    assert not psutil.pid_exists(detached) or not alive(detached)
 
 
 def test_a_process_that_detached_from_codex_is_ended_by_stop(
@@ -406,11 +393,11 @@ def test_a_process_that_detached_from_codex_is_ended_by_stop(
     pidfile = tmp_path / "detached.pid"
     fake_codex.mode("detach_hang", detach_pidfile=str(pidfile))
     assert sparring("start", session, input=b"q").out["status"] == "running"
-    _wait_for(pidfile.exists)
+    wait_for(pidfile.exists)
     detached = int(pidfile.read_text())
     codex = session_data(repo, session)["turns"][0]["codex"]["pid"]
     # It really left: neither codex's child, nor in codex's session or group.
     assert psutil.Process(detached).ppid() != codex
     assert codex not in (os.getsid(detached), os.getpgid(detached))
     assert sparring("stop", session).out["status"] == "stopped"
-    assert not _alive(detached), "a detached process survived stop"
+    assert not alive(detached), "a detached process survived stop"

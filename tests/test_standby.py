@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import pytest
 from sparring.installer.layout import ENTRY
 from sparring.process import standby
 from sparring.store.session import Session
+from support.processes import alive, wait_for
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs fork()")
 
@@ -36,6 +36,13 @@ def launcher(repo: Path, *args: str, program: str = ENTRY, timeout: float = 60
                           check=False)
 
 
+def isolated(program: str) -> str:
+    """What `program` prints, run as the launcher runs sparring (`python -I`)."""
+    done = subprocess.run([sys.executable, "-I", "-c", program], capture_output=True,
+                          text=True, timeout=30, check=True)
+    return done.stdout
+
+
 def out_of(done: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
     import json
 
@@ -46,20 +53,6 @@ def out_of(done: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
 def turn_of(repo: Path, sid: str) -> dict[str, Any]:
     data: dict[str, Any] = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][-1]
     return data
-
-
-def alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
-def wait_for(condition: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def naming(word: str) -> list[int]:
@@ -97,7 +90,7 @@ def test_start_returns_at_once_and_nothing_holds_its_output(
         assert cmdline[1] == "-I" and "start" in cmdline
     stopped = out_of(launcher(repo, "stop", session))
     assert stopped["ok"] and stopped["status"] == "stopped", stopped
-    wait_for(lambda: not alive(runner) and not alive(turn["codex"]["pid"]))
+    wait_for(lambda: not alive(runner) and not alive(turn["codex"]["pid"]), timeout=20)
 
 
 @pytest.mark.parametrize("failure", ["started_already", "codex_not_found"])
@@ -149,11 +142,12 @@ def test_a_forked_runner_killed_with_kill_9_leaves_nothing_running(
     pids = tmp_path / "left.pids"
     fake_codex.mode("respawn_hang", respawn_pidfile=str(pids))
     assert out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))["ok"]
-    wait_for(lambda: pids.exists() and len(pids.read_text().split()) >= 3)
+    wait_for(lambda: pids.exists() and len(pids.read_text().split()) >= 3, timeout=20)
     turn = turn_of(repo, session)
     os.kill(turn["runner"]["pid"], signal.SIGKILL)
     wait_for(lambda: not any(alive(int(p)) for p in [turn["codex"]["pid"],
-                                                       *pids.read_text().split()]))
+                                                       *pids.read_text().split()]),
+             timeout=20)
     out = out_of(launcher(repo, "poll", session))
     assert out["status"] == "failed" and out["error"]["code"] == "runner_died"
 
@@ -192,9 +186,7 @@ def test_nothing_is_forked_from_a_process_running_threads(tmp_path: Path) -> Non
         "alone.wait()\n"
         "threading.Thread(target=time.sleep, args=(1,)).start()\n"
         "print(alone is not None, standby.fork(lambda _: 0) is None)\n")
-    done = subprocess.run([sys.executable, "-I", "-c", program], capture_output=True,
-                          text=True, timeout=30, check=True)
-    assert done.stdout.split() == ["True", "True"]
+    assert isolated(program).split() == ["True", "True"]
 
 
 def test_a_forked_child_holds_no_descriptor_of_its_parent_but_its_orders(
@@ -214,9 +206,7 @@ def test_a_forked_child_holds_no_descriptor_of_its_parent_but_its_orders(
         "child = standby.fork(work)\n"
         "assert child.order(b'go')\n"
         "print(child.wait())\n")
-    done = subprocess.run([sys.executable, "-I", "-c", program], capture_output=True,
-                          text=True, timeout=30, check=True)
-    assert done.stdout.strip() == "0"
+    assert isolated(program).strip() == "0"
     # 0, 1, 2, and the one the listing itself opened: not `kept`, not the parent's pipes
     assert len(listing.read_text().split()) == 4, listing.read_text()
 

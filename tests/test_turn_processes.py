@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from sparring import process
@@ -25,6 +24,7 @@ from sparring.process import backend, tree
 from sparring.store import locate, runs
 from sparring.store.session import Session
 from sparring.turn import quick
+from support.processes import alive, wait_for
 
 
 def turn_of(repo: Path, sid: str) -> dict[str, Any]:
@@ -37,21 +37,7 @@ def pids_in(path: Path) -> list[int]:
 
 
 def running(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-        except psutil.NoSuchProcess:
-            pass
-    return alive
-
-
-def wait_for(condition: Any, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
 
 
 def respawning(fake_codex: Any, tmp_path: Path, mode: str) -> Path:

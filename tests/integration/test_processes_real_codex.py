@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 from sparring.store.session import Session
+from support.processes import wait_for
 from support.responses_mock import ResponsesMock, hang, shell_call, text
 
 pytestmark = pytest.mark.integration
@@ -59,11 +60,6 @@ def daemons(token: str) -> list[int]:
     return found
 
 
-def wait_for(condition: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 def kill_all(token: str) -> None:
@@ -84,7 +80,7 @@ def test_a_respawning_daemon_codex_started_ends_with_the_turn(
                           text("done"))
     try:
         assert sparring("start", session, input=b"run it").exit_code == 0
-        wait_for(lambda: len(daemons(token)) >= 3)  # it runs, and respawns, in the turn
+        wait_for(lambda: len(daemons(token)) >= 3, timeout=30)  # it runs, and respawns, in the turn
         out = sparring("wait", session, "--timeout", "60").out
         assert out["status"] == "completed", out
         assert daemons(token) == []
@@ -100,7 +96,7 @@ def test_a_respawning_daemon_codex_started_ends_with_stop_or_its_runners_death(
     responses_mock.script(shell_call(DAEMON.format(token=token)), hang())  # the turn goes on
     try:
         assert sparring("start", session, input=b"run it").exit_code == 0
-        wait_for(lambda: len(daemons(token)) >= 3)
+        wait_for(lambda: len(daemons(token)) >= 3, timeout=30)
         turn = Session(repo / ".sparring" / "sessions" / session).load()["turns"][-1]
         if how == "stop":
             assert sparring("stop", session).out["status"] == "stopped"

@@ -13,7 +13,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -116,6 +116,24 @@ def wait_group_gone(pgid: int, timeout: float = REAP_TIMEOUT_S) -> list[int]:
     while (survivors := live_group_members(pgid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return survivors
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs: one that ended and is not yet reaped (a zombie) does not."""
+    import psutil
+
+    try:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 10, step: float = 0.05) -> None:
+    """Return once `condition()` holds; fail the test when it has not within `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(step)
 
 
 @contextlib.contextmanager
