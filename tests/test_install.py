@@ -112,6 +112,16 @@ def own_runtime(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Pat
     return copy_runtime(tmp_path_factory, tmp_path / "data")
 
 
+@pytest.fixture
+def own_env(own_runtime: Path, tmp_path: Path) -> dict[str, str]:
+    """As `env`, with a runtime of this test's own: for a test that compares the runtime's
+    files before and after, since every other worker's install rewrites the shared one's
+    runtime.json."""
+    made = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
+    log_in_codex(made)
+    return made
+
+
 def installed(project: Path, env: dict[str, str]) -> Path:
     done = run_install("--project", project, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -217,16 +227,17 @@ def test_the_runtime_brings_its_own_dependencies(runtime: Path, tmp_path: Path) 
         assert module_file.startswith(str(venv)), module_file
 
 
-def test_a_second_run_changes_nothing_and_says_so(project: Path, runtime: Path,
-                                                  env: dict[str, str]) -> None:
+def test_a_second_run_changes_nothing_and_says_so(project: Path, own_runtime: Path,
+                                                  own_env: dict[str, str]) -> None:
+    env = own_env
     target = installed(project, env)
-    before = snapshot(project), snapshot(runtime)
+    before = snapshot(project), snapshot(own_runtime)
 
     done = run_install("--project", project, env=env)
     as_json = run_install("--project", project, "--json", env=env)
 
     assert done.returncode == 0, done.stderr
-    assert (snapshot(project), snapshot(runtime)) == before
+    assert (snapshot(project), snapshot(own_runtime)) == before
     actions = [line.split()[0] for line in done.stdout.splitlines()
                if not line.startswith(("doctor", "nothing"))]
     # the runtime, the sparring command, the skills, the settings, and their note
@@ -241,8 +252,10 @@ def test_a_second_run_changes_nothing_and_says_so(project: Path, runtime: Path,
     assert summary["doctor"]["ready"] is True
 
 
-def test_dry_run_writes_nothing(tmp_path: Path, project: Path, runtime: Path,
-                                env: dict[str, str]) -> None:
+def test_dry_run_writes_nothing(tmp_path: Path, project: Path, own_runtime: Path,
+                                own_env: dict[str, str]) -> None:
+    env = own_env
+    assert own_runtime.is_relative_to(tmp_path)  # so each snapshot below covers it
     fresh = install_env(tmp_path / "fresh-data")
     before = snapshot(tmp_path)
 
@@ -255,10 +268,10 @@ def test_dry_run_writes_nothing(tmp_path: Path, project: Path, runtime: Path,
         assert re.search(rf"^would install +{project}/.claude/skills/{skill}\b", done.stdout,
                          re.M), done.stdout
     installed(project, env)
-    before = snapshot(tmp_path), snapshot(runtime)
+    before = snapshot(tmp_path)
     done = run_install("--project", project, "--uninstall", "--dry-run", env=env)
     assert done.returncode == 0, done.stderr
-    assert (snapshot(tmp_path), snapshot(runtime)) == before
+    assert snapshot(tmp_path) == before
     assert len(re.findall(r"^would remove +\S+/skills/", done.stdout, re.M)) == len(SKILLS)
     assert re.search(r"^would remove +\S+/settings.local.json +\(remove \d+ permission rule",
                      done.stdout, re.M), done.stdout
