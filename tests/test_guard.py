@@ -209,9 +209,16 @@ def test_git_status_speaks_for_an_edit_of_a_clean_file(tree: Path, snap: Any,
     from sparring.guard.git import Git
 
     base = snap(tree)
+    index = (tree / ".git" / "index").read_bytes()
     (tree / "app.py").write_text("print('edited')\n")
     (tree / "lib" / "util.py").write_text("def util():\n    return 3\n")
-    git(tree, "status")  # rewrites the index (new stat data): ls-files runs too
+    # A clean file touched, content the same: git status refreshes its entry and so rewrites
+    # the index (new stat data), every time: ls-files runs too. (Edited files alone leave
+    # the index as it was, unless git happens to find an entry racily clean.)
+    moved = os.stat(tree / ".gitignore").st_mtime_ns + 5_000_000_000
+    os.utime(tree / ".gitignore", ns=(moved, moved))
+    git(tree, "status")
+    assert (tree / ".git" / "index").read_bytes() != index
     started: list[str] = []
     start = Git.start
     monkeypatch.setattr(Git, "start", lambda self, *args: started.append(args[0])
