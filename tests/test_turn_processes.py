@@ -168,6 +168,24 @@ def test_a_process_that_hops_from_pid_to_pid_is_caught(tmp_path: Path) -> None:
     assert running(pids_in(pids)) == []
 
 
+def test_scans_look_at_the_newest_processes_first_across_a_pid_wrap(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hopper's pid is the newest: looked at late, it is gone. After pids wrap (at 32,768
+    on many machines) the newest are the lowest, just below the last pid handed out."""
+    fresh = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        if sys.platform.startswith("linux"):
+            assert tree.newest_first([1, os.getpid(), fresh.pid])[0] == fresh.pid
+    finally:
+        fresh.kill()
+        fresh.wait()
+    monkeypatch.setattr(tree, "_last_pid", lambda: 100)
+    assert tree.newest_first([32000, 50, 101, 100, 4_000_000]) == [100, 50, 4_000_000, 32000,
+                                                                   101]
+    monkeypatch.setattr(tree, "_last_pid", lambda: None)
+    assert tree.newest_first([50, 32000, 100]) == [32000, 100, 50]
+
+
 def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:
     inner = tree.marked(tree.marked({"PATH": "/bin"}, "outer"), "inner")
     assert inner == {"PATH": "/bin", "SPARRING_TURN": "outer:inner"}

@@ -14,8 +14,8 @@ Ending them is TERM and a grace to exit cleanly; then whatever is left, or appea
 meanwhile, is frozen with SIGSTOP (which nothing can catch or ignore, and a stopped
 process cannot fork) scan after scan until a scan finds nothing new, and killed. So a
 process that ignores TERM and keeps respawning ends too, and so does one that forks and
-exits over and over (each scan looks only at the pids that are new since the last one, so
-it takes a fraction of such a process's life).
+exits over and over (each scan looks only at the pids that are new since the last one, the
+newest first, so it takes a fraction of such a process's life).
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ _STEP_S = 0.05
 _KILL_ROUNDS = 20  # each freezes and kills everything found; one is the rule
 _FREEZE_SCANS = 2000  # each stops what the scans before it missed; a few are the rule
 _ANCESTRY_DEPTH = 64
-_EMPTY_SCANS = 3  # in a row, before a scope counts as empty
+_EMPTY_SCANS = 3  # in a row, and
+_EMPTY_FOR_S = 0.02  # seconds of them, before a scope counts as empty
+_PID_SPACE = 1 << 22  # the largest pid_max Linux allows: pids wrap below it
 _START_TIME_TOLERANCE = 0.05
 
 
@@ -81,19 +83,26 @@ class _Scan:
 
         pids = psutil.pids()
         self.known = {pid: self.known[pid] for pid in pids if pid in self.known}
-        for pid in sorted(pids, reverse=True):  # the newest first: the likeliest to go soon
-            self._judge(pid, 0)
+        for pid in newest_first([pid for pid in pids if pid not in self.known]):
+            self._judge(pid, 0)  # the newest first: the likeliest to go soon
         return [p for p in self.known.values() if p is not None and _running(p)]
 
     def settled(self) -> list[psutil.Process]:
-        """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row find none:
-        the first scan judges every pid and may take longer than a process that keeps
-        forking and exiting lives; the next ones judge only the new pids, well within it."""
-        for _ in range(_EMPTY_SCANS):
+        """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row and
+        _EMPTY_FOR_S seconds of scans find none: the first scan judges every pid and may take
+        longer than a process that keeps forking and exiting lives; the next ones judge only
+        the new pids, well within it, unless a busy machine holds this process back between
+        listing a pid and looking at it. Scans that span some time give it many chances."""
+        scans, until = 0, 0.0
+        while True:
             found = self.turns()
             if found:
                 return found
-        return []
+            scans += 1
+            now = time.monotonic()
+            until = until or now + _EMPTY_FOR_S
+            if scans >= _EMPTY_SCANS and now >= until:
+                return []
 
     def _judge(self, pid: int, depth: int) -> psutil.Process | None:
         """`pid`'s process if it is the turn's (its parent judged first), else None."""
@@ -138,6 +147,25 @@ class _Scan:
             return bool(groups) and (os.getpgid(pid) in groups or os.getsid(pid) in groups)
         except OSError:  # gone, or a system that keeps other sessions to themselves
             return False
+
+
+def newest_first(pids: list[int]) -> list[int]:
+    """`pids`, the newest first. Pids are handed out upward and wrap at pid_max (32,768 on
+    many systems, so a busy machine wraps within minutes): the newest are those just below
+    the last one handed out, then those from the top down. Linux names the last one in
+    /proc/loadavg; elsewhere the highest come first."""
+    last = _last_pid()
+    if last is None:
+        return sorted(pids, reverse=True)
+    return sorted(pids, key=lambda pid: (last - pid) % _PID_SPACE)
+
+
+def _last_pid() -> int | None:
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _marks(proc: psutil.Process) -> list[str]:
