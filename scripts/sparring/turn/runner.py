@@ -150,6 +150,11 @@ def _hand_over(session: Session, n: int) -> process.Identity | None:
     message = {"session": str(session.dir), "turn": n}
     if waiting is None or not waiting.order(json.dumps(message).encode() + b"\n"):
         return None
+    if process.has_exited(waiting):
+        # Gone before its orders, though the pipe took them: a process it was starting held
+        # the pipe's other end for a moment. (Gone after this, it is a runner that died.)
+        waiting.wait()
+        return None
     return process.identity_of(waiting.pid)
 
 
