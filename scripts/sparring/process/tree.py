@@ -41,6 +41,7 @@ _FREEZE_SCANS = 2000  # each stops what the scans before it missed; a few are th
 _ANCESTRY_DEPTH = 64
 _EMPTY_SCANS = 3  # in a row, and
 _EMPTY_FOR_S = 0.02  # seconds of them, before a scope counts as empty
+_RESCAN_S = 0.002  # between those scans: a few milliseconds of CPU in all, not twenty
 _PID_SPACE = 1 << 22  # the largest pid_max Linux allows: pids wrap below it
 _START_TIME_TOLERANCE = 0.05
 
@@ -103,6 +104,7 @@ class _Scan:
             until = until or now + _EMPTY_FOR_S
             if scans >= _EMPTY_SCANS and now >= until:
                 return []
+            time.sleep(_RESCAN_S)
 
     def _judge(self, pid: int, depth: int) -> psutil.Process | None:
         """`pid`'s process if it is the turn's (its parent judged first), else None."""
