@@ -166,3 +166,47 @@ def test_the_prompt_limit_is_the_real_codexs_own(
     assert out["status"] == "completed", out
     [request] = responses_mock.responses_requests()
     assert len(last_user_text(request)) == MAX_PROMPT_CHARS
+
+
+def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in_the_project(
+        codex_bin: Path, codex_home: Path, codex_env: dict[str, str], responses_mock: ResponsesMock,
+        tmp_path: Path) -> None:
+    """A turn's codex starts before the guard's snapshot and gets its prompt after it
+    (turn/early.py), as the runner starts it (a stdin pipe, fed then closed). That is sound
+    only while codex does nothing in the project, and starts none of the user's MCP servers,
+    until it has read its prompt to its end: the real codex 0.169.0, measured here."""
+    from sparring import process
+
+    marker = tmp_path / "mcp-started"
+    with (codex_home / "config.toml").open("a") as config:
+        config.write(f'\n[mcp_servers.probe]\ncommand = "/bin/sh"\n'
+                     f'args = ["-c", "echo started > {marker}; exec sleep 20"]\n')
+    responses_mock.script(text("done"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "notes.md").write_text("the user's\n")
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    proc = process.spawn_background(
+        [str(codex_bin), "exec", "--json", "--skip-git-repo-check", "-s", "read-only",
+         "-C", str(project), "-"],
+        cwd=project, stdin=None, stdout=tmp_path / "out.jsonl", stderr=tmp_path / "err.txt",
+        env=codex_env, stdin_pipe=True)
+    err = tmp_path / "err.txt"
+    try:
+        deadline = time.monotonic() + 30
+        while not list(codex_home.glob("*.sqlite")) and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.02)  # codex opens its state databases, then waits on its stdin
+        time.sleep(1.0)  # time for anything it would start before its prompt
+        assert proc.poll() is None, err.read_text()
+        assert list(codex_home.glob("*.sqlite")), "codex never got as far as its prompt"
+        assert not marker.exists(), "an MCP server started before codex had its prompt"
+        assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+        assert process.feed(proc, b"Say done.", within=10)
+        deadline = time.monotonic() + 30
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), "the probe never started: this test proves nothing"
+    finally:
+        process.end(process.tree.Scope(groups=(proc.pid,)), grace=0.5)
+        proc.wait()
