@@ -175,6 +175,8 @@ def test_scans_look_at_the_newest_processes_first_across_a_pid_wrap(
     fresh = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
         if sys.platform.startswith("linux"):
+            last = tree._last_pid()  # the system's own word, not the highest pid
+            assert last is not None and (last - fresh.pid) % tree._PID_SPACE < 10_000
             assert tree.newest_first([1, os.getpid(), fresh.pid])[0] == fresh.pid
     finally:
         fresh.kill()

@@ -168,6 +168,16 @@ def test_the_prompt_limit_is_the_real_codexs_own(
     assert len(last_user_text(request)) == MAX_PROMPT_CHARS
 
 
+def tree_of(top: Path) -> dict[str, tuple[bytes, int]]:
+    """Each file under `top`: its content and mtime."""
+    return {str(path.relative_to(top)): (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in top.rglob("*") if path.is_file()}
+
+
+def files_in(top: Path) -> set[str]:
+    return {str(path.relative_to(top)) for path in top.rglob("*") if path.is_file()}
+
+
 def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in_the_project(
         codex_bin: Path, codex_home: Path, codex_env: dict[str, str], responses_mock: ResponsesMock,
         tmp_path: Path) -> None:
@@ -185,7 +195,8 @@ def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in
     project = tmp_path / "project"
     project.mkdir()
     (project / "notes.md").write_text("the user's\n")
-    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    before = tree_of(project)
+    home_before = files_in(codex_home)
     proc = process.spawn_background(
         [str(codex_bin), "exec", "--json", "--skip-git-repo-check", "-s", "read-only",
          "-C", str(project), "-"],
@@ -201,7 +212,9 @@ def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in
         assert proc.poll() is None, err.read_text()
         assert list(codex_home.glob("*.sqlite")), "codex never got as far as its prompt"
         assert not marker.exists(), "an MCP server started before codex had its prompt"
-        assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+        assert tree_of(project) == before
+        made = files_in(codex_home) - home_before
+        assert made and all(".sqlite" in path for path in made), made  # its state, no more
         assert process.feed(proc, b"Say done.", within=10)
         deadline = time.monotonic() + 30
         while not marker.exists() and time.monotonic() < deadline:

@@ -112,8 +112,10 @@ class _Scan:
 
         if pid in self.known:
             return self.known[pid]
+        if depth >= _ANCESTRY_DEPTH:
+            return None  # not judged, so not remembered: its own turn in the scan comes
         found = None
-        if pid != self.me and pid not in self.scope.spare and depth < _ANCESTRY_DEPTH:
+        if pid != self.me and pid not in self.scope.spare:
             try:
                 proc = psutil.Process(pid)
             except psutil.Error:
