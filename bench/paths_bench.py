@@ -10,8 +10,10 @@ verb did `Path.read_bytes()` and a lenient decode. This measures, in one process
    and the plain way, for 1 KiB to 4 MiB files (medians of --runs);
 2. writing a new 10 KiB report file through the door and the plain way, and replacing one
    (the door's atomic replace against the plain temp-file-and-rename);
-3. to put both in proportion, one whole verb that reads a file and writes one, as the skills
-   run it (`python -m sparring render reask --var-file … --out …`, medians of --verbs runs).
+3. to put both in proportion, one whole verb that reads a file and writes one
+   (`python -m sparring render reask --var-file … --out …` with this interpreter, medians of
+   --verbs runs; the skills' launcher runs `-I -c ENTRY` in its runtime instead, a little
+   faster to start: the proportion is what this shows, not the verb's own time).
 
 Run: .venv/bin/python bench/paths_bench.py [--runs 200] [--verbs 15]
      (the environment `python3 tests/run.py` makes: the verb needs the package's dependencies)
