@@ -26,6 +26,9 @@ from sparring.store.session import Session
 from support.processes import alive, wait_for
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs fork()")
+# sparring forks on Linux only (process/standby.py's may_fork); elsewhere it starts anew.
+forks_here = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="sparring forks only on Linux")
 
 
 def launcher(repo: Path, *args: str, program: str = ENTRY, timeout: float = 60
@@ -113,6 +116,7 @@ def test_a_start_that_fails_leaves_no_process_behind(
     assert naming(session) == [], "a process of the failed start runs on"
 
 
+@forks_here
 def test_when_the_forked_runner_is_gone_start_starts_a_new_one(
         session: str, fake_codex: Any, repo: Path, prompt: Path) -> None:
     """The forked runner dies before it is given the turn: start launches a runner anew
@@ -171,6 +175,19 @@ def test_python_files_codex_plants_never_run_in_a_forked_runner(
     assert not ran.exists(), f"planted modules ran: {ran.read_text()}"
 
 
+def test_nothing_is_forked_where_a_fork_without_exec_is_unsafe() -> None:
+    """macOS (system frameworks loaded, psutil loads some): start anew, as before. Asked in
+    an isolated, single-threaded process, where Linux would fork."""
+    program = ("import sys\n"
+               "from sparring.process import standby\n"
+               "print(standby.may_fork())\n"
+               "sys.platform = 'darwin'\n"
+               "print(standby.may_fork())\n")
+    here, on_macos = isolated(program).split()
+    assert on_macos == "False"
+    assert here == str(sys.platform.startswith("linux"))
+
+
 def test_nothing_is_forked_from_a_process_that_is_not_isolated() -> None:
     """pytest's own process (not `python -I`, and with threads): the caller starts a new
     interpreter instead."""
@@ -178,6 +195,7 @@ def test_nothing_is_forked_from_a_process_that_is_not_isolated() -> None:
     assert standby.fork(lambda _: 0) is None
 
 
+@forks_here
 def test_nothing_is_forked_from_a_process_running_threads(tmp_path: Path) -> None:
     program = (
         "import threading, time\n"
@@ -189,6 +207,7 @@ def test_nothing_is_forked_from_a_process_running_threads(tmp_path: Path) -> Non
     assert isolated(program).split() == ["True", "True"]
 
 
+@forks_here
 def test_a_forked_child_holds_no_descriptor_of_its_parent_but_its_orders(
         tmp_path: Path) -> None:
     listing = tmp_path / "descriptors"
@@ -221,11 +240,14 @@ def codexes(repo: Path) -> list[int]:
     return found
 
 
-def test_codex_starts_before_the_turn_is_written_and_gets_its_prompt_after_the_snapshot(
+@forks_here
+def test_codex_started_early_gets_its_whole_prompt_only_after_the_snapshot(
         fake_codex: Any, repo: Path, scratch: Path) -> None:
-    """Round one of think-about as its SKILL.md starts it: codex is already starting while
-    the template is rendered and the turn written, and it is given the prompt (whole) only
-    once the guard's baseline of the tree is on disk."""
+    """Round one of think-about as its SKILL.md starts it: codex is started before its turn
+    is handed to the runner (the early way: its output goes to a folder of its own until
+    then), while the template is rendered and the turn written, and it is given the prompt
+    (whole) only once the guard's baseline of the tree is on disk. (Which of codex's start
+    and the turn's writing comes first is a race between two processes, not asserted.)"""
     fake_codex.mode("ok")
     sid = out_of(launcher(repo, "init", "--skill", "think-about"))["session"]
     (scratch / "round1.yaml").write_text("QUESTION: |\n  Redis or SQLite?\n")
@@ -236,7 +258,7 @@ def test_codex_starts_before_the_turn_is_written_and_gets_its_prompt_after_the_s
     call = next(c for c in fake_codex.calls() if "exec" in c["argv"])
     turn = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][0]
     baseline = repo / ".sparring" / "sessions" / sid / "turns" / "1" / "guard-baseline.json"
-    assert call["started_unix"] < turn["created_at"], "codex started once the turn existed"
+    assert f"/{sid}/.codex-early-" in call["stdout_path"], "codex started once handed over"
     assert call["stdin_read_unix"] > baseline.stat().st_mtime, "the prompt came first"
     assert call["stdin_sha256"] == turn["prompt_sha256"], "not the whole prompt"
     assert not list((repo / ".sparring" / "sessions" / sid).glob(".codex-early-*"))

@@ -761,6 +761,14 @@ def login_with_api_key() -> int:
 # --------------------------------------------------------------------------------------------
 
 
+def _opened_as(fd: int) -> str | None:
+    """The path descriptor `fd` was opened as, where the system says (Linux's /proc)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
 class CallLog:
     """call-NNNN.json (rewritten atomically as the run progresses) and call-NNNN.stdin."""
 
@@ -786,6 +794,7 @@ class CallLog:
             "sid": os.getsid(0),
             "started_at": now_iso(),
             "started_unix": time.time(),
+            "stdout_path": _opened_as(1),
             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(tracked)},
             "stdin_isatty": os.isatty(0),
             "stdin_read": False,
