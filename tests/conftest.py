@@ -189,8 +189,24 @@ class FakeCodex:
             return []
         return [json.loads(p.read_text()) for p in sorted(self.log_dir.glob("call-*.json"))]
 
-    def stdin_of(self, index: int) -> bytes:
-        return sorted(self.log_dir.glob("call-*.stdin"))[index].read_bytes()
+    def stdin_of(self, index: int, timeout: float = 30.0) -> bytes:
+        """What call `index` read from its stdin (-1: the latest so far). A positive index
+        is waited for: a codex started by the verb just run may still be starting, or
+        reading, when that verb returns on a busy machine."""
+        deadline = time.monotonic() + timeout
+        while index >= 0 and len(self._stdins()) <= index and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self._stdins()[index].read_bytes()
+
+    def _stdins(self) -> list[Path]:
+        return sorted(self.log_dir.glob("call-*.stdin"))
+
+    def turn_calls_once(self, count: int, timeout: float = 30.0) -> list[dict[str, Any]]:
+        """turn_calls(), once there are `count` of them (see stdin_of)."""
+        deadline = time.monotonic() + timeout
+        while len(self.turn_calls()) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.turn_calls()
 
     def log_in(self) -> None:
         """`codex login --with-api-key`, as a user would, into the test's CODEX_HOME."""

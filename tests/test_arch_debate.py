@@ -256,7 +256,7 @@ def test_codex_reads_the_rounds_written_while_it_was_away(debate: Debate, sparri
 
 
 def test_a_moved_debate_folder_does_not_break_the_session(debate: Debate, repo: Path) -> None:
-    debate.fake.mode("slow", delay="1.5", reply="Answer for a folder that moved.")
+    debate.fake.mode("slow", delay="4", reply="Answer for a folder that moved.")
     debate.write(0, "SQLite.\n")
     debate.sparring("debate", "round", str(debate.dir))
     debate.dir.rename(repo / "moved")

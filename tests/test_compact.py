@@ -88,7 +88,7 @@ def script(fake: Any, entries: list[Any]) -> None:
 
 def think_about(run: Recorder, fake: Any) -> None:
     script(fake, [
-        {"mode": "slow", "delay": 1.5, "reasoning": "Reading the store.",
+        {"mode": "slow", "delay": 4, "reasoning": "Reading the store.",  # running at 2 waits
          "reply": answer([cpt("X-1", "agree"), cpt("X-2", "disagree")])},
         {"mode": "writes_file", "write_path": "app.py",
          "reply": answer([cpt("X-1", "agree"), cpt("X-2", "disagree")])},

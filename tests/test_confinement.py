@@ -226,7 +226,7 @@ def test_codexs_round_file_is_never_written_through_a_folder_swapped_for_a_link(
     outside.mkdir()
     sid = sparring("debate", "new", "debate", "Which queue?").out["session"]
     (repo / "debate" / "round-0-claude.md").write_text("Opening: SQS.\n")
-    fake_codex.mode("slow", delay="1.5", reply="Kafka, because replay.")
+    fake_codex.mode("slow", delay="4", reply="Kafka, because replay.")
     assert sparring("debate", "round", "debate").exit_code == 0
     (repo / "debate").rename(repo / "debate.moved")
     (repo / "debate").symlink_to(outside, target_is_directory=True)

@@ -57,7 +57,7 @@ def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: s
                                                        fake_codex: Any) -> None:
     documented = [key for key, _, _ in POLL_KEYS]
     assert len(documented) == len(set(documented))
-    fake_codex.mode("slow", delay="1.5")
+    fake_codex.mode("slow", delay="4")
     sparring("start", session, input=b"q")
     running = [sparring("poll", session).out, sparring("poll", session, "--full").out]
     done = [sparring("wait", session).out, sparring("wait", session, "--full").out]

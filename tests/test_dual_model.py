@@ -130,8 +130,8 @@ def test_a_verdict_that_says_what_to_look_into_starts_the_deeper_dive(
 
     assert (decided["next"]["action"], decided["next"]["started"]) == ("wait", True)
     assert decided["next"]["round"] == 2
-    sent = fake_codex.stdin_of(-1).decode()
+    sent = fake_codex.stdin_of(1).decode()  # round 2's codex, perhaps still starting
     assert "How far do trigram indexes scale on 40M rows?" in sent and "X-1" in sent
-    argv = fake_codex.calls()[-1]["argv"]
+    argv = fake_codex.turn_calls_once(2)[1]["argv"]
     assert "resume" in argv and sparring("status", sid).out["thread_id"] in argv
     assert first["status"] == "completed" and sparring("wait", sid).out["round"] == 2

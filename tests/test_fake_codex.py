@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,6 +122,18 @@ class Fake:
 
     def calls(self) -> list[dict[str, Any]]:
         return [json.loads(p.read_text()) for p in sorted(self.log.glob("call-*.json"))]
+
+    def first_call_once(self, ready: Any, timeout: float = 30.0) -> dict[str, Any]:
+        """The first call's log once `ready(log)` holds: a fake just started is a new Python,
+        which on a busy machine may not have written (or finished writing) it yet."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with suppress(json.JSONDecodeError):  # being written
+                calls = self.calls()
+                if calls and ready(calls[0]):
+                    return calls[0]
+            assert time.monotonic() < deadline, f"no such call log in {timeout} s"
+            time.sleep(0.02)
 
     def rollouts(self) -> list[Path]:
         return sorted(self.home.glob("sessions/*/*/*/rollout-*.jsonl"))
@@ -365,6 +377,7 @@ def test_open_stdin_pipe_blocks_before_the_thread(fake: Fake) -> None:
         start_new_session=True,
     )
     try:
+        assert fake.first_call_once(lambda call: True)["stdin_read"] is False
         assert Running(proc).alive_after(0.3)
         assert fake.calls()[0]["stdin_read"] is False
         out, _ = proc.communicate(b"context", timeout=10)
@@ -733,9 +746,10 @@ def test_sigint_exits_1(fake: Fake) -> None:
 
 def test_hang_silent_emits_nothing(fake: Fake) -> None:
     with fake.popen(*exec_json("hi"), env={"FAKE_CODEX_MODE": "hang_silent"}) as run:
+        assert fake.first_call_once(lambda call: call["mode"] is not None)["mode"] == \
+            "hang_silent"
         assert run.alive_after(0.3)
         assert run.read_until(lambda _: True, timeout=0.1) == b""
-        assert fake.calls()[0]["mode"] == "hang_silent"
 
 
 def test_ignore_term_needs_sigkill(fake: Fake) -> None:

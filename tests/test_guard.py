@@ -21,6 +21,7 @@ from sparring import guard
 from sparring.errors import SparringError
 from sparring.guard import copies, files, snapshot
 from support.gitrepo import git
+from support.processes import wait_for
 
 IGNORES = "node_modules/\n.env\nbuild/\n"
 
@@ -92,8 +93,14 @@ def test_a_file_added_after_gits_early_listing_is_reported(tree: Path, snap: Any
     """git's part of a snapshot may start before the snapshot is taken (a forked runner
     starts it while `start` writes the turn): what appears in between is reported, never
     missed, and the early listing is the one the snapshot uses."""
+    import psutil
+
     guard.start_early_snapshot(tree)
-    time.sleep(0.3)  # git has listed the tree by now
+    # git has listed the tree once every git it started has exited (a busy machine can
+    # hold one back for longer than any fixed pause).
+    wait_for(lambda: all(child.status() == psutil.STATUS_ZOMBIE
+                         for child in psutil.Process().children() if child.name() == "git"),
+             timeout=30)
     (tree / "late.txt").write_text("written after git listed the tree\n")
     base = snap(tree)
     assert snapshot._EARLY == {}, "the snapshot took the listing started early"

@@ -101,7 +101,7 @@ def test_from_a_subfolder_the_inbox_is_there_and_claudes_writes_are_no_violation
     out = sparring("init", "--skill", "deep-discussion").out
     assert out["inbox"] == str(sub / ".sparring" / "inbox")
     assert out["root"] == str(repo)
-    fake_codex.mode("slow", delay="1.5", reply="answer")
+    fake_codex.mode("slow", delay="4", reply="answer")
     started = sparring("start", out["session"], "--prompt-file", "-", input=b"q")
     assert started.out.get("status") == "running", started.raw
     (Path(out["inbox"]) / "analysis.md").write_text("written while Codex works")

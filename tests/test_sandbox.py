@@ -381,7 +381,7 @@ def test_a_reask_starts_only_under_what_the_user_allows_at_that_moment(
     """The runner re-asks on its own; it reads the user's word again where codex starts.
     Taken back while the first answer was on its way, the re-ask does not start."""
     path = user_config("sandbox: workspace-write\n")
-    fake_codex.script([{"mode": "slow", "delay": 2, "reply": "not json"},
+    fake_codex.script([{"mode": "slow", "delay": 4, "reply": "not json"},
                        {"mode": "writes_file", "write_path": TRAP, "reply": "{}"}])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     assert sparring("start", sid, input=b"q").exit_code == 0

@@ -107,6 +107,8 @@ def test_a_start_that_fails_leaves_no_process_behind(
         assert out_of(launcher(repo, "start", session, "--prompt-file", str(prompt)))["ok"]
         assert out_of(launcher(repo, "wait", session, "--timeout", "30"))["status"] == \
             "completed"
+        # wait returns once the end is recorded; that turn's runner exits just after.
+        wait_for(lambda: not alive(turn_of(repo, session)["runner"]["pid"]), timeout=20)
         prompt.write_text("again\n")
     else:
         monkeypatch.setenv("SPARRING_CODEX", str(repo / "no-such-codex"))

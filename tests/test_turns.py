@@ -125,7 +125,7 @@ def test_wait_returns_when_its_own_timeout_passes(sparring: Any, session: str,
     began = time.monotonic()
     out = sparring("wait", session, "--timeout", "0.5").out
     assert out["status"] == "running" and out["wait_timed_out"] is True
-    assert time.monotonic() - began < 3
+    assert time.monotonic() - began < 10  # its own 0.5 s, not the turn's end (it hangs)
     sparring("stop", session)
 
 

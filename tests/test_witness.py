@@ -299,7 +299,7 @@ def test_claudes_own_writes_during_a_turn_are_not_a_violation(
     """`seal` while Codex works on round one, and `poll`/`wait` meanwhile, write the records
     the witness guards: they are sparring's own, so the turn stays clean."""
     debate = Debate(sparring, fake_codex, scratch)
-    fake_codex.script([{"mode": "slow", "delay": 2, "reply": answer([cpt("X-1", "agree")])}])
+    fake_codex.script([{"mode": "slow", "delay": 4, "reply": answer([cpt("X-1", "agree")])}])
     debate.start()
     assert debate.seal(ANALYSIS).out["sealed"] is True
     assert sparring("poll", debate.sid).out["status"] == "running"

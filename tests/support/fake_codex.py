@@ -835,8 +835,10 @@ class CallLog:
         os.replace(tmp, self.path("json"))
 
     def record_stdin(self, raw: bytes | None) -> None:
-        with open(self.path("stdin"), "wb") as fh:
+        tmp = self.path(f"stdin.{os.getpid()}.tmp")  # whole or absent for a test reading it
+        with open(tmp, "wb") as fh:
             fh.write(raw or b"")
+        os.replace(tmp, self.path("stdin"))
         if raw is None:
             return
         import hashlib
@@ -1726,7 +1728,7 @@ class Turn:
     def respawner(self) -> None:
         pidfile = env("FAKE_CODEX_RESPAWN_PIDFILE")
         if not self.daemonize():
-            await_file(pidfile)
+            await_lines(pidfile, 2)  # the daemon and a child it started
             return
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -1882,6 +1884,19 @@ def note_pid(pidfile: str | None, pid: int) -> None:
 def await_file(path: str | None, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while path is not None and not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def await_lines(path: str | None, count: int, timeout: float = 10.0) -> None:
+    """Until `path` holds `count` lines (note_pid writes each whole), or `timeout`."""
+    deadline = time.monotonic() + timeout
+    while path is not None and time.monotonic() < deadline:
+        try:
+            with open(path, "rb") as fh:
+                if fh.read().count(b"\n") >= count:
+                    return
+        except OSError:
+            pass  # not there yet
         time.sleep(0.01)
 
 

@@ -136,7 +136,10 @@ def runtime_state(data: Path) -> Iterator[dict[str, Any]]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         state: dict[str, Any] = json.loads(runtime.state_file.read_text(encoding="utf-8"))
         yield state
-        runtime.state_file.write_text(json.dumps(state), encoding="utf-8")
+        # Whole or not at all: another worker's doctor reads it without the lock.
+        tmp = runtime.state_file.with_name(f".{runtime.state_file.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(state), encoding="utf-8")
+        os.replace(tmp, runtime.state_file)
 
 
 def make_project(path: Path) -> Path:
