@@ -7,13 +7,15 @@ Responses mock (tests/support/responses_mock.py, which notes when each request a
 Timed from the moment the command is started to the moment the mock receives Codex's first
 request: `sparring start SESSION` as the skills' launcher runs it (`venv/bin/python -I -c
 ENTRY`, ENTRY installer/layout.py's, in a runtime install.py makes in a temporary folder: a
-non-editable install), in three forms: `--prompt-file FILE` (a deep-discussion session), and
+non-editable install), in four forms: `--prompt-file FILE` (a deep-discussion session), and
 `--template think-about/round1 --vars-file FILE`, as think-about's SKILL.md starts round
-one; and `resume SESSION --prompt-file FILE`, round two on the thread round one opened; a
-new session each round. Against each, the very command line sparring gave codex in
-that form's warm-up turn, run directly with the same prompt on stdin. Medians over N rounds
-measured in one run, interleaved; goal <= 1.5x. Each round's turn is run to its end before
-the next starts.
+one; and `resume SESSION --prompt-file FILE`, round two on the thread round one opened; and
+arch-debate's own verb as its SKILL.md runs it, `debate round DIR --file INBOX/round.md`
+(Codex's first round, after `debate new`: Claude's opening round handed in); a new
+session each round. Against each, the very command line
+sparring gave codex in that form's warm-up turn, run directly with the same prompt on stdin.
+Medians over N rounds measured in one run, interleaved; goal <= 1.5x. Each round's turn is
+run to its end before the next starts.
 Nothing leaves 127.0.0.1.
 
 Run: python3 bench/start_bench.py [--runs 15] [--python PATH]
@@ -22,6 +24,7 @@ Run: python3 bench/start_bench.py [--runs 15] [--python PATH]
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -76,6 +79,7 @@ FORMS = {
     "--template": ("think-about", ["--template", "think-about/round1",
                                    "--vars-file", "{inbox}/round1.yaml"]),
     "resume": ("deep-discussion", ["--prompt-file", "{inbox}/prompt.md"]),
+    "debate round": ("arch-debate", []),
 }
 ROUND1 = ("QUESTION: |\n  Redis or SQLite for sessions? Answer in one line.\n"
           "PROJECT_CONTEXT: |\n  A small web service.\nRELEVANT_FILES: |\n  app.py\n"
@@ -103,19 +107,19 @@ def main() -> int:
         run("doctor", "--json", "--inbox")
         (base / "prompt.md").write_text(text)
 
+        debates = itertools.count(1)
+
         def via_sparring(form: str) -> tuple[float, list[str]]:
             """(seconds to the first request, the command line sparring ran codex with)."""
-            skill, words = FORMS[form]
-            sid = run("init", "--skill", skill)["session"]
-            verb = "start"
-            if form == "resume":  # round two, on the thread round one opened
-                (inbox / "prompt.md").write_text(text)
-                run("start", sid, "--prompt-file", str(inbox / "prompt.md"))
-                assert run("wait", sid, "--timeout", "60")["status"] == "completed"
-                verb = "resume"
-            (inbox / "prompt.md").write_text(text)
-            (inbox / "round1.yaml").write_text(ROUND1)
-            argv = [*run.argv, verb, sid, *(w.format(inbox=inbox) for w in words)]
+            if form == "debate round":  # a new debate, Claude's opening handed in
+                folder = repo / f"debate-{next(debates)}"
+                sid = run("debate", "new", str(folder), text.strip())["session"]
+                (inbox / "round.md").write_text("SQLite: one server, no cache.\n")
+                argv = [*run.argv, "debate", "round", str(folder), "--file",
+                        str(inbox / "round.md")]
+            else:
+                sid = run("init", "--skill", FORMS[form][0])["session"]
+                argv = [*run.argv, *start_words(form, sid)]
             seen, began = len(mock.arrivals), time.perf_counter()
             started = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE)
             took = first_request(mock, began, seen)
@@ -125,6 +129,19 @@ def main() -> int:
             assert done["status"] not in ("running", "starting"), done
             session = repo / ".sparring" / "sessions" / sid / "session.json"
             return took, json.loads(session.read_text())["turns"][-1]["argv"]
+
+        def start_words(form: str, sid: str) -> list[str]:
+            """`start SID …` (or `resume`, after round one on the same thread), its files
+            written."""
+            verb = "start"
+            if form == "resume":  # round two, on the thread round one opened
+                (inbox / "prompt.md").write_text(text)
+                run("start", sid, "--prompt-file", str(inbox / "prompt.md"))
+                assert run("wait", sid, "--timeout", "60")["status"] == "completed"
+                verb = "resume"
+            (inbox / "prompt.md").write_text(text)
+            (inbox / "round1.yaml").write_text(ROUND1)
+            return [verb, sid, *(w.format(inbox=inbox) for w in FORMS[form][1])]
 
         # Warm-ups: each gives the command line sparring runs codex with in that form
         # (think-about's carries --output-schema, a file of its session, kept).
@@ -151,12 +168,12 @@ def main() -> int:
     result = []
     for form, (skill, _) in FORMS.items():
         ratio = found[(form, "sparring start")] / found[(form, "codex exec")]
-        print(f"{'resume --prompt-file' if form == 'resume' else 'start ' + form} ({skill}):")
+        verb = {"resume": "resume", "debate round": "debate round"}.get(form, "start")
+        print(f"{verb if verb != 'start' else 'start ' + form} ({skill}):")
         print(f"  codex exec -> first request:     {ms(found[(form, 'codex exec')])}")
-        verb = "resume" if form == "resume" else "start "
         print(f"  sparring {verb} -> first request: {ms(found[(form, 'sparring start')])}  "
               f"{ratio:.2f}x (goal <= {GOAL_RATIO}x)")
-        name = form.strip("-").replace("-", "_")
+        name = form.strip("-").replace("-", "_").replace(" ", "_")
         result.append(f"{name}_codex_ms={found[(form, 'codex exec')] * 1000:.1f} "
                       f"{name}_start_ms={found[(form, 'sparring start')] * 1000:.1f} "
                       f"{name}_ratio={ratio:.2f}")

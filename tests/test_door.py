@@ -377,8 +377,75 @@ def test_anything_else_is_left_to_the_cli(argv: list[str], tmp_path: Path,
     assert door.launch_params(argv) is None
 
 
+# A workflow's own verbs that start a turn, as their SKILL.md calls them.
+VERB_LAUNCHES = [
+    ["debate", "round", "debate", "--file", "inbox/round.md"],
+    ["debate", "round", "debate"],
+    ["debate", "round", "debate", "--stand-in", "inbox/stand-in.md"],
+    ["discuss", "frame", "S", "--file", "inbox/frame.yaml"],
+    ["discuss", "round", "S", "--file", "inbox/round.yaml"],
+    ["discuss", "round", "S", "--accept-changes", "--file", "inbox/round.yaml"],
+    ["discuss", "synthesis", "S"],
+]
+VERB_NOT_TAKEN = [
+    ["debate", "round", "debate", "--effort", "low"], ["debate", "round", "debate", "--file"],
+    ["debate", "round", "debate", "--file", "-"], ["debate", "round", "--file", "r.md", "d"],
+    ["debate", "round"], ["debate", "round", "d", "--file", "a", "--file", "b"],
+    ["debate", "round", "d", "e"], ["debate", "round", "d", "--help"],
+    ["debate", "new", "d", "Which queue?"], ["debate", "status", "d"],
+    ["discuss", "round", "S", "--timeout", "60"], ["discuss", "round", "S", "--file=r.yaml"],
+    ["debate", "round", "d", "--file", "."], ["nothing", "round", "d"],
+]
+
+
+def click_verb_values(argv: list[str]) -> dict[str, Any]:
+    """What cli/workflows.py's callback hands registry.call for `argv`."""
+    calls: list[dict[str, Any]] = []
+
+    def record(flow: Any, verb: str, values: dict[str, Any], cwd: Path) -> dict[str, Any]:
+        calls.append({"flow": flow.name, "verb": verb, "values": values, "cwd": cwd})
+        return {}
+
+    import sparring.workflows.registry as registry
+
+    real = registry.call
+    registry.call = record  # type: ignore[assignment]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(list(argv)) == 0
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert door.launching(list(argv)) == 0
+    finally:
+        registry.call = real  # type: ignore[assignment]
+    assert len(calls) == 2
+    return {"cli": calls[0], "door": calls[1]}
+
+
+@pytest.mark.parametrize("argv", VERB_LAUNCHES, ids=" ".join)
+def test_a_workflows_turn_verbs_get_from_the_door_what_click_gives_them(
+        argv: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`debate round DIR --file F` and the discussion's turn verbs, as the skills call them:
+    the first door makes the very call the CLI's callback makes, without click."""
+    monkeypatch.chdir(tmp_path)
+    for name in door._LAUNCH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert door.workflow_launch(argv) is not None
+    made = click_verb_values(argv)
+    assert made["door"] == made["cli"]
+
+
+@pytest.mark.parametrize("argv", VERB_NOT_TAKEN, ids=" ".join)
+def test_any_other_workflow_verb_call_is_left_to_the_cli(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in door._LAUNCH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert door.workflow_launch(argv) is None
+
+
 @pytest.mark.parametrize("variable", door._LAUNCH_VARIABLES)
 def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
         variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(variable, "high")
     assert door.launch_params(LAUNCHES[0]) is None
+    assert door.workflow_launch(VERB_LAUNCHES[0]) is None

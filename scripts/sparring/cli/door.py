@@ -8,6 +8,10 @@ which run the very functions the CLI runs and print through cli/verb.py as it do
 `guard check --baseline FILE`, which spends most of its time waiting for git status (and,
 when the index moved, git ls-files): it starts them before the rest of the check loads,
 and the check runs without click, so less of the machine goes to Python while git works.
+The calls that start a turn, whose codex waits for this process, go without click too, as
+the skills make them: `start` and `resume` with a prompt file or a template, and a
+workflow's own verbs that start a turn (`debate round DIR --file F`, `discuss round
+SESSION --file F`); tests/test_door.py holds each to the call click's callback makes.
 Everything else, and anything unusual, goes on to the full CLI (cli/main.py), which prints
 the same object the slow way.
 """
@@ -153,22 +157,115 @@ _NAMED = ("session", "prompt_file", "template", "var_pairs", "var_file_pairs", "
 
 
 def launching(argv: list[str]) -> int | None:
-    """`start` or `resume` as the skills call them, run as the CLI's callback runs it,
-    without click (it loads about 13 ms, and the turn's codex waits for this process); None
-    for anything else, which the CLI then answers (nothing was done here)."""
-    params = launch_params(argv)
-    if params is None:
-        return None
-    from sparring.cli.verb import internal_error
+    """`start` or `resume` as the skills call them, or a workflow's own verb that starts a
+    turn (`debate round DIR --file F`), run as the CLI's callback runs it, without click (it
+    loads about 13 ms, and the turn's codex waits for this process); None for anything
+    else, which the CLI then answers (nothing was done here)."""
     from sparring.cli.verb import run as run_verb
 
-    verb, session = argv[0], params["session"]
+    params = launch_params(argv)
+    if params is not None:
+        verb, session = argv[0], params["session"]
+        return _launched(lambda: run_verb(verb, lambda: _launch(verb, params),
+                                          lambda: session))
+    found = workflow_launch(argv)
+    if found is None:
+        return None
+    flow, name, values = found
+    from pathlib import Path
+
+    from sparring.workflows import registry
+
+    session = values.get("session")  # as click's context names it for the CLI's hints
+    return _launched(lambda: run_verb(f"{flow.command} {name}",
+                                      lambda: registry.call(flow, name, values, Path.cwd()),
+                                      lambda: session))
+
+
+def _launched(call: Callable[[], int]) -> int:
+    from sparring.cli.verb import internal_error
+
     try:
-        return run_verb(verb, lambda: _launch(verb, params), lambda: session)
+        return call()
     except KeyboardInterrupt:
         return _interrupted()
     except Exception as exc:  # a bug: reported, never run a second time by the CLI
         return internal_error(exc)
+
+
+# The options of each option group as cli/workflows.py names them, all None unless given
+# (the door takes none of them: tests/test_door.py holds these to click's).
+_GROUP_OPTIONS = {
+    "new-budget": ("budget_tokens",),
+    "turn-limits": ("timeout", "stall_after", "offline_after", "budget_tokens"),
+    "codex-turn": ("effort", "model", "sandbox", "timeout", "stall_after", "offline_after",
+                   "budget_tokens"),
+}
+_TURN_GROUPS = ("turn-limits", "codex-turn")  # as cli/workflows.py: they reach `options`
+
+
+def workflow_launch(argv: list[str]) -> tuple[Any, str, dict[str, Any]] | None:
+    """(workflow, verb, the values click gives the verb's callback) for `COMMAND VERB`, a
+    workflow's own verb that starts a turn, called as its SKILL.md calls it: each argument
+    as a word, then its file and text options (`--flag VALUE`) and flags, each once, and
+    none of the turn's settings; None for anything else."""
+    if len(argv) < 2 or any(name in os.environ for name in _LAUNCH_VARIABLES):
+        return None
+    from sparring.workflows import registry
+
+    flow = next((f for f in registry.WORKFLOWS.values() if f.command == argv[0]), None)
+    verb = next((v for v in flow.verbs if v.name == argv[1]), None) if flow else None
+    if flow is None or verb is None or not any(p.kind in _TURN_GROUPS for p in verb.params):
+        return None
+    from sparring.output import is_text
+
+    if not all(is_text(arg) for arg in argv):
+        return None
+    values = _verb_values(verb, argv[2:])
+    return None if values is None else (flow, verb.name, values)
+
+
+def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
+    from pathlib import Path
+
+    values: dict[str, Any] = {}
+    flags = {p.flag: p for p in verb.params if p.flag is not None}
+    for param in verb.params:
+        if param.flag is not None or param.kind in _GROUP_OPTIONS:
+            continue
+        if not param.required or not words or not _is_word(words[0]):
+            return None
+        if param.kind == "dir" and os.path.isfile(words[0]):
+            return None  # click refuses a file
+        values[param.name] = Path(words[0]) if param.kind == "dir" else words[0]
+        words = words[1:]
+    given: dict[str, Any] = {}
+    while words:
+        param = flags.get(words[0])
+        if param is None or param.name in given:
+            return None
+        if param.kind == "flag":
+            given[param.name], words = True, words[1:]
+            continue
+        if len(words) < 2 or not _is_word(words[1]):
+            return None
+        if param.kind == "file" and os.path.isdir(words[1]):
+            return None  # click refuses a folder
+        given[param.name] = Path(words[1]) if param.kind == "file" else words[1]
+        words = words[2:]
+    for param in verb.params:
+        if param.kind == "flag":
+            values[param.name] = param.name in given
+        elif param.flag is not None:
+            values[param.name] = given.get(
+                param.name, None if param.kind == "file" else param.default)
+        elif param.kind in _GROUP_OPTIONS:
+            group = dict.fromkeys(_GROUP_OPTIONS[param.kind])
+            if param.kind in _TURN_GROUPS:
+                values["options"] = {**values.get("options", {}), **group}
+            else:
+                values.update(group)
+    return values
 
 
 def _launch(verb: str, params: dict[str, Any]) -> dict[str, Any]:
