@@ -12,8 +12,9 @@ non-editable install), in four forms: `--prompt-file FILE` (a deep-discussion se
 one; and `resume SESSION --prompt-file FILE`, round two on the thread round one opened; and
 arch-debate's own verb as its SKILL.md runs it, `debate round DIR --file INBOX/round.md`
 (Codex's first round, after `debate new`: Claude's opening round handed in); a new
-session each round. Against each, the very command line
-sparring gave codex in that form's warm-up turn, run directly with the same prompt on stdin.
+session each round. Against each, the very command line sparring gave codex in that form's
+warm-up turn, run directly with the bench's one-line prompt on stdin (the template and
+debate forms send codex a longer, rendered one).
 Medians over N rounds measured in one run, interleaved; goal <= 1.5x. Each round's turn is
 run to its end before the next starts.
 Nothing leaves 127.0.0.1.
@@ -72,8 +73,9 @@ def first_request(mock: TimedMock, began: float, seen: int, timeout: float = 60)
     return mock.arrivals[seen] - began
 
 
-# The two ways a turn is started: the bench's own prompt file, and the way think-about's
-# SKILL.md starts round one (a template and its variables in a YAML file).
+# The ways a turn is started: the bench's own prompt file, the way think-about's SKILL.md
+# starts round one (a template and its variables in a YAML file), round two, and
+# arch-debate's round verb.
 FORMS = {
     "--prompt-file": ("deep-discussion", ["--prompt-file", "{inbox}/prompt.md"]),
     "--template": ("think-about", ["--template", "think-about/round1",

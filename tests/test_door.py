@@ -443,6 +443,17 @@ def test_any_other_workflow_verb_call_is_left_to_the_cli(
     assert door.workflow_launch(argv) is None
 
 
+def test_the_door_knows_every_setting_click_reads_for_a_call_it_takes() -> None:
+    """With any of them set the CLI answers: a new one click reads must be added there."""
+    from sparring.cli.main import cli
+
+    commands = [cli.commands["start"], cli.commands["resume"]]  # type: ignore[attr-defined]
+    for group in ("debate", "discuss"):
+        commands += cli.commands[group].commands.values()  # type: ignore[attr-defined]
+    read = {p.envvar for command in commands for p in command.params if p.envvar}
+    assert read and read <= set(door._LAUNCH_VARIABLES)
+
+
 @pytest.mark.parametrize("variable", door._LAUNCH_VARIABLES)
 def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
         variable: str, monkeypatch: pytest.MonkeyPatch) -> None:

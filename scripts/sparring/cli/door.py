@@ -193,15 +193,14 @@ def _launched(call: Callable[[], int]) -> int:
         return internal_error(exc)
 
 
-# The options of each option group as cli/workflows.py names them, all None unless given
-# (the door takes none of them: tests/test_door.py holds these to click's).
-_GROUP_OPTIONS = {
-    "new-budget": ("budget_tokens",),
+# The options of the turn's option groups as cli/workflows.py names them, all None unless
+# given (the door takes none of them: tests/test_door.py holds these to click's); the verb
+# gets them together, as `options`.
+_TURN_OPTIONS = {
     "turn-limits": ("timeout", "stall_after", "offline_after", "budget_tokens"),
     "codex-turn": ("effort", "model", "sandbox", "timeout", "stall_after", "offline_after",
                    "budget_tokens"),
 }
-_TURN_GROUPS = ("turn-limits", "codex-turn")  # as cli/workflows.py: they reach `options`
 
 
 def workflow_launch(argv: list[str]) -> tuple[Any, str, dict[str, Any]] | None:
@@ -215,7 +214,7 @@ def workflow_launch(argv: list[str]) -> tuple[Any, str, dict[str, Any]] | None:
 
     flow = next((f for f in registry.WORKFLOWS.values() if f.command == argv[0]), None)
     verb = next((v for v in flow.verbs if v.name == argv[1]), None) if flow else None
-    if flow is None or verb is None or not any(p.kind in _TURN_GROUPS for p in verb.params):
+    if flow is None or verb is None or not any(p.kind in _TURN_OPTIONS for p in verb.params):
         return None
     from sparring.output import is_text
 
@@ -231,12 +230,13 @@ def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
     values: dict[str, Any] = {}
     flags = {p.flag: p for p in verb.params if p.flag is not None}
     for param in verb.params:
-        if param.flag is not None or param.kind in _GROUP_OPTIONS:
+        if param.flag is not None or param.kind in _TURN_OPTIONS:
             continue
-        if not param.required or not words or not _is_word(words[0]):
+        if param.kind not in ("dir", "session", "text") or not param.required or not words \
+                or not _is_word(words[0]):
+            return None  # another option group, an optional argument: the CLI's
+        if param.kind == "dir" and not _click_path(words[0], folder=True):
             return None
-        if param.kind == "dir" and os.path.isfile(words[0]):
-            return None  # click refuses a file
         values[param.name] = Path(words[0]) if param.kind == "dir" else words[0]
         words = words[1:]
     given: dict[str, Any] = {}
@@ -249,8 +249,8 @@ def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
             continue
         if len(words) < 2 or not _is_word(words[1]):
             return None
-        if param.kind == "file" and os.path.isdir(words[1]):
-            return None  # click refuses a folder
+        if param.kind == "file" and not _click_path(words[1], folder=False):
+            return None
         given[param.name] = Path(words[1]) if param.kind == "file" else words[1]
         words = words[2:]
     for param in verb.params:
@@ -259,13 +259,19 @@ def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
         elif param.flag is not None:
             values[param.name] = given.get(
                 param.name, None if param.kind == "file" else param.default)
-        elif param.kind in _GROUP_OPTIONS:
-            group = dict.fromkeys(_GROUP_OPTIONS[param.kind])
-            if param.kind in _TURN_GROUPS:
-                values["options"] = {**values.get("options", {}), **group}
-            else:
-                values.update(group)
+        elif param.kind in _TURN_OPTIONS:
+            values["options"] = {**values.get("options", {}),
+                                 **dict.fromkeys(_TURN_OPTIONS[param.kind])}
     return values
+
+
+def _click_path(path: str, folder: bool) -> bool:
+    """Whether click.Path takes `path` (a folder, or a file when not `folder`): what is
+    there must be of that kind and readable (click refuses it otherwise); what is not there
+    is the verb's to report."""
+    if not os.path.exists(path):
+        return True
+    return os.path.isdir(path) == folder and os.access(path, os.R_OK)
 
 
 def _launch(verb: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -303,8 +309,8 @@ def launch_params(argv: list[str]) -> dict[str, Any] | None:
         name = _LAUNCH_OPTIONS.get(option)
         if name is None or name in given or not _is_word(value):
             return None
-        if name in _PATH_OPTIONS and os.path.isdir(value):
-            return None  # click refuses a folder
+        if name in _PATH_OPTIONS and not _click_path(value, folder=False):
+            return None  # click refuses a folder, or a file it cannot read
         given[name] = value
     from pathlib import Path
 
