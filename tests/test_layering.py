@@ -24,6 +24,7 @@ from sparring import config, states
 from sparring.store import session as sessions
 from sparring.turn import record as turns
 from sparring.turn import runner
+from support.processes import KeeperStub
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "sparring"
 # Top down; a room is a folder of the package, "" the modules directly in it. __main__, the
@@ -265,18 +266,6 @@ def _starting_turn(session_id: str, repo: Path) -> tuple[sessions.Session, int]:
     return session, turn["n"]
 
 
-class _Keeper:
-    """What _spawn_codex needs of the runner's Keeper (turn/keeper.py)."""
-
-    mark = "a-mark"
-
-    def note(self, **fields: Any) -> None:
-        pass
-
-    def ended(self, turn: dict[str, Any]) -> None:
-        pass
-
-
 def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """_spawn_codex changes the status with states.move: a move the machine does not allow
@@ -286,8 +275,8 @@ def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: P
     with monkeypatch.context() as patched:
         patched.setitem(states._NEXT, states.STARTING, frozenset({states.RUNNING}))
         with pytest.raises(states.IllegalTransition, match="starting cannot become stopped"):
-            runner._spawn_codex(found, n, _Keeper())
+            runner._spawn_codex(found, n, KeeperStub())
     assert (found.dir / "session.json").read_bytes() == before
-    assert runner._spawn_codex(found, n, _Keeper()) is None
+    assert runner._spawn_codex(found, n, KeeperStub()) is None
     ended = sessions.find_turn(found.load(), n)
     assert ended["status"] == states.STOPPED and ended["error"]["code"] == "turn_stopped"

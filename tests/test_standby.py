@@ -23,7 +23,7 @@ import pytest
 from sparring.installer.layout import ENTRY
 from sparring.process import standby
 from sparring.store.session import Session
-from support.processes import alive, wait_for
+from support.processes import KeeperStub, alive, wait_for
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs fork()")
 # sparring forks on Linux only (process/standby.py's may_fork); elsewhere it starts anew.
@@ -316,18 +316,6 @@ def test_the_folder_of_a_codex_started_early_is_not_a_change_to_sparrings_record
     assert waited["status"] == "completed" and waited["guard"] == {"clean": True}, waited
 
 
-class _Keeper:
-    """What _spawn_codex needs of the runner's Keeper (turn/keeper.py)."""
-
-    mark = "a-mark"
-
-    def note(self, **fields: Any) -> None:
-        pass
-
-    def ended(self, turn: dict[str, Any]) -> None:
-        pass
-
-
 @pytest.mark.parametrize("started", ["anew", "early"])
 def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
         session: str, fake_codex: Any, repo: Path, tmp_path: Path, started: str) -> None:
@@ -354,12 +342,12 @@ def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
         n = turns.new_turn(found, data, round_no=1, purpose="round", settings=settings,
                            prompt=b"q", argv=argv, thread_id=None)["n"]
     early = Early.start(found, {"codex": argv, "cwd": str(repo), "root": str(repo),
-                                "mark": _Keeper.mark}) if started == "early" else None
+                                "mark": KeeperStub.mark}) if started == "early" else None
     prompt = found.turn_file(n, turns.PROMPT)
     prompt.unlink()
     prompt.symlink_to(secret)
 
-    assert runner._spawn_codex(found, n, _Keeper(), early) is None
+    assert runner._spawn_codex(found, n, KeeperStub(), early) is None
     turn = find_turn(found.load(), n)
     assert turn["status"] == "failed" and turn["error"]["code"] == "path_is_link", turn
     assert codexes(repo) == []

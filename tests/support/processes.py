@@ -146,3 +146,16 @@ def _open_stdin(path: Path | None) -> Iterator[int | IO[bytes]]:
         yield handle
     finally:
         handle.close()
+
+
+class KeeperStub:
+    """What the runner's _spawn_codex needs of its Keeper (turn/keeper.py), for the tests
+    that start a turn's codex without a runner."""
+
+    mark = "a-mark"
+
+    def note(self, **fields: Any) -> None:
+        pass
+
+    def ended(self, turn: dict[str, Any]) -> None:
+        pass
