@@ -460,3 +460,39 @@ def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
     monkeypatch.setenv(variable, "high")
     assert door.launch_params(LAUNCHES[0]) is None
     assert door.workflow_launch(VERB_LAUNCHES[0]) is None
+
+
+@pytest.mark.parametrize("argv", [
+    ["debate", "round", "debate", "--file", "{file}"],
+    ["debate", "round", "debate", "--stand-in", "{file}"],
+    ["start", "{session}", "--prompt-file", "{file}"],
+], ids=lambda argv: " ".join(argv[:2]))
+@pytest.mark.parametrize("way", ["outside", "link"])
+def test_a_file_the_door_takes_is_read_only_inside_the_project(
+        argv: list[str], way: str, sparring: Any, fake_codex: Any, repo: Path,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The launcher is approved with any arguments: a file named to a call the first door
+    runs without click is read only inside the project, never through a link out of it,
+    and a refused one starts nothing and writes nothing."""
+    for name in door._LAUNCH_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    secret = tmp_path / "secret.md"
+    secret.write_text("the user's private notes\n")
+    session = sparring("init", "--skill", "deep-discussion").out["session"]
+    assert sparring("debate", "new", "debate", "Which queue?").exit_code == 0
+    before = sorted(p.name for p in (repo / "debate").iterdir())
+    named = secret
+    if way == "link":
+        named = repo / ".sparring" / "inbox" / "round.md"
+        named.parent.mkdir(parents=True, exist_ok=True)
+        named.symlink_to(secret)
+    words = [w.format(file=named, session=session) for w in argv]
+    assert door.launch_params(words) is not None or door.workflow_launch(words) is not None
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = door.launching(words)
+    out = json.loads(printed.getvalue())
+    assert code != 0 and out["error"]["code"] == (
+        "path_outside_project" if way == "outside" else "path_is_link"), out
+    assert sorted(p.name for p in (repo / "debate").iterdir()) == before
+    assert fake_codex.turn_calls() == [] and secret.read_text() == "the user's private notes\n"
