@@ -126,8 +126,7 @@ def _workflow_status(command: str, word: str
     through the registry as the CLI calls it (cli/workflows.py)."""
     from sparring.workflows import registry
 
-    flow = next((f for f in registry.WORKFLOWS.values() if f.command == command), None)
-    verb = next((v for v in flow.verbs if v.name == "status"), None) if flow else None
+    flow, verb = _flow_verb(command, "status")
     if flow is None or verb is None or len(verb.params) != 1:
         return None
     (param,) = verb.params
@@ -139,6 +138,14 @@ def _workflow_status(command: str, word: str
     return (f"{command} status",
             lambda: registry.call(flow, "status", {param.name: value}, os.getcwd()),
             word if param.name == "session" else None)
+
+
+def _flow_verb(command: str, name: str) -> tuple[Any, Any]:
+    """(the workflow whose command is `command`, its verb `name`), each None if none."""
+    from sparring.workflows import registry
+
+    flow = next((f for f in registry.WORKFLOWS.values() if f.command == command), None)
+    return flow, next((v for v in flow.verbs if v.name == name), None) if flow else None
 
 
 # `start` and `resume` as the skills call them: SESSION, then the prompt's options below,
@@ -210,10 +217,7 @@ def workflow_launch(argv: list[str]) -> tuple[Any, str, dict[str, Any]] | None:
     none of the turn's settings; None for anything else."""
     if len(argv) < 2 or any(name in os.environ for name in _LAUNCH_VARIABLES):
         return None
-    from sparring.workflows import registry
-
-    flow = next((f for f in registry.WORKFLOWS.values() if f.command == argv[0]), None)
-    verb = next((v for v in flow.verbs if v.name == argv[1]), None) if flow else None
+    flow, verb = _flow_verb(argv[0], argv[1])
     if flow is None or verb is None or not any(p.kind in _TURN_OPTIONS for p in verb.params):
         return None
     from sparring.output import is_text
@@ -225,20 +229,48 @@ def workflow_launch(argv: list[str]) -> tuple[Any, str, dict[str, Any]] | None:
 
 
 def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
+    """The values click gives: the arguments, then the options (each once, or its default),
+    then the turn's settings together, all None."""
+    arguments = [p for p in verb.params if p.flag is None and p.kind not in _TURN_OPTIONS]
+    values = _verb_arguments(arguments, words[:len(arguments)])
+    given = _verb_options(verb, words[len(arguments):])
+    if values is None or given is None:
+        return None
+    for param in verb.params:
+        if param.kind == "flag":
+            values[param.name] = param.name in given
+        elif param.flag is not None:
+            values[param.name] = given.get(
+                param.name, None if param.kind == "file" else param.default)
+        elif param.kind in _TURN_OPTIONS:
+            values["options"] = {**values.get("options", {}),
+                                 **dict.fromkeys(_TURN_OPTIONS[param.kind])}
+    return values
+
+
+def _verb_arguments(params: list[Any], words: list[str]) -> dict[str, Any] | None:
+    """Each argument as a word (a DIR as click.Path gives it); None for anything else: an
+    optional argument, another option group, a word missing or like an option."""
     from pathlib import Path
 
+    if len(words) < len(params) or not all(_is_word(word) for word in words):
+        return None
     values: dict[str, Any] = {}
-    flags = {p.flag: p for p in verb.params if p.flag is not None}
-    for param in verb.params:
-        if param.flag is not None or param.kind in _TURN_OPTIONS:
-            continue
-        if param.kind not in ("dir", "session", "text") or not param.required or not words \
-                or not _is_word(words[0]):
-            return None  # another option group, an optional argument: the CLI's
-        if param.kind == "dir" and not _click_path(words[0], folder=True):
+    for param, word in zip(params, words, strict=True):
+        if param.kind not in ("dir", "session", "text") or not param.required:
             return None
-        values[param.name] = Path(words[0]) if param.kind == "dir" else words[0]
-        words = words[1:]
+        if param.kind == "dir" and not _click_path(word, folder=True):
+            return None
+        values[param.name] = Path(word) if param.kind == "dir" else word
+    return values
+
+
+def _verb_options(verb: Any, words: list[str]) -> dict[str, Any] | None:
+    """The options given, each once (`--flag VALUE`, or a bare flag); None for anything
+    else."""
+    from pathlib import Path
+
+    flags = {p.flag: p for p in verb.params if p.flag is not None}
     given: dict[str, Any] = {}
     while words:
         param = flags.get(words[0])
@@ -253,16 +285,7 @@ def _verb_values(verb: Any, words: list[str]) -> dict[str, Any] | None:
             return None
         given[param.name] = Path(words[1]) if param.kind == "file" else words[1]
         words = words[2:]
-    for param in verb.params:
-        if param.kind == "flag":
-            values[param.name] = param.name in given
-        elif param.flag is not None:
-            values[param.name] = given.get(
-                param.name, None if param.kind == "file" else param.default)
-        elif param.kind in _TURN_OPTIONS:
-            values["options"] = {**values.get("options", {}),
-                                 **dict.fromkeys(_TURN_OPTIONS[param.kind])}
-    return values
+    return given
 
 
 def _click_path(path: str, folder: bool) -> bool:
