@@ -72,7 +72,7 @@ def warm_up(argv: list[str], data: dict[str, Any]) -> None:
         return
     mark = runs.new_mark()
     message = {"codex": argv, "cwd": data["cwd"], "root": data["root"], "mark": mark}
-    if _standby.tell(json.dumps(message).encode() + b"\n"):
+    if _standby.tell(_line(message)):
         _early_mark = mark
 
 
@@ -120,6 +120,11 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
     return main([str(session.dir), str(n)], early)
 
 
+def _line(message: dict[str, Any]) -> bytes:
+    """One message to the forked runner, as _message reads it."""
+    return json.dumps(message).encode() + b"\n"
+
+
 def _message(lines: standby.Lines) -> dict[str, Any]:
     """The verb's next message ({} once it closed its end without one)."""
     line = lines.next()
@@ -148,7 +153,7 @@ def _hand_over(session: Session, n: int) -> process.Identity | None:
     global _standby, _early_mark
     waiting, _standby, _early_mark = _standby, None, None
     message = {"session": str(session.dir), "turn": n}
-    if waiting is None or not waiting.order(json.dumps(message).encode() + b"\n"):
+    if waiting is None or not waiting.order(_line(message)):
         return None
     if process.has_exited(waiting):
         # Gone before its orders, though the pipe took them: a process it was starting held
@@ -229,7 +234,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
         turnguard.release(watch)
         return None
     turn = find_turn(session.load(), n)
-    end_reason = None
+    end_reason: str | None
     if early is not None and proc is early.proc and not _fed(early, turn):
         end_reason = "stalled"  # it never read its prompt: ended, never half-fed
     else:
