@@ -32,7 +32,7 @@ QUESTION = "Should the session store move from Redis to SQLite?"
 ELSEWHERE = {
     "npm install -g @openai/codex":
         "not run by a test: it installs from the npm registry; .ci/run installs the same "
-        "package, pinned (@openai/codex@0.169.0), and the integration tests drive it",
+        "package, pinned (@openai/codex@0.171.0), and the integration tests drive it",
     "npm install -g @anthropic-ai/claude-code":
         "not run by a test: it installs from the npm registry; .ci/run installs the same "
         "package, pinned (@anthropic-ai/claude-code@2.1.332), and the integration tests drive it",

@@ -46,7 +46,7 @@ def test_a_turn_then_a_resumed_turn_on_the_same_thread(
     assert first.body["reasoning"]["effort"] == "low"
 
     summary = sparring("finalize", session, "--full").out
-    assert summary["codex"]["version"] == "0.169.0"
+    assert summary["codex"]["version"] == "0.171.0"
     assert summary["applied"]["source"] == "codex rollout"
     assert summary["applied"]["sandbox"] == "read-only"
     assert summary["applied"]["approval_policy"] == "never"

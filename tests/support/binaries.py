@@ -19,7 +19,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-CODEX_VERSION = "0.169.0"
+CODEX_VERSION = "0.171.0"
 CLAUDE_VERSION = "2.1.332"
 CLAUDE_OLD_VERSION = "2.1.197"
 VERSION_PROBE_TIMEOUT_S = 30.0

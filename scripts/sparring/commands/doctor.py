@@ -20,7 +20,7 @@ from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
 from sparring.store import witness, workspace
 
-TESTED_CODEX = "0.169.0"
+TESTED_CODEX = "0.171.0"
 # The checks a debate runs without: failing, they warn (the rest are blocking).
 ADVISORY = frozenset({"codex_version", "duplicates", "updates", "permissions", "claude_code"})
 
