@@ -55,12 +55,53 @@ def test_a_brief_keeps_a_disputed_point_open_and_a_sealed_link_needs_agreement(
                Entry("X-1", "claude", 1, "agree"),
                Entry("X-2", "codex", 1, "agree", "other"),
                Entry("X-2", "claude", 1, "disagree")]
-    named = compute(Record(entries, sealed={"X-1": "C-1"}, brief=frozenset({"X-2"})), tmp_path)
+    named = compute(Record(entries, sealed={"X-1": "C-1"}, brief=frozenset({"X-2"}),
+                           check=CLEAN), tmp_path)
     assert [(p["id"], p["outcome"], p["independent"]) for p in named["points"]] == [
         ("X-1", "agreed", True), ("X-2", "open", False)]
-    left_out = compute(Record(entries, sealed={"X-1": "C-1"}, brief=frozenset()), tmp_path)
+    left_out = compute(Record(entries, sealed={"X-1": "C-1"}, brief=frozenset(), check=CLEAN),
+                       tmp_path)
     assert left_out["points"][1]["outcome"] == "dropped"
     challenged = compute(Record([*entries, Entry("X-1", "codex", 2, "disagree"),
-                                 Entry("X-1", "codex", 3, "agree")], sealed={"X-1": "C-1"}),
-                         tmp_path)
+                                 Entry("X-1", "codex", 3, "agree")], sealed={"X-1": "C-1"},
+                                check=CLEAN), tmp_path)
     assert challenged["points"][0]["independent"] is False
+
+
+# The runner's check of Codex's round one, as `seal` records it (turn/independence.py).
+CLEAN = {"checked_at": 1.0, "turns": [1], "words": 8, "commands": 2, "items": 2, "bytes": 300,
+         "seen": [], "unchecked": None, "project_files_read": 0}
+SEEN = {**CLEAN, "seen": [{"turn": 1, "command": "`grep -rI 'needs a sweep' /tmp`",
+                           "saw": "analysis",
+                           "detail": "its output holds Claude's analysis: \"...\""}]}
+
+
+def test_a_point_is_independent_only_when_the_runners_check_found_nothing(
+        tmp_path: Path) -> None:
+    """The same record, agreed throughout and linked to the sealed analysis: independent with
+    a clean check on record; not without one (an earlier sparring never checked), nor when
+    the check found Codex saw the analysis, which the line at the top of the report says,
+    naming the command."""
+    entries = [Entry("X-1", "claude", 0, "agree", "held", source="sealed analysis (C-1)"),
+               Entry("X-1", "codex", 1, "agree", "claim"),
+               Entry("X-1", "claude", 1, "agree")]
+    clean = compute(Record(entries, sealed={"X-1": "C-1"}, check=CLEAN), tmp_path)
+    assert clean["counts"]["independent"] == 1
+    assert clean["independence"]["state"] == "checked"
+    assert "2 commands and 2 outputs, 300 bytes" in clean["independence"]["why"]
+    unchecked = compute(Record(entries, sealed={"X-1": "C-1"}), tmp_path)
+    assert unchecked["counts"]["independent"] == 0
+    assert unchecked["independence"]["state"] == "not_measured"
+    assert "not on record" in unchecked["independence"]["why"]
+    void = compute(Record(entries, sealed={"X-1": "C-1"}, check=SEEN), tmp_path)
+    assert void["counts"]["independent"] == 0 and void["points"][0]["independent"] is False
+    assert void["independence"]["state"] == "void"
+    assert void["independence"]["seen"] == SEEN["seen"]
+    assert void["summary"].startswith(
+        "Agreement: independence void (in round one Codex's command `grep -rI 'needs a sweep' "
+        "/tmp` showed it text of Claude's analysis), 0 points independent, 1 agreed on first "
+        "reading")
+    missing = compute(Record(entries, sealed={"X-1": "C-1"}, check={
+        **CLEAN, "unchecked": "Codex's events of round one are missing (turn 1)"}), tmp_path)
+    assert missing["independence"]["state"] == "not_measured"
+    assert missing["counts"]["independent"] == 0

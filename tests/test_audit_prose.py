@@ -67,7 +67,8 @@ def test_arch_debate_agreed_in_round_one_is_unchallenged_and_not_independent(
             entry(1, "codex", "agree", "round-1-codex.md:3", ["src/load.py:2"]),
             entry(1, "claude", "agree", "round-1-claude.md:3")]}]
     assert audit["unchallenged"] is True and audit["concessions"] == []
-    assert audit["independence"] == NOT_INDEPENDENT_ARCH
+    assert audit["independence"] == {"state": "not_measured", "why": NOT_INDEPENDENT_ARCH,
+                                     "seen": []}
     summary = ("Agreement: 0 points independent, 1 agreed on first reading, 0 reached with new "
                "evidence, 0 conceded without new evidence, 0 still open, 0 dropped. "
                "Unchallenged: nobody disagreed with any point.")
@@ -239,7 +240,8 @@ def test_deep_discussion_agreed_in_round_one(sparring: Any, fake_codex: Any,
             entry(1, "claude", "agree", "round 1 (Claude):3"),
             entry(1, "codex", "agree", "round 1 (Codex):1", ["src/store.py:1"])]}]
     assert audit["unchallenged"] is True
-    assert audit["independence"].startswith("Codex reads Claude's opening view")
+    assert audit["independence"]["state"] == "not_measured"
+    assert audit["independence"]["why"].startswith("Codex reads Claude's opening view")
     assert audit["summary"].startswith("Agreement: 0 points independent, 1 agreed on first "
                                        "reading")
     assert text.index(audit["summary"]) < text.index("| Timestamp |"), "at the top"

@@ -100,7 +100,9 @@ def test_both_sides_agree_independently(debate: Debate) -> None:
                                "with_new_evidence": 0, "without_new_evidence": 0,
                                "open": 0, "dropped": 0}
     assert audit["concessions"] == [] and audit["unchallenged"] is True
-    assert audit["independence"] is None and audit["notes"] == []
+    assert audit["independence"]["state"] == "checked" and audit["notes"] == []
+    assert audit["independence"]["seen"] == []
+    assert "Independence checked: Claude sealed its analysis after Codex's round one" in text
     summary = ("Agreement: 2 points independent, 0 agreed on first reading, 0 reached with new "
                "evidence, 0 conceded without new evidence, 0 still open, 0 dropped. "
                "Unchallenged: nobody disagreed with any point.")

@@ -349,15 +349,18 @@ def test_a_huge_sparse_file_is_refused_by_its_size_unread(
 
 
 def test_what_was_sealed_is_what_was_archived_even_when_the_file_is_swapped(
-        sparring: Any, repo: Path, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        sparring: Any, repo: Path, scratch: Path, fake_codex: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The issue's case: a file swapped while `seal` read it made the seal and the copy in
     inputs/ differ. Now the copy is the bytes read, and the new file stays in the inbox."""
-    from sparring.turn import barrier
+    from sparring.turn import seal as sealing
 
     sid = sparring("init", "--skill", "think-about").out["session"]
+    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=q")
+    sparring("wait", sid)  # the seal comes once Codex's round one has ended
     handed = scratch / "analysis.md"
     handed.write_text("what I sealed\n")
-    real_seal = barrier.seal
+    real_seal = sealing.seal
 
     def swapped_meanwhile(*args: Any) -> Any:
         replacement = scratch / "other.md"
@@ -365,7 +368,7 @@ def test_what_was_sealed_is_what_was_archived_even_when_the_file_is_swapped(
         os.replace(replacement, handed)
         return real_seal(*args)
 
-    monkeypatch.setattr(barrier, "seal", swapped_meanwhile)
+    monkeypatch.setattr(sealing, "seal", swapped_meanwhile)
     sealed = sparring("seal", sid, "--file", str(handed))
     assert sealed.exit_code == 0, sealed.raw
     assert Path(sealed.out["file"]).read_text() == "what I sealed\n"

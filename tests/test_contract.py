@@ -29,7 +29,8 @@ PINNED_CODES = {
     "state_version_unsupported", "prompt_empty", "prompt_too_large", "file_not_found",
     "not_writable", "git_failed", "template_not_found", "template_missing_var",
     "invalid_answer", "verdict_invalid", "synthesis_invalid", "input_empty", "seal_required",
-    "already_sealed", "already_judged", "not_revealed", "guard_violation", "budget_exhausted",
+    "seal_too_early", "already_sealed", "already_judged", "not_revealed", "guard_violation",
+    "budget_exhausted",
     "runtime_missing", "debate_exists", "round_missing", "invalid_arguments", "report_exists",
     "interrupted", "internal_error",
 }
@@ -50,7 +51,7 @@ def test_every_error_code_is_documented() -> None:
 
 
 # Keys `poll`/`wait` add around the turn's own object (contract.POLL_KEYS says when).
-_AROUND = {"wait_timed_out", "sealed", "debate", "discussion"}
+_AROUND = {"wait_timed_out", "sealed", "independence", "debate", "discussion"}
 
 
 def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: str,
@@ -129,6 +130,7 @@ def test_the_documented_purposes_and_statuses_are_the_printed_ones(
     debate = sparring("init", "--skill", "think-about").out["session"]
     fake_codex.script(["not the JSON asked for", {"reply": {"position": "still no points"}}])
     sparring("start", debate, "--template", "think-about/round1", "--var", "QUESTION=q")
+    seen(sparring("wait", debate, "--timeout", "30").out)  # the re-ask, withheld
     (scratch / "analysis.md").write_text("# mine\n")
     seen(sparring("wait", debate, "--timeout", "30", "--seal", str(scratch / "analysis.md")).out)
     # deep-discussion: the synthesis turn

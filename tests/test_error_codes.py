@@ -472,6 +472,17 @@ def _seal_required(case: Case) -> dict[str, Any]:
     return failed(debate.verdict(CONTINUE))
 
 
+@provokes("seal_too_early")
+def _seal_too_early(case: Case) -> dict[str, Any]:
+    """Codex's round one still runs: an analysis written now would lie where it can read it."""
+    debate = case.think_about()
+    case.fake.script([{"mode": "slow", "delay": "4", "reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    found = failed(case.run("seal", debate.sid, "--file", debate.file("a.md", "# Mine\n")))
+    assert debate.wait()["status"] == "completed"
+    return found
+
+
 @provokes("not_revealed")
 def _not_revealed(case: Case) -> dict[str, Any]:
     debate = case.think_about()

@@ -20,8 +20,8 @@ from support.processes import alive, wait_for
 
 
 def events_of(repo: Path, sid: str) -> bytes:
-    """What codex printed so far in the session's first turn."""
-    path = repo / ".sparring" / "sessions" / sid / "turns" / "1" / "events.jsonl"
+    """What codex printed so far in the session's first turn (out of the project)."""
+    path = Path(Session(repo / ".sparring" / "sessions" / sid).output(1, "events.jsonl"))
     return path.read_bytes() if path.exists() else b""
 
 

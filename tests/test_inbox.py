@@ -16,6 +16,7 @@ import pytest
 
 from sparring import output
 from sparring.errors import Hint
+from support.debates import round_one_ended
 from support.gitrepo import git
 
 HOSTILE = ('{"ttl": 30} and {\'a\': 1}, it\'s `$(rm -rf ~)` ${HOME} {{ x }} {% if %}\n'
@@ -36,8 +37,9 @@ def test_init_prints_the_inbox_which_git_never_sees(sparring: Any, repo: Path) -
 
 
 def test_a_handed_in_file_reaches_the_runner_byte_for_byte_and_is_taken(
-        sparring: Any, repo: Path) -> None:
+        sparring: Any, repo: Path, fake_codex: Any) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
+    round_one_ended(sparring, sid)
     note = inbox(repo) / "analysis.md"
     note.write_bytes(HOSTILE.encode())
 
@@ -62,8 +64,10 @@ def test_a_failed_verb_leaves_the_file_to_be_fixed(sparring: Any, fake_codex: An
     assert verdict.read_text() == '{"points": []}'
 
 
-def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path) -> None:
+def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path,
+                                                 fake_codex: Any) -> None:
     sid = sparring("init", "--skill", "think-about").out["session"]
+    round_one_ended(sparring, sid)
     mine = repo / "notes" / "analysis.md"  # in the project, not in the inbox
     mine.parent.mkdir()
     mine.write_text("my analysis")
@@ -77,9 +81,9 @@ def test_the_verdict_may_be_yaml(sparring: Any, fake_codex: Any, repo: Path) -> 
         "convergence": {"state": "continue", "reason": "r"}, "proposed_summary": None,
         "approve_summary": None}}])
     sid = sparring("init", "--skill", "think-about").out["session"]
-    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=q")
+    assert round_one_ended(sparring, sid)["status"] == "completed"
     sparring("seal", sid, input=b"mine")
-    assert sparring("wait", sid, "--timeout", "30").out["status"] == "completed"
+    assert sparring("wait", sid).out["review"] is not None
     verdict = inbox(repo) / "verdict.yaml"
     verdict.write_text("points:\n  - id: X-1\n    class: genuine_agreement\n    stance: agree\n"
                        "convergence:\n  state: continue\n  reason: |\n    {\"x\": 'y'} open\n"

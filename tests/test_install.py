@@ -942,11 +942,14 @@ def test_check_says_whether_the_install_is_older_than_the_clone(
 
 def test_uninstall_names_what_it_leaves_behind_and_how_to_remove_it(
         project: Path, own_runtime: Path, tmp_path: Path) -> None:
-    from sparring.store import witness
+    from sparring.store import locate, witness
 
     env = with_claude(install_env(own_runtime), tmp_path / "claude-bin")
     installed(project, env)
-    (project / ".sparring" / "sessions").mkdir(parents=True)
+    session = project / ".sparring" / "sessions" / "think-about-20261122-101010-abcdef"
+    session.mkdir(parents=True)
+    printed = Path(locate.outputs_folder(str(session))) / "1"  # what its codex printed
+    printed.mkdir(parents=True)
     (project / "debate" / "session-store").mkdir(parents=True)
     (project / "debate" / "session-store" / "DEBATE-PROTOCOL.md").write_text("# q\n")
     decisions = project / "docs" / "decisions"
@@ -971,6 +974,9 @@ def test_uninstall_names_what_it_leaves_behind_and_how_to_remove_it(
     assert any(f"{decisions}  (1 think-about and dual-model report(s)" in line for line in lines)
     assert any(f"{copies}  (sparring's copies of the runner's records" in line and
                f"`rm -rf {copies}`" in line for line in lines), lines
+    assert any("what Codex printed in each turn of this project's 1 session(s)" in line
+               for line in lines), lines
+    assert printed.is_dir()
     assert (snapshot(project / "docs"), snapshot(project / "debate"), snapshot(copies)) == kept
     assert (project / ".sparring" / "sessions").is_dir()
     assert done.stdout.rstrip().splitlines()[-1] == \

@@ -1,5 +1,6 @@
-"""sparring's own state is the user's alone: every file under `.sparring/` is 0600 and every
-folder 0700, whatever the umask (issue 11, case 11)."""
+"""sparring's own state is the user's alone: every file under `.sparring/`, and under its
+state folder out of the project (what each turn's codex printed, the witness copies), is 0600
+and every folder 0700, whatever the umask (issue 11, case 11)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from sparring.store import locate
 from support.debates import Debate, answer, cpt, pt
 
 
@@ -28,11 +30,18 @@ def test_everything_under_sparring_is_private(sparring: Any, fake_codex: Any, re
     finally:
         os.umask(old)
     found = modes(repo / ".sparring")
-    for part in ("prompt.txt", "events.jsonl", "runner.log", "session.json.lock", "inputs/",
+    for part in ("prompt.txt", "runner.log", "session.json.lock", "inputs/",
                  "guard-baseline.json", "summary.json", "sealed-claude-round-1.md"):
         assert any(part in name + "/" for name in found), (part, sorted(found))
     loose = {name: oct(mode) for name, mode in found.items()
              if mode != (0o700 if (repo / ".sparring" / name).is_dir() else 0o600)}
+    assert loose == {}
+    state = Path(locate.state_home())
+    outputs = modes(state)
+    for part in ("events.jsonl", "stderr.log", "witness/"):
+        assert any(part in name + "/" for name in outputs), (part, sorted(outputs))
+    loose = {name: oct(mode) for name, mode in outputs.items()
+             if mode != (0o700 if (state / name).is_dir() else 0o600)}
     assert loose == {}
 
 

@@ -52,11 +52,11 @@ def test_think_about_before_the_seal_picks_up_at_the_seal(
     assert f"sparring wait {debate.sid} --seal" in open_sessions(sparring)[debate.sid]["next"]
 
 
-def test_dual_model_picked_up_while_codex_answers_seals_first(
+def test_dual_model_picked_up_while_codex_answers_waits_then_seals(
         sparring: Any, fake_codex: Any, scratch: Path) -> None:
-    """The conversation ended while Codex was still answering, before Claude's analysis was
-    sealed: the next step is the seal (its wait then waits for Codex), as it is once Codex
-    has answered, whichever came first."""
+    """The conversation ended while Codex was still answering round one: the next step is to
+    wait for it, then to write and seal the analysis (no seal is taken before); once Codex
+    has answered, the seal."""
     fake_codex.script([{"mode": "slow", "delay": 3, "reply": answer([cpt("X-1", "agree")])}])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
@@ -64,6 +64,10 @@ def test_dual_model_picked_up_while_codex_answers_seals_first(
 
     step = open_sessions(sparring)[sid]["next"]
 
+    assert step.startswith(f"Codex is answering round 1: `sparring wait {sid}` until it has "
+                           "ended") and f"`sparring wait {sid} --seal " in step
+    assert sparring("wait", sid).out["status"] == "completed"
+    step = open_sessions(sparring)[sid]["next"]
     assert "not sealed yet" in step and f"`sparring wait {sid} --seal " in step
     waited = sparring("wait", sid, "--seal", "-", input=b"C-1: mine\n")
     assert waited.out["status"] == "completed" and waited.out["sealed"] is True
@@ -75,6 +79,7 @@ def test_dual_model_picks_up_at_its_dispatch_then_at_the_report(
     sid = sparring("init", "--skill", "dual-model").out["session"]
     assert "dual-model/dispatch --vars-file" in open_sessions(sparring)[sid]["next"]
     sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    sparring("wait", sid)
     sparring("wait", sid, "--seal", "-", input=b"C-1: mine\n")
     verdict = {"position": "p", "points": [pt("X-1", "agree", cls="genuine_agreement")],
                "convergence": {"state": "continue", "reason": "r"}}

@@ -385,8 +385,6 @@ def test_a_reask_starts_only_under_what_the_user_allows_at_that_moment(
                        {"mode": "writes_file", "write_path": TRAP, "reply": "{}"}])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     assert sparring("start", sid, input=b"q").exit_code == 0
-    (scratch / "analysis.md").write_text("C-1: mine.\n")
-    assert sparring("seal", sid, "--file", str(scratch / "analysis.md")).exit_code == 0
     path.write_text("sandbox: read-only\n")  # the user changed their mind
 
     ended = sparring("wait", sid, "--timeout", "30").out

@@ -258,12 +258,16 @@ def test_codex_started_early_gets_its_whole_prompt_only_after_the_snapshot(
     assert done["ok"], done
     out_of(launcher(repo, "wait", sid, "--timeout", "30"))
     call = next(c for c in fake_codex.calls() if "exec" in c["argv"])
-    turn = Session(repo / ".sparring" / "sessions" / sid).load()["turns"][0]
+    session = Session(repo / ".sparring" / "sessions" / sid)
+    turn = session.load()["turns"][0]
     baseline = repo / ".sparring" / "sessions" / sid / "turns" / "1" / "guard-baseline.json"
-    assert f"/{sid}/.codex-early-" in call["stdout_path"], "codex started once handed over"
+    assert call["stdout_path"].startswith(f"{session.outputs}/.codex-early-"), \
+        "codex started once handed over, writing out of the project"
     assert call["stdin_read_unix"] > baseline.stat().st_mtime, "the prompt came first"
     assert call["stdin_sha256"] == turn["prompt_sha256"], "not the whole prompt"
-    assert not list((repo / ".sparring" / "sessions" / sid).glob(".codex-early-*"))
+    assert not list(Path(session.outputs).glob(".codex-early-*"))
+    assert Path(session.output(1, "events.jsonl")).is_file()
+    assert not list(repo.rglob("events.jsonl")), "nothing codex printed lies in the project"
 
 
 def test_a_start_whose_prompt_cannot_be_made_ends_the_codex_started_for_it(
@@ -303,17 +307,20 @@ def test_codex_never_starts_early_on_a_command_line_sparring_did_not_build(
     assert started is None and codexes(repo) == [] and fake_codex.calls() == []
 
 
-def test_the_folder_of_a_codex_started_early_is_not_a_change_to_sparrings_records(
+def test_a_folder_like_an_early_codexs_planted_in_the_session_is_a_change(
         sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
-    """Another start of the same session makes (and removes) a codex's early folder while a
-    turn runs: the turn's guard does not take it for Codex changing sparring's records."""
+    """A codex started early writes beside the session's turn outputs, out of the project:
+    sparring makes nothing of the kind in the session's folder, so such a folder appearing
+    there during a turn is a change to its records, which the turn's guard names."""
     fake_codex.mode("slow", delay="1")
     assert sparring("start", session, input=b"q").exit_code == 0
     early = repo / ".sparring" / "sessions" / session / ".codex-early-abc123"
     early.mkdir()
     (early / "events.jsonl").write_text("")
     waited = sparring("wait", session, "--timeout", "30").out
-    assert waited["status"] == "completed" and waited["guard"] == {"clean": True}, waited
+    assert waited["status"] == "completed" and waited["guard"]["clean"] is False, waited
+    assert f".sparring/sessions/{session}/.codex-early-abc123/events.jsonl" in [
+        c["path"] for c in waited["guard"]["changed"]]
 
 
 @pytest.mark.parametrize("started", ["anew", "early"])

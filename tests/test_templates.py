@@ -22,7 +22,8 @@ REPORT = {"R": {
     "claude_position": None, "summary": None, "synthesis": None, "sources": [],
     "agreement_audit": {
         "summary": "Agreement: no points on record.", "counts": {"independent": 0},
-        "unchallenged": False, "independence": None, "points": [], "concessions": [],
+        "unchallenged": False, "points": [], "concessions": [],
+        "independence": {"state": "not_measured", "why": "never sealed", "seen": []},
         "notes": [], "moved": {"sentence": None}},
     "rounds": [], "usage_total": USAGE, "budget": None,
     "duration_s": 0,

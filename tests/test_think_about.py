@@ -238,10 +238,9 @@ def test_a_seal_is_final_and_must_come_before_the_reveal(debate: Debate) -> None
 
 def test_the_reveal_is_recorded_by_the_verb_that_shows_the_answer(
         debate: Debate, repo: Path) -> None:
-    # Sealed first, then Codex's turn, which ends on its own: start and stop never show the
-    # answer, so they record no reveal (the verdict needs one); the first wait does.
+    # Codex's turn ends on its own, then Claude seals: start, stop and the seal never show
+    # the answer, so they record no reveal (the verdict needs one); the first wait does.
     debate.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
-    assert debate.seal().exit_code == 0
     started = debate.start()
     assert started.get("review") is None
     record = repo / ".sparring" / "sessions" / debate.sid / "session.json"
@@ -250,6 +249,8 @@ def test_the_reveal_is_recorded_by_the_verb_that_shows_the_answer(
         assert time.monotonic() < deadline, "the turn did not end"
         time.sleep(0.05)
     assert debate.sparring("stop", debate.sid).exit_code == 0
+    assert debate.sparring("seal", debate.sid, "--file", debate.file(
+        "analysis.md", "# Mine\nC-1: sessions need TTLs.\n")).exit_code == 0
     assert json.loads(record.read_text())["engine"]["revealed_at"] is None
     early = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
                             "convergence": {"state": "agree", "reason": "r"}})

@@ -1,11 +1,14 @@
-"""A turn's own files, swapped by Codex during its turn (issue 21).
+"""A turn's own files, swapped during its turn (issue 21).
 
-Codex's events and stderr go to files in the session's turn folder, which a sandbox that
-lets Codex write the project lets it replace while it works. A FIFO there blocked the
-runner's last read forever (the turn never ended, every `poll`, `wait` and `start` of the
-session hung with it); a link made the runner read what it points at, `/dev/zero` without
-end. The runner reads them without following a link or blocking, as plain files of bounded
-size, and a turn whose events are gone ends as a turn without an answer.
+Codex's events and stderr went to files in the session's turn folder, which a sandbox that
+lets Codex write the project let it replace while it worked. They now lie out of the project
+(store/locate.outputs_folder), out of any sandbox's reach but `danger-full-access`; the reader
+stays as hardened, and these tests swap them where they lie (the fake codex's shell runs
+unsandboxed). A FIFO there blocked the runner's last read forever (the turn never ended,
+every `poll`, `wait` and `start` of the session hung with it); a link made the runner read
+what it points at, `/dev/zero` without end. The runner reads them without following a link
+or blocking, as plain files of bounded size, and a turn whose events are gone ends as a turn
+without an answer.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from sparring.store.session import Session
 
 SECRET = "b3BlbnNzaC1rZXkt-secret"
 
@@ -39,7 +44,7 @@ def test_a_turn_file_codex_swapped_never_blocks_or_leads_out(
         "id": "x", "type": "agent_message", "text": SECRET}}) + "\n")
     name, how = swap.split("-")
     file = "events.jsonl" if name == "events" else "stderr.log"
-    target = f".sparring/sessions/{session}/turns/1/{file}"
+    target = Session(repo / ".sparring" / "sessions" / session).output(1, file)
     make = {"fifo": f"mkfifo {target}", "link": f"ln -s {outside} {target}",
             "zero": f"ln -s /dev/zero {target}"}[how]
     fake_codex.mode("shell", shell=f"rm -f {target} && {make}")
@@ -101,7 +106,7 @@ def test_an_answer_no_file_can_hold_never_bricks_the_debate(
     """Codex rewrote its events with half a UTF-16 pair (`\\ud800`) in its answer: writing
     the round file, and every verb of the session after it, ended in internal_error."""
     sid = sparring("debate", "new", "debate", "Redis or SQLite?").out["session"]
-    events = f".sparring/sessions/{sid}/turns/1/events.jsonl"
+    events = Session(repo / ".sparring" / "sessions" / sid).output(1, "events.jsonl")
     (tmp_path / "events.jsonl").write_text(EVENTS)
     fake_codex.mode("shell", shell=f"rm -f {events} && cp {tmp_path / 'events.jsonl'} {events}")
     (scratch / "round.md").write_text("Opening: SQLite is enough.\n")

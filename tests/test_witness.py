@@ -296,12 +296,18 @@ def test_a_stopped_turn_leaves_no_watch_behind(sparring: Any, session: str, fake
 
 def test_claudes_own_writes_during_a_turn_are_not_a_violation(
         sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> None:
-    """`seal` while Codex works on round one, and `poll`/`wait` meanwhile, write the records
-    the witness guards: they are sparring's own, so the turn stays clean."""
+    """The seal of another session while Codex works on this one's round, and `poll`/`wait`
+    meanwhile, write the records the witness guards: they are sparring's own, so the turn
+    stays clean."""
+    other = Debate(sparring, fake_codex, scratch)
     debate = Debate(sparring, fake_codex, scratch)
-    fake_codex.script([{"mode": "slow", "delay": 4, "reply": answer([cpt("X-1", "agree")])}])
+    fake_codex.script([{"reply": answer([cpt("X-1", "agree")])},
+                       {"mode": "slow", "delay": 4, "reply": answer([cpt("X-1", "agree")])}])
+    other.start()
+    assert other.wait()["status"] == "completed"
     debate.start()
-    assert debate.seal(ANALYSIS).out["sealed"] is True
+    assert other.sparring("seal", other.sid, "--file", other.file("a.md", ANALYSIS)
+                          ).out["sealed"] is True
     assert sparring("poll", debate.sid).out["status"] == "running"
     out = debate.wait()
     assert out["status"] == "completed", out

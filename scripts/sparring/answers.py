@@ -40,7 +40,19 @@ def problems(name: str, data: Any) -> list[str]:
 
     validator = Draft202012Validator(_schema(name))
     found = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    return [f"{_where(e.absolute_path)}: {e.message}" for e in found[:_MAX_ERRORS]]
+    return [f"{_where(e.absolute_path)}: {_message(e)}" for e in found[:_MAX_ERRORS]]
+
+
+_QUOTED_AT_MOST = 40  # characters of a text a problem quotes as it is
+
+
+def _message(error: Any) -> str:
+    """jsonschema's message, a long text it quotes named by its length: a turn's error is on
+    record (and shown) while Codex's answer is still withheld from Claude."""
+    value = error.instance
+    if isinstance(value, str) and len(value) > _QUOTED_AT_MOST:
+        return str(error.message).replace(repr(value), f"a text of {len(value):,} characters")
+    return str(error.message)
 
 
 def _where(path: Any) -> str:

@@ -57,6 +57,7 @@ CODES: dict[str, str] = {
     "synthesis_invalid": "Claude's synthesis is not valid JSON or breaks its schema",
     "input_empty": "the file or stdin given to the verb is empty",
     "seal_required": "Claude must seal its own analysis before Codex's is revealed",
+    "seal_too_early": "Codex's round one has not ended: Claude's analysis is sealed after it",
     "already_sealed": "a different analysis was already sealed for this session",
     "already_judged": "the round already has a different verdict; --rejudge replaces it",
     "rejudge_too_late": "a later round has started: that round's verdict can no longer change",

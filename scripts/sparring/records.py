@@ -110,6 +110,8 @@ class EngineRecord(TypedDict):
     verdicts: dict[str, Verdict]
     decisions: dict[str, DecisionRecord]
     rejudged: NotRequired[list[Rejudged]]  # added by the first `verdict --rejudge`
+    # added by `seal`: the runner's check of Codex's round one (turn/independence.py)
+    independence: NotRequired[dict[str, Any] | None]
 
 
 # --- a session and its turns --------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from sparring.store import witness
+from sparring.store.session import Session
 from support.debates import Debate, answer, cpt, pt
 from support.gitrepo import git
 from support.responses_mock import ResponsesMock, shell_call, text
@@ -86,7 +87,7 @@ except OSError as exc:
     out = debate.wait()
     assert out["status"] == "completed", out
 
-    events = (folder / "turns" / "2" / "events.jsonl").read_text()
+    events = Path(Session(folder).output(2, "events.jsonl")).read_text()
     assert "WITNESS REFUSED" in events and "Read-only file system" in events
     own = f".sparring/sessions/{debate.sid}"
     assert out["guard"]["changed"] == [

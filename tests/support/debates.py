@@ -43,6 +43,16 @@ def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
     return pt(pid, stance, claim or f"Codex claim {pid}", **kw)
 
 
+def round_one_ended(sparring: Any, sid: str, skill: str = "think-about") -> dict[str, Any]:
+    """Codex's round one of a think-about (or dual-model) session, started and ended (the fake
+    codex answers as it is set): a seal is taken only after it."""
+    first = {"think-about": "think-about/round1", "dual-model": "dual-model/dispatch"}[skill]
+    sparring("start", sid, "--template", first, "--var", f"QUESTION={QUESTION}")
+    waited = sparring("wait", sid, "--timeout", "30").out
+    assert waited.get("status") not in (None, "running"), waited
+    return dict(waited)
+
+
 class Debate:
     """Drives one think-about session the way SKILL.md tells Claude to (or a dual-model one:
     the same structured rounds, its own templates)."""
@@ -69,6 +79,10 @@ class Debate:
         return dict(self.sparring("wait", self.sid, "--timeout", "30", *flags).out)
 
     def seal(self, text: str = "# My analysis\nC-1: sessions need TTLs.\n") -> Any:
+        """As SKILL.md has Claude seal: once Codex's round one has ended (its answer still
+        withheld), when a round has started."""
+        if self.sparring("status", self.sid).out.get("turns"):
+            self.wait()
         return self.sparring("seal", self.sid, "--file", self.file("analysis.md", text))
 
     def verdict(self, body: dict[str, Any]) -> Any:

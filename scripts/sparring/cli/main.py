@@ -167,14 +167,16 @@ def poll(session: str, full: bool) -> int:
 @FULL_OPTION
 @click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Seal this file as Claude's own analysis first (what `sparring seal "
-              "--file` does), then wait: one call instead of two.")
+              "--file` does, once Codex's round one has ended), then wait: one call instead "
+              "of two.")
 def wait(session: str, timeout: float, full: bool, seal_file: Path | None) -> int:
     """Block until the turn ends (or --timeout passes); print the poll object.
 
     Adds `wait_timed_out`: true when the turn was still running. The default
     stays under the two minutes a Bash tool call gets by default. With --seal
-    the analysis is sealed before anything of Codex's is shown (adds `sealed`);
-    if the seal is refused, nothing is shown and the seal's error is printed.
+    (once Codex's round one has ended) the analysis is sealed before anything of
+    Codex's is shown (adds `sealed` and the check's `independence`); if the seal
+    is refused, nothing is shown and the seal's error is printed.
     """
     from sparring.commands.poll import wait as run
 
@@ -291,10 +293,15 @@ def doctor(cwd: Path, as_json: bool | None, inbox: bool, full: bool) -> int:
 def seal(session: str, file: Path | None) -> int:
     """Seal Claude's own round-one analysis before Codex's answer is revealed.
 
-    Records the text, its sha256 and the time. Until a think-about or dual-model
-    session is sealed, poll/wait withhold Codex's round-one review (and its
-    reasoning summaries). A seal is never replaced; sealing the same text again
-    is a no-op. Prints sealed_at, sha256, bytes, file.
+    Taken only once Codex's round one has ended (seal_too_early before: written
+    while Codex works, the analysis would lie where Codex can read it), and no
+    round-one turn starts after it. Records the text, its sha256 and the time,
+    and checks what Codex did in round one for any sight of the analysis or of
+    sparring's records (independence: checked, void with why, or not_measured).
+    Until a think-about or dual-model session is sealed, poll/wait withhold
+    Codex's answer (and its reasoning summaries) and session.json holds none of
+    it. A seal is never replaced; sealing the same text again is a no-op. Prints
+    sealed_at, sha256, bytes, file, independence.
     """
     from sparring.commands.seal import seal as run
 

@@ -50,6 +50,12 @@ class TurnView:
         return self.messages[-1] if self.messages else None
 
     @property
+    def items(self) -> list[dict[str, Any]]:
+        """Every item but Codex's own messages, as last reported: its commands (with their
+        output), tool calls, searches, file changes, reasoning."""
+        return list(self._items.values())
+
+    @property
     def activities(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         for item in self._items.values():

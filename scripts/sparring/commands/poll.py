@@ -37,8 +37,11 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
          analysis: bytes | None = None,
          read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     session = _resolved(ref, cwd, None if analysis is not None else read)  # sealing writes it
+    sealed = None
     if analysis is not None:
-        barrier.seal(ref, cwd, analysis)
+        from sparring.turn import seal as sealing  # taking a seal: once a debate
+
+        sealed = sealing.seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
     while True:
         data, turn, seen = lifecycle.observe(session)
@@ -46,8 +49,9 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,
                             cwd)
             result["wait_timed_out"] = not states.is_terminal(turn["status"])
-            if analysis is not None:
+            if sealed is not None:
                 result["sealed"] = True
+                result["independence"] = sealed["independence"]
             return result
         time.sleep(_WAIT_STEP_S)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.turn import barrier
+from sparring.turn import seal as sealing
 
 
 def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
-    return barrier.seal(ref, cwd, content)
+    return sealing.seal(ref, cwd, content)

@@ -161,17 +161,16 @@ def _answered_round(session: Session, data: AnySession) -> int:
         raise SparringError("session_busy", f"round {turn['round']} is running: the rounds "
                             "before it are decided, and it has no answer to judge yet",
                             f"`sparring wait {session.id}`, then judge round {turn['round']}")
+    if turn is not None and state["barrier"] and turn["round"] == 1 and not state["seal"]:
+        raise SparringError("seal_required", "your own analysis is not sealed yet",
+                            f"`sparring wait {session.id} --seal FILE` before judging "
+                            "Codex's answer")
     if turn is None or turn["status"] != states.COMPLETED or turn.get("answer") is None:
         status = turn["status"] if turn else "not started"
         raise SparringError("invalid_transition", f"there is no answered round to judge "
                             f"(latest turn: {status})", f"`sparring wait {session.id}` first; "
                             "a failed round ends the debate (report it)")
-    if state["barrier"] and turn["round"] == 1:
-        if not state["seal"]:
-            raise SparringError("seal_required", "your own analysis is not sealed yet",
-                                f"`sparring seal {session.id} --file FILE` before judging "
-                                "Codex's answer")
-        if not state["revealed_at"]:
-            raise SparringError("not_revealed", "you have not read Codex's answer yet",
-                                f"`sparring wait {session.id}` shows it, now that you sealed")
+    if state["barrier"] and turn["round"] == 1 and not state["revealed_at"]:
+        raise SparringError("not_revealed", "you have not read Codex's answer yet",
+                            f"`sparring wait {session.id}` shows it, now that you sealed")
     return int(turn["round"])

@@ -32,6 +32,7 @@ def leftovers(ctx: Context) -> None:
             _name(ctx, project / rel, what, whole)
         _reports(ctx, project / REPORTS)
     _witness(ctx, project)
+    _outputs(ctx, project)
 
 
 def _name(ctx: Context, path: Path, what: str, whole: bool) -> None:
@@ -62,3 +63,23 @@ def _witness(ctx: Context, project: Path | None) -> None:
     if folder.exists():
         ctx.note("left behind", folder, "sparring's copies of the runner's records (kept out "
                  f"of Codex's reach); remove it with `rm -rf {folder}` when no debate runs")
+
+
+def _outputs(ctx: Context, project: Path | None) -> None:
+    """What each turn's codex printed, kept out of the project (store/locate.outputs_folder)."""
+    from sparring.store import locate
+
+    top = Path(locate.state_home()) / "codex"
+    if project is None:
+        if top.exists():
+            ctx.note("left behind", top, "what Codex printed in each turn of every project's "
+                     f"sessions; remove it with `rm -rf {top}` when no debate runs")
+        return
+    sessions = project / ".sparring" / "sessions"
+    found = [Path(locate.outputs_folder(str(s))) for s in sorted(sessions.glob("*"))
+             if s.is_dir()] if sessions.is_dir() else []
+    found = [folder for folder in found if folder.exists()]
+    if found:
+        ctx.note("left behind", top, f"what Codex printed in each turn of this project's "
+                 f"{len(found)} session(s), a folder each (named `<session id>-<key>`); remove "
+                 "them when no debate runs")

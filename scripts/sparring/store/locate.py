@@ -17,9 +17,9 @@ import os
 STATE_DIR = ".sparring"
 SESSION_FILE = "session.json"
 SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
-EVENTS_FILE = "events.jsonl"  # a turn's Codex events, in its folder turns/N/
-PROMPT_FILE = "prompt.txt"  # and the prompt Codex was sent
-STDERR_FILE = "stderr.log"  # and what Codex printed on stderr
+PROMPT_FILE = "prompt.txt"  # the prompt a turn's Codex was sent, in its folder turns/N/
+EVENTS_FILE = "events.jsonl"  # what it printed: its events, in its outputs folder (below)
+STDERR_FILE = "stderr.log"  # and its stderr
 
 
 def project_root(cwd: str) -> str:
@@ -51,6 +51,21 @@ def run_record(session_dir: str) -> str:
 
     key = sha256_hex(session_dir.encode("utf-8", "surrogateescape"))
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
+
+
+def outputs_folder(session_dir: str) -> str:
+    """Where each turn's codex of the session writes what it prints (`<n>/events.jsonl`,
+    `<n>/stderr.log`): in sparring's state folder, out of the project. Out of reach of a
+    sandbox that lets Codex write the project, so no turn's output can be swapped or
+    rewritten; and out of Claude's reach (Claude Code asks before Claude reads outside the
+    project), so nothing of Codex's answer lies where Claude reads before the runner shows
+    it. Named by the session's id and its folder's real path (two clones of one project
+    never share one)."""
+    from sparring.digest import sha256_hex
+
+    real = os.path.realpath(session_dir)
+    key = sha256_hex(real.encode("utf-8", "surrogateescape"))[:12]
+    return os.path.join(state_home(), "codex", f"{os.path.basename(real)}-{key}")
 
 
 def in_project(folder: str, root: str) -> bool:

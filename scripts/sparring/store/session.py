@@ -39,6 +39,7 @@ class Session:
 
     def __init__(self, directory: str | Path) -> None:
         self.path = os.fspath(directory)
+        self._outputs: str | None = None
         self.state = StateFile(os.path.join(self.path, SESSION_FILE), "session", FORMAT,
                                shape=lambda data: shapes.session_problem(data) or
                                shapes.placement_problem(data, self.path), witness=True)
@@ -87,6 +88,17 @@ class Session:
     def turn_path(self, n: int, name: str) -> str:
         """turn_file, as str."""
         return os.path.join(self.path, "turns", str(n), name)
+
+    @property
+    def outputs(self) -> str:
+        """The folder where its turns' codex write what they print (store/locate.py)."""
+        if self._outputs is None:
+            self._outputs = locate.outputs_folder(self.path)
+        return self._outputs
+
+    def output(self, n: int, name: str) -> str:
+        """What turn `n`'s codex printed: its events (EVENTS_FILE) or stderr (STDERR_FILE)."""
+        return os.path.join(self.outputs, str(n), name)
 
 
 def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,

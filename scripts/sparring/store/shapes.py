@@ -47,7 +47,7 @@ _SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num
 _PROCESS = {"pid": "int", "started": "num"}
 
 _ENGINE = {"verdicts": "dict", "decisions": "dict", "seal": "dict?", "revealed_at": "num?",
-           "schema": "str?", "barrier": "bool", "rejudged": "list"}
+           "schema": "str?", "barrier": "bool", "rejudged": "list", "independence": "dict?"}
 _VERDICT = {"points": "list", "convergence": "dict"}
 _DEBATE = {"dir": "str", "question": "str", "sent": "dict", "max_rounds": "int",
            "written": "dict", "stand_ins": "list"}

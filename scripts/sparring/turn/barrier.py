@@ -1,11 +1,21 @@
-"""The seal barrier: Claude's own analysis on record before Codex's answer is shown.
+"""The seal barrier: Claude's own analysis and Codex's first answer, each out of the other's
+reach until both exist, in a sealed workflow (think-about, dual-model).
 
-In a sealed workflow (think-about, dual-model) `seal` records Claude's round-one analysis;
-until then no answer of Codex's is shown (`withheld` says why). The first time a verb
-shows Codex's answer it calls `reveal`, which records when: the verdict on round one
-needs that moment, and a seal after it would prove nothing.
+- **Codex cannot read Claude's analysis in round one.** `seal` takes it only once Codex's
+  round one has ended (no round-one turn starting or running), and no round-one turn starts
+  once it is sealed (`require_open`): while Codex works on round one the analysis lies
+  nowhere, and the skills have Claude write it only then.
+- **Claude cannot read Codex's answer before its own is sealed.** What each turn's codex
+  prints lies out of the project (store/locate.outputs_folder), where Claude Code asks
+  before Claude reads; the answer goes into session.json only once sealed
+  (turn/record.keep_withheld); and until then no verb shows it (`withheld`). The first time
+  a verb shows it, `reveal` records when: a seal after that would prove nothing.
+- **What the mechanism cannot cover is checked** when the seal is taken (turn/seal.py,
+  turn/independence.py): a copy of the analysis Codex found elsewhere, or sparring's own
+  records read. Its result is kept in the engine record (`independence`).
 
-Light at import: poll's fast path (turn/quick.py) asks `withheld` too.
+The rules, here; taking the seal, in turn/seal.py. Light at import: poll's fast path
+(turn/quick.py) asks `withheld` too.
 """
 
 from __future__ import annotations
@@ -14,47 +24,21 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from sparring.store.session import Session
 
 
-def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
-    import hashlib
-
+def require_open(data: dict[str, Any], round_no: int) -> None:
+    """No round-one turn starts in a sealed session once Claude's analysis is sealed: that
+    Codex could read it."""
     from sparring.errors import SparringError
-    from sparring.store import session as sessions
-    from sparring.store.session import SEALED_FILE, local_time
-    from sparring.store.state import write_private
 
-    session = sessions.resolve(ref, cwd)
-    if not content.strip():
-        raise SparringError("input_empty", "the analysis to seal is empty",
-                            "write your analysis to a file and pass --file FILE")
-    digest = hashlib.sha256(content).hexdigest()
-    path = session.dir / SEALED_FILE
-    with session.update() as data:
-        state = data["engine"]
-        existing = state["seal"]
-        if existing and existing["sha256"] != digest:
-            raise SparringError("already_sealed", f"another analysis was sealed at "
-                                f"{local_time(existing['sealed_at'])}", "a seal cannot be "
-                                "replaced: that is what makes it a seal; continue with the "
-                                "debate")
-        if existing is None:
-            if state["revealed_at"] or any(t["round"] > 1 for t in data["turns"]):
-                raise SparringError("invalid_transition", "Codex's answer was already "
-                                    "revealed; sealing now would prove nothing", "continue "
-                                    "with `sparring verdict`")
-            write_private(path, content, witness=True)  # a record: see store/witness.py
-            state["seal"] = {"sha256": digest, "sealed_at": time.time(),
-                             "bytes": len(content), "file": str(path)}
-        kept = state["seal"]
-        assert kept is not None  # sealed now, or before with the same content
-        sealed = dict(kept)
-    return {"session": session.id, "sealed": True, **sealed,
-            "already_sealed": existing is not None}
+    state = data["engine"]
+    if round_no == 1 and state["barrier"] and state["seal"]:
+        raise SparringError("invalid_transition", "Claude's analysis is sealed: round one is "
+                            "not asked again, since Codex could now read that analysis",
+                            "report what you have; a new session asks Codex afresh")
 
 
 def withheld(data: dict[str, Any]) -> str | None:
@@ -63,8 +47,9 @@ def withheld(data: dict[str, Any]) -> str | None:
     state = data["engine"]
     if not state["barrier"] or state["seal"]:
         return None
-    return ("Codex's answer stays hidden until you seal your own analysis: write it to a file, "
-            f"then `sparring seal {data['id']} --file FILE`")
+    return ("Codex's answer stays hidden until you seal your own analysis: once its round "
+            f"has ended, write your analysis to a file, then `sparring wait {data['id']} "
+            "--seal FILE`")
 
 
 def reveal(session: Session, data: dict[str, Any]) -> None:

@@ -51,9 +51,13 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("guard", "once ended", "`{clean: true}`, or the files that changed during the turn, the "
      "baseline and the violation"),
     ("malformed_lines", "when any", "lines Codex printed that were not JSON events"),
-    ("files", "--full", "paths of the turn's prompt, events and stderr"),
+    ("files", "--full", "paths of the turn's prompt, and of what its codex printed (events, "
+     "stderr: out of the project) once its answer may be shown"),
     ("wait_timed_out", "wait", "true when `wait` returned while the turn still ran"),
     ("sealed", "wait --seal", "true: the analysis was sealed before anything was shown"),
+    ("independence", "wait --seal", "the runner's check of Codex's round one: `{state: "
+     "checked}`, or `void` (Codex saw Claude's analysis or sparring's records) or "
+     "`not_measured`, with `why`"),
     ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`, "
      "without its folder, files, round cap and what is empty; --full: all)"),
     ("discussion", "deep-discussion, once ended", "where the discussion stands (as `discuss "

@@ -5,10 +5,10 @@ Codex takes about a tenth of a second to reach its prompt, and reads it from std
 end before it does anything else (it sends nothing, runs nothing, and exits when stdin ends
 empty). So it starts on a pipe only the runner writes to, while `start` renders the prompt
 and writes the turn; the runner takes the guard's snapshot, and only then feeds it the
-prompt (runner._spawn_codex). Its output goes to files in a folder of its own in the
-session's (made with a name nobody can guess, its files opened without following a link),
-moved into the turn's folder, under the names every turn's codex writes, once the turn
-exists: before the snapshot, which sees them where it expects them.
+prompt (runner._spawn_codex). Its output goes to files in a folder of its own beside the
+session's turn outputs, out of the project (store/locate.outputs_folder; made with a name
+nobody can guess, its files opened without following a link), moved to the turn's outputs,
+under the names every turn's codex writes, once the turn exists.
 
 Started under the same rules as any codex of a turn: only a command line sparring built,
 under what the user allows now (codex/sandbox.py's gate, read again before it is given its
@@ -55,10 +55,14 @@ class Early:
             return None
         import tempfile
 
-        # A folder of its own, made now under a name nobody can guess (Codex of another
-        # session may write to this one): no link can be waiting where codex's output goes.
+        from sparring.store.state import private_dir
+
+        # A folder of its own, made now under a name nobody can guess, beside the turns'
+        # outputs (the same file system: adopt renames), out of the project and of any
+        # sandbox's reach: no link can be waiting where codex's output goes.
         try:
-            folder = Path(tempfile.mkdtemp(prefix=turns.EARLY_PREFIX, dir=session.dir))
+            folder = Path(tempfile.mkdtemp(prefix=turns.EARLY_PREFIX,
+                                           dir=private_dir(Path(session.outputs))))
         except OSError:
             return None
         try:
@@ -74,7 +78,7 @@ class Early:
     def adopt(self, session: Session, n: int) -> None:
         """Its output files become turn `n`'s, where every turn's codex writes them."""
         for name in (turns.EVENTS, turns.STDERR):
-            os.replace(self.folder / name, session.turn_file(n, name))
+            os.replace(self.folder / name, session.output(n, name))
         _remove(self.folder)
 
     def take(self, prompt: bytes) -> Popen[bytes]:

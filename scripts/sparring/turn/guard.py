@@ -36,17 +36,17 @@ from sparring.store import session as sessions
 from sparring.store import witness, workspace
 from sparring.store.session import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
-from sparring.turn.record import EARLY_PREFIX
 
 BASELINE = "guard-baseline.json"
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
 # What sparring itself writes in a session's folder while Codex works: its records (checked
-# against their witness instead), locks, the turn's own output, the inbox files `seal`
-# takes, and a record someone else wrote, set aside (`*.foreign-*`: listed by the witness).
+# against their witness instead), locks, the runner's log, the inbox files `seal` takes,
+# and a record someone else wrote, set aside (`*.foreign-*`: listed by the witness). What
+# the turn's codex prints is written outside the project (store/locate.outputs_folder).
 _RUNTIME = ("session.json", "session.json.*", ".session.json.*", "*.lock", "inputs",
-            SEALED_FILE, "*.foreign-*", f"{EARLY_PREFIX}*")
-_TURN_RUNTIME = ("events.jsonl", "stderr.log", "runner.log", "guard-*")
+            SEALED_FILE, "*.foreign-*")
+_TURN_RUNTIME = ("runner.log", "guard-*")
 
 
 class Watch(NamedTuple):

@@ -265,7 +265,7 @@ def _require_seal(session: Session, data: dict[str, Any]) -> None:
     state = data["engine"]
     if state["barrier"] and not state["seal"]:
         raise SparringError("seal_required", "your own analysis is not sealed yet",
-                            f"`sparring seal {session.id} --file FILE` first: a later round "
+                            f"`sparring wait {session.id} --seal FILE` first: a later round "
                             "would otherwise show you Codex's view before yours is on record")
 
 

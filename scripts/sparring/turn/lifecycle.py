@@ -70,7 +70,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.turn_path(turn["n"], EVENTS_FILE), finished)
+    return data, turn, events.read(session.output(turn["n"], EVENTS_FILE), finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:

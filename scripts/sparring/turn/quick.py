@@ -25,7 +25,7 @@ from sparring.codex import events
 from sparring.errors import guard_said, runner_said
 from sparring.fastjson import loads
 from sparring.store import locate, witness
-from sparring.store.locate import SESSION_FILE, SESSION_FORMAT, session_folder
+from sparring.store.locate import EVENTS_FILE, SESSION_FILE, SESSION_FORMAT, session_folder
 from sparring.store.shapes import SESSION_KEYS, placement_problem, session_problem
 from sparring.turn.barrier import withheld
 from sparring.turn.brief import brief
@@ -75,8 +75,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         raise SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and not SESSION_KEYS.issuperset(data):
         raise WithStatus(directory, data)
-    seen = events.read(os.path.join(directory, "turns", str(turn["n"]), "events.jsonl"),
-                       finished=True)
+    seen = events.read(os.path.join(locate.outputs_folder(directory), str(turn["n"]),
+                                    EVENTS_FILE), finished=True)
     if seen.malformed:
         raise SlowPath("lines that are not events: the full CLI counts and reports them")
     hidden = withheld(data)

@@ -21,6 +21,7 @@ from sparring.fence import unfence
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
 from sparring.store.state import private_dir, write_private
+from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity
 
@@ -33,8 +34,8 @@ PROMPT = PROMPT_FILE
 EVENTS = EVENTS_FILE
 STDERR = STDERR_FILE
 RUNNER_LOG = "runner.log"
-# The folder in the session's where a codex started before its turn writes until the turn
-# exists (turn/early.py); the guard's watch over sparring's records leaves it out.
+# The folder beside the session's turn outputs where a codex started before its turn writes
+# until the turn exists (turn/early.py).
 EARLY_PREFIX = ".codex-early-"
 
 _RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
@@ -81,10 +82,13 @@ def new_turn(
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     import hashlib
 
+    barrier.require_open(data, round_no)
     n = len(data["turns"]) + 1
-    directory = session.turn_dir(n)
+    directory, outputs = session.turn_dir(n), Path(session.output(n, EVENTS)).parent
     _set_aside(directory)
+    _set_aside(outputs)
     private_dir(directory, under=session.dir)
+    private_dir(outputs)
     write_private(directory / PROMPT, prompt)
     turn: TurnRecord = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
@@ -143,8 +147,8 @@ def record_end(
     `follow_up(data, turn)` runs under the same lock, so a turn queued by it (a
     re-ask) appears together with the end it answers: `wait` never sees a gap.
     """
-    view = events.read(session.turn_file(n, EVENTS), finished=True)
-    stderr_tail = process.read_tail(session.turn_file(n, STDERR))
+    view = events.read(session.output(n, EVENTS), finished=True)
+    stderr_tail = process.read_tail(Path(session.output(n, STDERR)))
     with session.update() as data:
         turn = find_turn(data, n)
         if states.is_terminal(turn["status"]):
@@ -203,7 +207,7 @@ def _deliver(session: Session, root: Path, turn: TurnRecord, path: str, text: st
 def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
                   text: str | None) -> Outcome:
     """A structured answer must match `schema`, the one codex was given, and the debate's
-    rules."""
+    rules. A valid one goes on record, unless it is withheld (keep_withheld)."""
     answer = events.parse_review(text)
     found = (answers.problems(schema, answer) if answer is not None
              else ["the answer is not JSON"])
@@ -216,11 +220,30 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
             "invalid_answer", f"codex's answer breaks its schema: {'; '.join(found)}",
             "a re-ask on the same thread follows once; if that fails too the round is failed",
             problems=found))
+    if barrier.withheld(data) is None:
+        _keep(data, turn, answer)
+    return Outcome(states.COMPLETED, None)
+
+
+def _keep(data: dict[str, Any], turn: TurnRecord, answer: Any) -> None:
+    from sparring import ledger
+
     turn["answer"] = answer
     summary = ledger.proposed_summary_id(data, turn["round"], answer)
     if summary is not None:
         turn["summary_id"] = summary  # the id Claude's verdict approves it by, shown with it
-    return Outcome(states.COMPLETED, None)
+
+
+def keep_withheld(session: Session, data: dict[str, Any]) -> None:
+    """Codex's answers that were withheld until Claude's seal go on record now (call under
+    the session lock, once sealed): until then session.json, which lies in the project where
+    Claude reads without asking, held no word of them. Read again from the turn's events,
+    which lie out of the project, and checked again as they were when the turn ended."""
+    for turn in data["turns"]:
+        schema = turn.get("schema")
+        if turn["status"] == states.COMPLETED and schema and turn.get("answer") is None:
+            view = events.read(session.output(turn["n"], EVENTS), finished=True)
+            _check_answer(data, turn, schema, view.final_message)
 
 
 def classify(

@@ -408,8 +408,8 @@ def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Pope
     return process.spawn_background(
         turn["argv"], cwd=cwd,
         stdin=session.turn_file(turn["n"], turns.PROMPT),
-        stdout=session.turn_file(turn["n"], turns.EVENTS),
-        stderr=session.turn_file(turn["n"], turns.STDERR),
+        stdout=Path(session.output(turn["n"], turns.EVENTS)),
+        stderr=Path(session.output(turn["n"], turns.STDERR)),
         env=process.tree.marked(os.environ, mark),
         die_with_parent=True,  # codex never runs on without a runner enforcing limits
     )
@@ -421,7 +421,7 @@ def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
     told to stop. Meanwhile note the turn's processes, and keep the watchdog alive."""
     from sparring.codex import network  # codex runs by now: what watches it loads meanwhile
 
-    offline = network.OfflineWatch(session.turn_file(turn["n"], turns.EVENTS),
+    offline = network.OfflineWatch(Path(session.output(turn["n"], turns.EVENTS)),
                                    turn["settings"].get("offline_after", OFFLINE_AFTER))
     polls = 0
     while not process.has_exited(proc):

@@ -57,20 +57,24 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "settings": turn["settings"],
         "guard": guard_said(turn.get("guard")),
         "malformed_lines": view.malformed,
-        "files": _files(session, turn["n"]),
+        "files": _files(session, turn["n"], withheld is not None),
     }
 
 
-def _files(session: Session, n: int) -> dict[str, str]:
-    return {name: session.turn_path(n, f) for name, f in
-            (("prompt", PROMPT_FILE), ("events", EVENTS_FILE), ("stderr", STDERR_FILE))}
+def _files(session: Session, n: int, withheld: bool) -> dict[str, str]:
+    """Where the turn's files are; what its codex printed, out of the project, only once
+    Codex's answer may be shown."""
+    found = {"prompt": session.turn_path(n, PROMPT_FILE)}
+    if not withheld:
+        found.update(events=session.output(n, EVENTS_FILE), stderr=session.output(n, STDERR_FILE))
+    return found
 
 
 def last_activity(session: Session, turn: TurnRecord) -> float:
     """When Codex last printed an event (the events file's mtime), or when it started."""
     started = float(turn.get("started_at") or turn["created_at"])
     try:
-        return max(started, os.stat(session.turn_path(turn["n"], EVENTS_FILE)).st_mtime)
+        return max(started, os.stat(session.output(turn["n"], EVENTS_FILE)).st_mtime)
     except FileNotFoundError:
         return started
 
@@ -108,4 +112,4 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def final_text(session: Session, turn: TurnRecord) -> str | None:
     """Codex's last message in an ended turn, from its events."""
-    return events.read(session.turn_path(turn["n"], EVENTS_FILE), finished=True).final_message
+    return events.read(session.output(turn["n"], EVENTS_FILE), finished=True).final_message

@@ -10,7 +10,10 @@ model's say-so decides anything here:
   `conceded_by_claude`, `conceded_by_codex`, or `dropped` (raised and never answered by the
   other side, or left unresolved and missing from the final brief);
 - a point both sides reached on their own, before either saw the other's analysis (Claude's
-  sealed analysis against Codex's first answer), and agreed to the end, is `independent`;
+  sealed analysis against Codex's first answer), and agreed to the end, is `independent`:
+  only when the runner's check of Codex's round one (turn/independence.py) is on record and
+  found nothing; when it found Codex saw Claude's analysis or sparring's records,
+  independence is void and no point is;
 - a concession (a side moving from `disagree` to `agree` or `refine`; in prose rounds also
   the owner of a point withdrawing it, its own stance to `disagree`, once the other side
   rejected it) is checked: each piece of evidence it cites must hold (a `path:line` exists
@@ -36,6 +39,7 @@ from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.records import AnySession, TurnRecord
 from sparring.store.session import Session
+from sparring.turn import independence
 from sparring.turn.record import EVENTS
 from sparring.workflows import markers
 
@@ -76,6 +80,8 @@ class Record:
     # in its first answer): a candidate for independent agreement
     sealed: dict[str, str] = field(default_factory=dict)
     independence: str | None = None  # why independence cannot be measured, when it cannot
+    # the runner's check of Codex's round one (turn/independence.py), as recorded at the seal
+    check: dict[str, Any] | None = None
     brief: frozenset[str] | None = None  # the point ids the final brief names, if one exists
     # prose rounds: the owner of a point may withdraw it (its own stance to `disagree` while
     # the other side disagrees): a concession too, and the point is settled against it
@@ -89,7 +95,7 @@ def codex_activity(session: Session, data: AnySession,
     turn's recorded events: what a cited command or test is checked against."""
     found: dict[int, list[str]] = {}
     for turn in data["turns"]:
-        view = events.read(session.turn_file(turn["n"], EVENTS), finished=True)
+        view = events.read(session.output(turn["n"], EVENTS), finished=True)
         n = round_of(turn) if round_of else int(turn["round"])
         found.setdefault(n, []).extend(
             str(a["command"]) for a in view.activities if a["kind"] == "command")
@@ -150,9 +156,18 @@ def compute(record: Record, root: Path) -> dict[str, Any]:
         for item in entry.evidence:
             seen.setdefault(normal(item), (entry.side, entry.round))
         history.append(entry)
-    rows = [_point_row(pid, history, record, concessions)
+    independence = _independence(record)
+    rows = [_point_row(pid, history, record, concessions, independence["state"] == "checked")
             for pid, history in sorted(points.items(), key=lambda kv: _order(kv[0]))]
-    return _assemble(rows, concessions, record)
+    return _assemble(rows, concessions, record, independence)
+
+
+def _independence(record: Record) -> dict[str, Any]:
+    """Whether a point may be `independent` (turn/independence.verdict), unless the record
+    says why independence cannot be measured at all."""
+    if record.independence is not None:
+        return {"state": "not_measured", "why": record.independence, "seen": []}
+    return independence.verdict(record.check)
 
 
 def _withdraws(entry: Entry, before: Entry, history: list[Entry]) -> bool:
@@ -172,7 +187,7 @@ def _order(pid: str) -> tuple[int, int]:
 
 
 def _point_row(pid: str, history: list[Entry], record: Record,
-               concessions: list[dict[str, Any]]) -> dict[str, Any]:
+               concessions: list[dict[str, Any]], checked: bool) -> dict[str, Any]:
     raiser = owner(pid)
     other = CODEX if raiser == CLAUDE else CLAUDE
     own = [e for e in history if e.side == raiser]
@@ -196,7 +211,8 @@ def _point_row(pid: str, history: list[Entry], record: Record,
         outcome, why = f"conceded_by_{moved[-1]['side']}", ""
     else:
         outcome, why = "agreed", ""
-    independent = (pid in record.sealed and outcome == "agreed" and not challenged)
+    independent = (checked and pid in record.sealed and outcome == "agreed"
+                   and not challenged)
     return {"id": pid, "claim": claim, "raised_by": raiser,
             "raised_in": min((e.round for e in own), default=history[0].round),
             "outcome": outcome, "why": why, "independent": independent,
@@ -273,7 +289,7 @@ class _Checker:
 
 
 def _assemble(rows: list[dict[str, Any]], concessions: list[dict[str, Any]],
-              record: Record) -> dict[str, Any]:
+              record: Record, independence: dict[str, Any]) -> dict[str, Any]:
     def count(outcome: str) -> int:
         return sum(1 for r in rows if r["outcome"] == outcome)
 
@@ -291,9 +307,9 @@ def _assemble(rows: list[dict[str, Any]], concessions: list[dict[str, Any]],
     unchallenged = bool(rows) and all(r["outcome"] == "agreed" for r in rows) and not any(
         s["stance"] == "disagree" for r in rows for s in r["stances"])
     moved = _moved(concessions)
-    return {"summary": _summary(counts, flagged, unchallenged), "counts": counts,
-            "unchallenged": unchallenged, "moved": moved,
-            "independence": record.independence, "points": rows,
+    return {"summary": _summary(counts, flagged, unchallenged, independence),
+            "counts": counts, "unchallenged": unchallenged, "moved": moved,
+            "independence": independence, "points": rows,
             "concessions": concessions, "notes": list(record.notes)}
 
 
@@ -315,13 +331,16 @@ def _moved(concessions: list[dict[str, Any]]) -> dict[str, Any]:
     return {**by_side, "sentence": sentence}
 
 
-def _summary(counts: dict[str, int], flagged: list[dict[str, Any]], unchallenged: bool) -> str:
+def _summary(counts: dict[str, int], flagged: list[dict[str, Any]], unchallenged: bool,
+             independence: dict[str, Any]) -> str:
     if not counts["points"]:
         return ("Agreement: no points on record (no round marked any), so how it was "
                 "reached cannot be audited.")
     who = "; ".join(f"{NAMES[c['side']]}, {c['point']}" for c in flagged)
     n = counts["independent"]
-    line = (f"Agreement: {n} point{'s' if n != 1 else ''} independent, "
+    void = (f"independence void ({independence['why']}), "
+            if independence["state"] == "void" else "")
+    line = (f"Agreement: {void}{n} point{'s' if n != 1 else ''} independent, "
             f"{counts['agreed_on_first_reading']} agreed on first reading, "
             f"{counts['with_new_evidence']} reached with new evidence, "
             f"{counts['without_new_evidence']} conceded without new evidence"

@@ -64,8 +64,8 @@ def record(session: Session, data: AnySession) -> Record:
             entries += [_entry(p, CLAUDE, n, "Claude's verdict") for p in verdict["points"]]
     notes = [] if why is None else [why]
     return Record(entries, activity=audit.codex_activity(session, data),
-                  sealed=links,
-                  independence=why, notes=notes)
+                  sealed=links, independence=why, check=data["engine"].get("independence"),
+                  notes=notes)
 
 
 def _links(rounds: list[Any]) -> dict[str, str]:

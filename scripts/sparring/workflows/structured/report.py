@@ -39,7 +39,8 @@ def _reportable(session: Session, data: AnySession) -> None:
     answered = any(t["status"] == "completed" for t in data["turns"])
     if state["barrier"] and answered and not state["seal"]:
         raise SparringError("seal_required", "the report would reveal Codex's answer before "
-                            "your own analysis is sealed", f"`sparring seal {session.id}` first")
+                            "your own analysis is sealed",
+                            f"`sparring wait {session.id} --seal FILE` first")
 
 
 def _tidy(text: str) -> str:

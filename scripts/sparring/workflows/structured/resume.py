@@ -35,10 +35,10 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
     analysis, verdict = f"{inbox}/analysis.md", f"{inbox}/verdict.json"
     unsealed = engine["barrier"] and not engine["seal"]
     if not states.is_terminal(turn["status"]):
-        if unsealed:  # Codex's answer stays withheld until the seal: that comes first
-            return Hint(f"Codex is answering round 1; your own analysis is not sealed yet: "
-                        f"write it to {analysis}, then `sparring wait {sid} --seal "
-                        f"{shell_word(analysis)}`")
+        if unsealed:  # the analysis is written once round one has ended, then sealed
+            return Hint(f"Codex is answering round 1: `sparring wait {sid}` until it has "
+                        f"ended (its answer stays hidden); then write your own analysis to "
+                        f"{analysis} and `sparring wait {sid} --seal {shell_word(analysis)}`")
         return Hint(f"Codex is answering round {turn['round']}: `sparring wait {sid}`")
     if data.get("reports"):
         return Hint(f"the report is written ({data['reports'][-1]}): `sparring finalize "

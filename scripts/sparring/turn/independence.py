@@ -1,0 +1,296 @@
+"""Independence, checked: did anything Codex did in round one show it Claude's analysis?
+
+By mechanism, Codex's round one cannot read Claude's analysis: the runner takes no seal
+while a round-one turn can still run (turn/barrier.py), and the skills have Claude write its
+analysis only once round one has ended, so it lies nowhere while Codex works. What no
+mechanism of sparring's covers is checked here, once, when the analysis is sealed: a copy
+elsewhere that Codex found (the user's draft in the temp folder, another tool's notes), and
+sparring's own records read by a Codex that went looking. The runner reads every item Codex
+produced in round one (the commands it ran and their output, its tool calls and searches),
+from its events, which lie out of the project, and looks for:
+
+- **text of Claude's analysis**: a run of `WORDS` words of the analysis (compared as
+  lower-case words: spacing, case, punctuation and markup do not hide a copy) that is in
+  none of Codex's round-one prompts (it was asked that) and in none of the project's own
+  files (Claude quotes the code Codex reads: that is no leak), in a command or its output;
+- **a read of sparring's records**: a command naming a place below `.sparring/` other than
+  this session's own folder (which holds nothing Codex was not sent), or sparring's state
+  folder, where it keeps copies of its records out of the project; or output showing a
+  file there by name as a search does (`path:`).
+
+Either voids independence for the session (workflows/audit.py): no point is `independent`,
+and the report names the command. The result is recorded in the session's engine record
+(`independence`) when the seal is taken: later turns may change the project, and the
+check must not learn from them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from sparring.codex import events
+from sparring.paths import read_own
+from sparring.store import locate
+from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STATE_DIR
+from sparring.store.session import Session
+
+WORDS = 8  # the shortest run of words taken for a copy of the analysis
+_WORD = re.compile(r"\w+")
+# What the runner reads of the project to tell the code Claude quotes from a copy: files of
+# at most this size, this many files and bytes in all (what it could not read is said).
+_FILE_LIMIT = 4 * 1024 * 1024
+_FILES_AT_MOST = 50_000
+_BYTES_AT_MOST = 512 * 1024 * 1024
+_SKIP_DIRS = frozenset({".git", STATE_DIR})
+_SHOWN = 300  # characters of a command, as the report names it
+# A path below `.sparring/` as a command or an output spells it.
+_RECORD_PATH = re.compile(r"[^\s'\"`;|&<>()=]*\.sparring(?:/[^\s'\"`;|&<>():]*)?")
+_TOP_LEVEL = frozenset({"", "/", "/sessions", "/sessions/"})  # folders, holding no text
+_PATHLIKE = re.compile(r"[\w./-]+")  # how a command or its output spells a file
+
+
+def verdict(check: dict[str, Any] | None) -> dict[str, Any]:
+    """What a check on record means: `checked` (it found nothing: `why` says how it was
+    checked), `void` (Codex saw Claude's analysis or sparring's records: `seen` names each
+    command, `why` the first), or `not_measured` (no check on record, or it could not read
+    what Codex did)."""
+    if check is None:
+        return {"state": "not_measured", "seen": [], "why": (
+            "the runner's check of Codex's round one is not on record (sealed by an earlier "
+            "sparring, which did not check)")}
+    if check.get("unchecked"):
+        return {"state": "not_measured", "why": check["unchecked"], "seen": []}
+    seen = list(check.get("seen") or [])
+    if seen:
+        first = seen[0]
+        what = ("text of Claude's analysis" if first["saw"] == "analysis"
+                else "sparring's own records")
+        more = f" (and {len(seen) - 1} more)" if len(seen) > 1 else ""
+        return {"state": "void", "seen": seen, "why": (
+            f"in round one Codex's command {first['command']} showed it {what}{more}")}
+    return {"state": "checked", "seen": [], "why": _how(check)}
+
+
+def _how(check: dict[str, Any]) -> str:
+    n, items = check.get("commands", 0), check.get("items", 0)
+    return (f"Claude sealed its analysis after Codex's round one had ended, and the runner "
+            f"read what Codex did in round one ({n} command{'s' if n != 1 else ''} and "
+            f"{items} output{'s' if items != 1 else ''}, {check.get('bytes', 0):,} bytes): "
+            f"none held a run of {check.get('words', WORDS)} words of Claude's analysis that "
+            "neither its prompt nor the project's files hold, and none read sparring's "
+            "records")
+
+
+class Piece:
+    """One thing Codex did in round one (`label`), and the text it wrote doing it (a
+    command) or saw (`output`)."""
+
+    def __init__(self, turn: int, label: str, text: str, output: bool) -> None:
+        self.turn, self.label, self.text, self.output = turn, label, text, output
+
+
+def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, Any]:
+    """What Codex's round one showed it of Claude's analysis and of sparring's records, as the
+    engine record keeps it: `seen` (empty when nothing), what was read, and anything the
+    runner could not read (`unchecked`: then independence is not measured)."""
+    turns = [t for t in data["turns"] if t["round"] == 1]
+    pieces, missing = _pieces(session, turns)
+    found: dict[str, Any] = {
+        "checked_at": time.time(), "turns": [t["n"] for t in turns], "words": WORDS,
+        "commands": sum(1 for p in pieces if not p.output),
+        "items": sum(1 for p in pieces if p.output),
+        "bytes": sum(len(p.text.encode("utf-8", "replace")) for p in pieces),
+        "seen": [], "unchecked": None, "project_files_read": 0}
+    if missing:
+        found["unchecked"] = ("Codex's events of round one are missing (turn "
+                              f"{', '.join(map(str, missing))}): what it did cannot be checked")
+        return found
+    found["seen"] += _records_seen(session, data, pieces)
+    runs = _runs(analysis) - _prompt_runs(session, turns)
+    seen, read = _copies(pieces, runs, data, turns, analysis)
+    found["seen"] += seen
+    found["project_files_read"] = read
+    return found
+
+
+def _pieces(session: Session, turns: list[dict[str, Any]]) -> tuple[list[Piece], list[int]]:
+    pieces: list[Piece] = []
+    missing = []
+    for turn in turns:
+        path = session.output(turn["n"], EVENTS_FILE)
+        if not os.path.isfile(path):
+            missing.append(turn["n"])
+            continue
+        view = events.read(path, finished=True)
+        for item in view.items:
+            pieces += _of_item(turn["n"], item)
+    return pieces, missing
+
+
+def _of_item(n: int, item: dict[str, Any]) -> list[Piece]:
+    """A command and its output; any other tool item (search, MCP call, a kind codex adds
+    later) as a whole; Codex's own reasoning is its own words, not something it saw."""
+    kind = item.get("type")
+    if kind in ("reasoning", "error"):
+        return []
+    if kind == "command_execution":
+        label = _label(item.get("command"))
+        return [Piece(n, label, str(item.get("command") or ""), False),
+                Piece(n, label, str(item.get("aggregated_output") or ""), True)]
+    what = item.get("query") or item.get("tool") or ""
+    label = f"{kind or 'an item'} {_label(what) if what else ''}".strip()
+    return [Piece(n, label, json.dumps(item, ensure_ascii=False), True)]
+
+
+def _label(command: Any) -> str:
+    text = " ".join(str(command or "").split())
+    return f"`{text if len(text) <= _SHOWN else text[:_SHOWN - 1] + '…'}`"
+
+
+# -- text of the analysis -------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    """Every run of WORDS words of `text` (the whole text, if shorter but not trivially so)."""
+    found = words(text)
+    if len(found) < WORDS:
+        return {tuple(found)} if len(found) >= WORDS // 2 else set()
+    return {tuple(found[i:i + WORDS]) for i in range(len(found) - WORDS + 1)}
+
+
+def _hits(text: str, wanted: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    """The runs of `wanted` that `text` holds (all of one length: WORDS, or a short
+    analysis whole)."""
+    if not wanted:
+        return set()
+    found, size = words(text), len(next(iter(wanted)))
+    return {run for i in range(len(found) - size + 1)
+            if (run := tuple(found[i:i + size])) in wanted}
+
+
+def _prompt_runs(session: Session, turns: list[dict[str, Any]]) -> set[tuple[str, ...]]:
+    """The runs of what Codex was asked in round one: it read that in its prompt."""
+    found: set[tuple[str, ...]] = set()
+    for turn in turns:
+        raw = read_own(session.turn_path(turn["n"], PROMPT_FILE), _FILE_LIMIT) or b""
+        found |= _runs(raw.decode("utf-8", "replace"))
+    return found
+
+
+def _copies(pieces: list[Piece], wanted: set[tuple[str, ...]], data: dict[str, Any],
+            turns: list[dict[str, Any]], analysis: str) -> tuple[list[dict[str, Any]], int]:
+    """The pieces holding a run of the analysis that the project's own files do not hold."""
+    hits = {id(p): _hits(p.text, wanted) for p in pieces}
+    suspect = set().union(*hits.values()) if hits else set()
+    if not suspect:
+        return [], 0
+    changed = {str(c.get("path")) for t in turns for c in (t.get("guard") or {}).get(
+        "changed", []) if isinstance(c, dict)}
+    hints = [text for p in pieces if hits[id(p)] for text in (p.label, p.text)] + [analysis]
+    quoted, read, short = _in_project(data["root"], suspect, changed, hints)
+    seen = []
+    for piece in pieces:
+        leaked = hits[id(piece)] - quoted
+        if leaked:
+            what = "output" if piece.output else "command"
+            seen.append({"turn": piece.turn, "command": piece.label, "saw": "analysis",
+                         "detail": f"its {what} holds Claude's analysis: "
+                                   f"\"{' '.join(sorted(leaked)[0])}\""
+                                   + (f" ({short})" if short else "")})
+    return seen, read
+
+
+def _in_project(root: str, runs: set[tuple[str, ...]], changed: set[str],
+                hints: list[str]) -> tuple[set[tuple[str, ...]], int, str]:
+    """Which of `runs` the project's own files hold (those Codex's round one left as they
+    were), how many files were read, and what was not read (when the limits stopped it)."""
+    left, found, read, size = set(runs), set[tuple[str, ...]](), 0, 0
+    for path in _files(root, changed, hints):
+        if not left:
+            break
+        if read >= _FILES_AT_MOST or size >= _BYTES_AT_MOST:
+            return found, read, (f"the runner read {read:,} of the project's files, "
+                                 "the most it reads, and did not find it there")
+        raw = read_own(path, _FILE_LIMIT)
+        if raw is None or b"\0" in raw[:8192]:
+            continue
+        read, size = read + 1, size + len(raw)
+        held = _hits(raw.decode("utf-8", "replace"), left)
+        found |= held
+        left -= held
+    return found, read, ""
+
+
+def _files(root: str, changed: set[str], hints: list[str]) -> Iterator[str]:
+    """The project's files, no link followed and none below `.git/` or `.sparring/`: first
+    those a hint names (the file a command printed is most often the one the analysis
+    quotes), then the rest."""
+    every = list(_walk(root, changed))
+    spelled = {word.removeprefix("./") for hint in hints for word in _PATHLIKE.findall(hint)}
+    named = [p for p in every if os.path.relpath(p, root).replace(os.sep, "/") in spelled]
+    yield from named
+    chosen = set(named)
+    yield from (p for p in every if p not in chosen)
+
+
+def _walk(root: str, changed: set[str]) -> Iterator[str]:
+    for here, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            path = os.path.join(here, name)
+            if os.path.relpath(path, root).replace(os.sep, "/") not in changed:
+                yield path
+
+
+# -- sparring's records ---------------------------------------------------------------------
+
+
+def _records_seen(session: Session, data: dict[str, Any],
+                  pieces: Iterable[Piece]) -> list[dict[str, Any]]:
+    own = f"/sessions/{session.id}"
+    state = _state_spellings()
+    seen = []
+    for piece in pieces:
+        places = [m.group(0) for m in _RECORD_PATH.finditer(piece.text)
+                  if (not piece.output or piece.text[m.end():m.end() + 1] == ":")
+                  and not _own(m.group(0), own)]
+        places += [s for s in state if (_shown_by_name(piece.text, s) if piece.output
+                                        else s in piece.text)]
+        if places:
+            seen.append({"turn": piece.turn, "command": piece.label, "saw": "records",
+                         "detail": f"its {'output shows' if piece.output else 'command names'}"
+                                   f" sparring's records: {places[0]}"})
+    return seen
+
+
+def _own(place: str, own: str) -> bool:
+    """A folder of `.sparring/` (no text in it) or this session's own folder."""
+    rest = place[place.index(".sparring") + len(".sparring"):]
+    return rest in _TOP_LEVEL or rest == own or rest.startswith(own + "/")
+
+
+def _state_spellings() -> list[str]:
+    """How a command may name sparring's state folder: its real path, as the environment
+    gives it, and as it is under the home folder (`~/…`, `$HOME/…`)."""
+    place = locate.state_home()
+    found = {place, os.path.realpath(place)}
+    home = os.path.expanduser("~")
+    for spelled in list(found):
+        if spelled.startswith(home + os.sep):
+            rest = spelled[len(home):]
+            found |= {f"~{rest}", f"$HOME{rest}", "${HOME}" + rest}
+    return sorted(found, key=len, reverse=True)
+
+
+def _shown_by_name(text: str, place: str) -> bool:
+    """Whether output shows a file in `place` as a search shows what it found (`path:`)."""
+    return re.search(re.escape(place) + r"[^\s:]*:", text) is not None
