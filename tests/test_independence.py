@@ -172,14 +172,84 @@ def test_no_round_one_turn_starts_once_the_analysis_is_sealed(
         assert "round one is not asked again" in refused.out["error"]["message"]
 
 
-def test_a_schema_problem_names_a_long_text_of_the_answer_by_its_length() -> None:
-    """A turn's error is on record, and shown, while Codex's answer is withheld: a problem
-    jsonschema reports quotes a short value, never a long text of the answer."""
+@pytest.mark.parametrize("value", [ANSWER_TEXT * 3, {"id": "X-1", "claim": ANSWER_TEXT},
+                                   [ANSWER_TEXT], ANSWER_TEXT[:30]])
+def test_a_schema_problem_never_quotes_the_answer(value: Any) -> None:
+    """A turn's error is on record, shown, and sent on in the re-ask while Codex's answer is
+    withheld: a problem says where and which rule, never the value (text, object, list)."""
     from sparring import answers
 
     found = answers.problems("codex-answer", {
-        "position": "p", "points": ANSWER_TEXT * 3, "proposed_summary": None,
-        "approve_summary": None, "convergence": {"state": "maybe", "reason": "r"}})
-    assert "points: a text of 165 characters is not of type 'array'" in found
-    assert "convergence.state: 'maybe' is not one of ['continue', 'agree', 'stalemate']" in found
-    assert not any(ANSWER_TEXT in problem for problem in found)
+        "position": "p", "points": value, "proposed_summary": None,
+        "approve_summary": None, "convergence": {"state": "maybe", "reason": "r"},
+        "extra": ANSWER_TEXT})
+    assert any(problem.startswith("points") and "is not of type" in problem
+               for problem in found), found
+    assert "convergence.state: is not one of ['continue', 'agree', 'stalemate']" in found
+    assert "(top level): holds properties the schema does not allow" in found
+    assert not any(word in problem for problem in found for word in ("WAL", "maybe"))
+
+
+def test_an_analysis_sealed_from_a_file_in_the_project_excuses_no_copy(
+        debate: Debate, tmp_path: Path, repo: Path) -> None:
+    """Codex found the user's draft outside; Claude then sealed a copy kept in the project.
+    A file written after round one began is not the project's own text: the copy still
+    voids independence."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "draft.md").write_text(ANALYSIS)
+    codex_runs(debate, f"grep -rI 'batch window' {notes}")
+    debate.start()
+    assert debate.wait()["status"] == "completed"
+    (repo / "analysis.md").write_text(ANALYSIS)  # in the project, written after round one
+    out = debate.sparring("wait", debate.sid, "--seal", str(repo / "analysis.md")).out
+    assert out["independence"]["state"] == "void", out
+
+
+@pytest.mark.parametrize("command", [
+    "rg -n sweep -g '!.sparring/**' .", "find . -not -path './.sparring/*' -name '*.py'",
+    "grep -rn --exclude-dir=.sparring sweep .", "ls -aR .sparring >/dev/null; ls -aR ."])
+def test_leaving_sparrings_records_out_or_listing_them_reads_nothing(
+        debate: Debate, sparring: Any, command: str) -> None:
+    sparring("init", "--skill", "think-about")  # another session's records are there
+    codex_runs(debate, command)
+    if command.startswith("ls"):  # a listing's headings name folders: no content read
+        codex_runs(debate, "ls -aR .")
+    assert sealed(debate)["independence"] == {"state": "checked"}
+
+
+def test_a_line_quoted_from_the_repositorys_history_is_the_projects_own(
+        debate: Debate, repo: Path) -> None:
+    """Claude quotes a commit message Codex read in `git log`, and a line `git diff` shows
+    removed: both are the repository's, not a copy."""
+    from support.gitrepo import git
+
+    message = "expiry needs a sweep job because the nightly batch window cannot absorb it"
+    (repo / "old.py").write_text("# the sweep runs at midnight over every row of the table\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    (repo / "old.py").write_text("# changed\n")
+    quoting = (f"# Mine\n\n- C-1: as the log says, {message}; and the old comment said the "
+               "sweep runs at midnight over every row of the table.\n")
+    codex_runs(debate, "git log -n 3 && git diff")
+    debate.start()
+    assert debate.wait()["status"] == "completed"
+    out = debate.sparring("wait", debate.sid, "--seal", debate.file("a.md", quoting)).out
+    assert out["independence"] == {"state": "checked"}, out
+
+
+def test_a_session_made_before_the_outputs_left_the_project_keeps_them_in_its_folder(
+        debate: Debate, repo: Path) -> None:
+    """A session.json without an outputs token (made by an earlier sparring) keeps what its
+    turns' codex print in its own folder, as it did, and its guard stays clean."""
+    import json as jsonlib
+
+    record = repo / ".sparring" / "sessions" / debate.sid / "session.json"
+    data = jsonlib.loads(record.read_text())
+    del data["outputs"]
+    record.write_text(jsonlib.dumps(data))
+    codex_runs(debate, "true")
+    debate.start()
+    out = debate.wait()
+    assert out["status"] == "completed" and out["guard"] == {"clean": True}, out
+    assert (record.parent / "turns" / "1" / "events.jsonl").is_file()

@@ -948,8 +948,11 @@ def test_uninstall_names_what_it_leaves_behind_and_how_to_remove_it(
     installed(project, env)
     session = project / ".sparring" / "sessions" / "think-about-20261122-101010-abcdef"
     session.mkdir(parents=True)
-    printed = Path(locate.outputs_folder(str(session))) / "1"  # what its codex printed
-    printed.mkdir(parents=True)
+    (session / "session.json").write_text(json.dumps({
+        "id": session.name, "root": str(project.resolve()), "cwd": str(project.resolve()),
+        "turns": [], "outputs": "0123456789abcdef"}))
+    printed = Path(locate.outputs_folder(str(session), "0123456789abcdef")) / "1"
+    printed.mkdir(parents=True)  # what its codex printed
     (project / "debate" / "session-store").mkdir(parents=True)
     (project / "debate" / "session-store" / "DEBATE-PROTOCOL.md").write_text("# q\n")
     decisions = project / "docs" / "decisions"

@@ -275,8 +275,8 @@ def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: P
     with monkeypatch.context() as patched:
         patched.setitem(states._NEXT, states.STARTING, frozenset({states.RUNNING}))
         with pytest.raises(states.IllegalTransition, match="starting cannot become stopped"):
-            runner._spawn_codex(found, n, KeeperStub())
+            runner._spawn_codex(found, n, KeeperStub(), runner.Stop())
     assert (found.dir / "session.json").read_bytes() == before
-    assert runner._spawn_codex(found, n, KeeperStub()) is None
+    assert runner._spawn_codex(found, n, KeeperStub(), runner.Stop()) is None
     ended = sessions.find_turn(found.load(), n)
     assert ended["status"] == states.STOPPED and ended["error"]["code"] == "turn_stopped"

@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from sparring import process
+from sparring.process import spawn
 
 # More than a pipe holds (64 KB on Linux): a child writing to a pipe would stop here.
 CHILD = """
@@ -35,7 +36,7 @@ def test_a_started_command_runs_to_its_end_unread(tmp_path: Path, memory: bool,
         monkeypatch.delattr(os, "memfd_create", raising=False)
     marker = tmp_path / "marker"
     before = open_fds()
-    finish = process.start_piped([sys.executable, "-c", CHILD, str(marker)], cwd=tmp_path,
+    finish = spawn.piped([sys.executable, "-c", CHILD, str(marker)], cwd=tmp_path,
                                  env=os.environ)
     deadline = time.monotonic() + 30
     while not marker.exists():  # with a pipe, the child would block before writing it
@@ -48,7 +49,7 @@ def test_a_started_command_runs_to_its_end_unread(tmp_path: Path, memory: bool,
 def test_a_command_that_cannot_start_leaves_nothing_open(tmp_path: Path) -> None:
     before = open_fds()
     with pytest.raises(OSError):
-        process.start_piped([str(tmp_path / "no-such-program")], cwd=tmp_path, env=os.environ)
+        spawn.piped([str(tmp_path / "no-such-program")], cwd=tmp_path, env=os.environ)
     assert open_fds() == before
 
 
@@ -56,7 +57,7 @@ def test_a_processs_identity_is_the_one_psutil_reads(tmp_path: Path) -> None:
     """The start time recorded for a process (read from /proc on Linux, without psutil) is
     the one every later check reads through psutil: else a runner or codex would look like
     another process, and stop would spare it."""
-    child = process.spawn_background([sys.executable, "-c", "import time; time.sleep(30)"],
+    child = spawn.background([sys.executable, "-c", "import time; time.sleep(30)"],
                                      cwd=tmp_path, stdin=None, stdout=tmp_path / "out",
                                      stderr=tmp_path / "err")
     try:
@@ -76,13 +77,13 @@ def test_alive_and_exited_are_read_as_psutil_reads_them(tmp_path: Path) -> None:
     running child is alive and has not exited; once it exited and is not yet reaped (a
     zombie) it has exited and is not alive, and its pid stays ours; an identity with another
     start time is not the same process; a reaped child has exited."""
-    child = process.spawn_background([sys.executable, "-c", "import sys; sys.stdin.read()"],
+    child = spawn.background([sys.executable, "-c", "import sys; sys.stdin.read()"],
                                      cwd=tmp_path, stdin=None, stdin_pipe=True,
                                      stdout=tmp_path / "out", stderr=tmp_path / "err")
     found = process.identity_of(child.pid)
     assert process.is_alive(found) and not process.has_exited(child)
     assert not process.is_alive(process.Identity(found.pid, found.started - 100))
-    assert process.feed(child, b"all of it", within=10)
+    assert spawn.feed(child, b"all of it", within=10)
     deadline = time.monotonic() + 30
     while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
         assert time.monotonic() < deadline
@@ -96,11 +97,11 @@ def test_alive_and_exited_are_read_as_psutil_reads_them(tmp_path: Path) -> None:
 def test_feeding_a_child_that_reads_nothing_gives_up_and_closes(tmp_path: Path) -> None:
     """More than a pipe holds, to a child that never reads: feed stops after `within`
     seconds without progress, and says so; the pipe is closed."""
-    child = process.spawn_background([sys.executable, "-c", "import time; time.sleep(60)"],
+    child = spawn.background([sys.executable, "-c", "import time; time.sleep(60)"],
                                      cwd=tmp_path, stdin=None, stdin_pipe=True,
                                      stdout=tmp_path / "out", stderr=tmp_path / "err")
     try:
-        assert not process.feed(child, b"x" * (1 << 20), within=0.5)
+        assert not spawn.feed(child, b"x" * (1 << 20), within=0.5)
         assert child.stdin is not None and child.stdin.closed
     finally:
         child.kill()
@@ -114,7 +115,7 @@ def test_a_childs_output_file_is_never_opened_through_a_link(tmp_path: Path) -> 
     target.write_text("untouched\n")
     (tmp_path / "out").symlink_to(target)
     with pytest.raises(OSError):
-        process.spawn_background([sys.executable, "-c", "print('x')"], cwd=tmp_path,
+        spawn.background([sys.executable, "-c", "print('x')"], cwd=tmp_path,
                                  stdin=None, stdout=tmp_path / "out", stderr=tmp_path / "err")
     assert target.read_text() == "untouched\n"
 
@@ -125,7 +126,7 @@ def test_a_childs_stdin_file_is_never_opened_through_a_link(tmp_path: Path) -> N
     secret.write_text("never read\n")
     (tmp_path / "prompt").symlink_to(secret)
     with pytest.raises(OSError):
-        process.spawn_background([sys.executable, "-c", "import sys; print(sys.stdin.read())"],
+        spawn.background([sys.executable, "-c", "import sys; print(sys.stdin.read())"],
                                  cwd=tmp_path, stdin=tmp_path / "prompt",
                                  stdout=tmp_path / "out", stderr=tmp_path / "err")
     assert not (tmp_path / "out").exists() or "never read" not in (tmp_path / "out").read_text()

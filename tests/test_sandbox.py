@@ -454,11 +454,11 @@ def test_a_forged_command_line_in_the_record_ends_the_turn_before_codex_starts(
 
     original = runner.launch
 
-    def forge_then_launch(session_obj: Any, n: int) -> Any:
+    def forge_then_launch(session_obj: Any, n: int, ready: Any) -> Any:
         data = json.loads(state.read_text())
         data["turns"][-1]["argv"].insert(2, "--dangerously-bypass-approvals-and-sandbox")
         state.write_text(json.dumps(data))
-        return original(session_obj, n)
+        return original(session_obj, n, ready)
 
     monkeypatch.setattr(runner, "launch", forge_then_launch)
     result = sparring("start", session, input=b"q")

@@ -302,7 +302,7 @@ def test_codex_never_starts_early_on_a_command_line_sparring_did_not_build(
     fake_codex.mode("ok")
     forged = ["codex", "exec", "--json", "-c", "mcp_servers.x.command=touch", "-s",
               "read-only", "-C", str(repo), "-"]
-    started = Early.start(resolve(session, repo), {"codex": forged, "cwd": str(repo),
+    started = Early.start(resolve(session, repo), {"argv": forged, "cwd": str(repo),
                                                    "root": str(repo), "mark": "m"})
     assert started is None and codexes(repo) == [] and fake_codex.calls() == []
 
@@ -348,13 +348,13 @@ def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
                                 schema=None)
         n = turns.new_turn(found, data, round_no=1, purpose="round", settings=settings,
                            prompt=b"q", argv=argv, thread_id=None)["n"]
-    early = Early.start(found, {"codex": argv, "cwd": str(repo), "root": str(repo),
+    early = Early.start(found, {"argv": argv, "cwd": str(repo), "root": str(repo),
                                 "mark": KeeperStub.mark}) if started == "early" else None
     prompt = found.turn_file(n, turns.PROMPT)
     prompt.unlink()
     prompt.symlink_to(secret)
 
-    assert runner._spawn_codex(found, n, KeeperStub(), early) is None
+    assert runner._spawn_codex(found, n, KeeperStub(), runner.Stop(), early) is None
     turn = find_turn(found.load(), n)
     assert turn["status"] == "failed" and turn["error"]["code"] == "path_is_link", turn
     assert codexes(repo) == []

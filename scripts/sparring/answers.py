@@ -43,16 +43,26 @@ def problems(name: str, data: Any) -> list[str]:
     return [f"{_where(e.absolute_path)}: {_message(e)}" for e in found[:_MAX_ERRORS]]
 
 
-_QUOTED_AT_MOST = 40  # characters of a text a problem quotes as it is
+_RULE_AT_MOST = 200  # characters of a schema's rule a problem quotes
 
 
 def _message(error: Any) -> str:
-    """jsonschema's message, a long text it quotes named by its length: a turn's error is on
-    record (and shown) while Codex's answer is still withheld from Claude."""
-    value = error.instance
-    if isinstance(value, str) and len(value) > _QUOTED_AT_MOST:
-        return str(error.message).replace(repr(value), f"a text of {len(value):,} characters")
-    return str(error.message)
+    """What is wrong, from where it is and the schema's rule it breaks, never from the value
+    (jsonschema's own message quotes the value whole): a turn's error is on record, and
+    shown, while Codex's answer is still withheld from Claude, and a re-ask sends it on."""
+    rule, bound = str(error.validator), error.validator_value
+    if rule == "required":  # names the schema's property, none of the answer's
+        return str(error.message)
+    said = repr(bound)
+    if len(said) > _RULE_AT_MOST:
+        said = said[:_RULE_AT_MOST - 1] + "…"
+    if rule == "type":
+        return f"is not of type {said}"
+    if rule == "enum":
+        return f"is not one of {said}"
+    if rule == "additionalProperties":
+        return "holds properties the schema does not allow"
+    return f"breaks the schema's {rule!r} rule ({said})"
 
 
 def _where(path: Any) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import stat
 
+from sparring import disk
 from sparring.errors import SparringError
 
 # pathlib and contextlib (with re, fnmatch, collections and more) load only where a Place's
@@ -403,34 +404,17 @@ def _require_replaceable(st: os.stat_result, where: Place, what: str,
 
 def _write_new(parent: int, name: str, raw: bytes, mode: int, where: Place, what: str) -> None:
     try:
-        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     mode, dir_fd=parent)
+        disk.create_in(parent, name, raw, mode=mode)
     except FileExistsError:  # appeared since we looked: it is someone else's
         raise SparringError(
             "path_protected", f"{where.given} ({what}) appeared while sparring wrote it",
             "choose a new file name: sparring never replaces a file it did not write",
             path=str(where.path)) from None
-    with os.fdopen(fd, "wb") as f:
-        f.write(raw)
 
 
 def _write_replacing(parent: int, name: str, raw: bytes, mode: int) -> None:
-    """Readers see the old file or the new one, never half (temp file, then rename)."""
-    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 mode, dir_fd=parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, name, src_dir_fd=parent, dst_dir_fd=parent)
-    except BaseException:
-        import contextlib
-
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp, dir_fd=parent)
-        raise
+    """Readers see the old file or the new one, never half (disk.py)."""
+    disk.write_in(parent, name, raw, mode=mode)
 
 
 # -- the walk ------------------------------------------------------------------------------

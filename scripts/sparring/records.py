@@ -211,6 +211,9 @@ class SessionRecord(TypedDict):
     report_sha256: NotRequired[dict[str, str]]  # each report file (and JSON beside) -> digest
     finalized_at: NotRequired[float | None]
     foreign_writes: NotRequired[list[float]]
+    # the token naming its turns' output folder out of the project (store/locate.py); absent
+    # in a session made before it, which keeps that output in its own folder
+    outputs: NotRequired[str | None]
     format: NotRequired[int]
     kind: NotRequired[str]
 

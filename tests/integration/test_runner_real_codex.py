@@ -186,6 +186,7 @@ def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in
     only while codex does nothing in the project, and starts none of the user's MCP servers,
     until it has read its prompt to its end: the real codex 0.169.0, measured here."""
     from sparring import process
+    from sparring.process import spawn
 
     marker = tmp_path / "mcp-started"
     with (codex_home / "config.toml").open("a") as config:
@@ -197,7 +198,7 @@ def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in
     (project / "notes.md").write_text("the user's\n")
     before = tree_of(project)
     home_before = files_in(codex_home)
-    proc = process.spawn_background(
+    proc = spawn.background(
         [str(codex_bin), "exec", "--json", "--skip-git-repo-check", "-s", "read-only",
          "-C", str(project), "-"],
         cwd=project, stdin=None, stdout=tmp_path / "out.jsonl", stderr=tmp_path / "err.txt",
@@ -215,7 +216,7 @@ def test_codex_waiting_for_its_prompt_starts_no_mcp_server_and_writes_nothing_in
         assert tree_of(project) == before
         made = files_in(codex_home) - home_before
         assert made and all(".sqlite" in path for path in made), made  # its state, no more
-        assert process.feed(proc, b"Say done.", within=10)
+        assert spawn.feed(proc, b"Say done.", within=10)
         deadline = time.monotonic() + 30
         while not marker.exists() and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -96,13 +96,12 @@ RESUME_FLAGS = ("--json", "--skip-git-repo-check", "--config", "--model", "--out
 def version(executable: str) -> str | None:
     """`0.169.0` from `codex-cli 0.169.0`, or None when codex cannot say."""
     import re
-    import subprocess
 
-    from sparring import process
+    from sparring.process import spawn
 
     try:
-        done = process.run([executable, "--version"], timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
+        done = spawn.run([executable, "--version"], timeout=20)
+    except (OSError, spawn.TimeoutExpired):
         return None
     match = re.search(r"(\d+\.\d+\.\d+\S*)", done.stdout)
     return match.group(1) if match else None
@@ -111,9 +110,8 @@ def version(executable: str) -> str | None:
 def missing_flags(executable: str) -> dict[str, list[str]]:
     """Flags we pass that this codex's help does not list, per subcommand."""
     import re
-    import subprocess
 
-    from sparring import process
+    from sparring.process import spawn
 
     missing: dict[str, list[str]] = {}
     for name, argv, flags in (
@@ -121,8 +119,8 @@ def missing_flags(executable: str) -> dict[str, list[str]]:
         ("exec resume", [executable, "exec", "resume", "--help"], RESUME_FLAGS),
     ):
         try:
-            text = process.run(argv, timeout=20).stdout
-        except (OSError, subprocess.TimeoutExpired):
+            text = spawn.run(argv, timeout=20).stdout
+        except (OSError, spawn.TimeoutExpired):
             text = ""
         absent = [flag for flag in flags if not re.search(rf"(^|[\s,]){flag}\b", text, re.M)]
         if absent:
@@ -154,13 +152,11 @@ def configured_provider() -> str | None:
 def login_status(executable: str) -> tuple[bool, str]:
     """`codex login status`: whether Codex has credentials, and what it says (it prints on
     stderr; it reads only CODEX_HOME, no network)."""
-    import subprocess
-
-    from sparring import process
+    from sparring.process import spawn
 
     try:
-        done = process.run([executable, "login", "status"], timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = spawn.run([executable, "login", "status"], timeout=20)
+    except (OSError, spawn.TimeoutExpired) as exc:
         return False, f"`codex login status` did not answer: {exc}"
     lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()
              if line.strip() and not line.startswith("WARNING:")]

@@ -15,9 +15,10 @@ from sparring.workflows import registry
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
           template: str | None, var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...],
           vars_file: Path | None, schema: str | None) -> dict[str, Any]:
-    with runner.prepared(lambda: sessions.resolve(ref, cwd)):  # ready while it is made
+    with runner.prepared(lambda: sessions.resolve(ref, cwd)) as ready:  # while it is made
         prompt = _prompt(prompt_file, template, var_pairs, var_file_pairs, vars_file)
-        return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on)
+        return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on,
+                            ready=ready)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
@@ -26,11 +27,11 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | Non
            accept_changes: bool) -> dict[str, Any]:
     """The next round, or with `recover` (and no prompt given) the interrupted one again."""
     given = prompt_file or template or var_pairs or var_file_pairs or vars_file
-    with runner.prepared(lambda: sessions.resolve(ref, cwd)):  # ready while it is made
+    with runner.prepared(lambda: sessions.resolve(ref, cwd)) as ready:  # while it is made
         prompt = None if recover and not given else _prompt(
             prompt_file, template, var_pairs, var_file_pairs, vars_file)
         return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes,
-                             go_on=registry.go_on)
+                             go_on=registry.go_on, ready=ready)
 
 
 def _prompt(prompt_file: Path | None, template: str | None, var_pairs: tuple[str, ...],

@@ -18,8 +18,8 @@ from collections.abc import Set
 from pathlib import Path
 from typing import BinaryIO
 
+from sparring import disk
 from sparring.guard.files import CHUNK, hash_file
-from sparring.store.state import PRIVATE_FILE
 
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and
@@ -92,29 +92,18 @@ def _holds(copy: Path, data: bytes) -> bool:
 
 
 def _write(store: Path, name: str, data: bytes) -> None:
-    tmp = store / f".copy-{os.urandom(8).hex()}"
-    try:
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
-                       "wb") as out:
-            out.write(data)
-        os.replace(tmp, store / name)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    disk.write(store / name, data)
 
 
 def _stream_into(path: Path, store: Path) -> str:
-    tmp = store / f".copy-{os.urandom(8).hex()}"
+    """The copy, named by the digest of what was read: staged while it is read and hashed,
+    then moved in under that name (same name, same bytes: replacing one is harmless)."""
+    staged = disk.stage(store / ".copy", lambda out: copy_stream(path, out))
     try:
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE),
-                       "wb") as out:
-            digest = copy_stream(path, out)
-        os.replace(tmp, store / digest)  # same name, same bytes: replacing is harmless
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+        digest = str(staged.result)
+        staged.commit(digest)
+    finally:
+        staged.close()
     return digest
 
 

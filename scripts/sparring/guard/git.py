@@ -27,7 +27,7 @@ the repository (the user's `~/.gitconfig`, the system's) is the user's own, outs
 sandboxed turn can write.
 
 Repository paths (the git dir, the common dir of a worktree) are read from the files git
-itself reads, without running git. git is started through `process.start_piped`, the one
+itself reads, without running git. git is started through `spawn.piped`, the one
 door to child processes.
 """
 
@@ -37,8 +37,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from sparring import process
 from sparring.errors import SparringError
+from sparring.process import spawn
 
 SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}", "protocol.allow=never")
 _FILTER_COMMANDS = (".clean", ".smudge", ".process")
@@ -67,7 +67,7 @@ class Git:
     def start(self, *args: str) -> Callable[[], bytes]:
         """Start `git ARGS` now; the call returned waits for it and gives its stdout."""
         try:
-            finished = process.start_piped(self._argv(self.overrides, *args), cwd=self.root,
+            finished = spawn.piped(self._argv(self.overrides, *args), cwd=self.root,
                                            env=_environment())
         except OSError as exc:
             raise failed(self.root, exc) from exc
@@ -94,7 +94,7 @@ class Git:
         argv = self._argv(SAFE_CONFIG, "config", "-z", "--get-regexp",
                           r"^(filter|include|includeif)\.")
         try:
-            finished = process.start_piped(argv, cwd=self.root, env=_environment())
+            finished = spawn.piped(argv, cwd=self.root, env=_environment())
         except OSError as exc:
             raise failed(self.root, exc) from exc
 

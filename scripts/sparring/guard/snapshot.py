@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from sparring import disk
 from sparring.errors import SparringError
 from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
@@ -35,7 +36,6 @@ from sparring.guard.gitlist import (
     unvouched,
 )
 from sparring.guard.model import Area, Entry, walk_areas
-from sparring.store.state import private_dir
 
 # A file whose ctime is this close to the snapshot may share a clock tick with
 # a later change; it is hashed on every check. Generous: ticks are ~4-10 ms.
@@ -55,7 +55,7 @@ def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None,
     require_dir(root)
     racy_ns = time.time_ns() - RACY_MARGIN_NS
     if store is not None:
-        private_dir(store)
+        disk.folders(store)
     reuse = _Reuse(previous if previous and previous.root == root else None, store)
     if (root / ".git").exists():
         base = _take_git(root, tuple(exclude), store, racy_ns, reuse)

@@ -15,8 +15,8 @@ import shutil
 import time
 from pathlib import Path
 
+from sparring import disk
 from sparring.store import workspace
-from sparring.store.state import private_dir
 
 TRASH_DIR = "guard-trash"
 
@@ -33,7 +33,7 @@ class Trash:
         the trash; returns where it went. Raises OSError when it cannot be moved."""
         folder = self._folder()
         dest = folder / relative
-        private_dir(dest.parent, under=folder)
+        disk.folders(dest.parent, under=folder)
         source = self.root / relative
         try:
             os.rename(source, dest)
@@ -47,7 +47,7 @@ class Trash:
     def _folder(self) -> Path:
         if self.dir is None:
             parent = workspace.state_dir(self.root, create=True) / TRASH_DIR
-            private_dir(parent)
+            disk.folders(parent)
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.dir = private_dir(parent / f"{stamp}-{secrets.token_hex(3)}")
+            self.dir = disk.folders(parent / f"{stamp}-{secrets.token_hex(3)}")
         return self.dir

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+from sparring import disk
 from sparring.guard import copies
 from sparring.guard.baseline import Baseline
 from sparring.guard.check import compare
@@ -117,10 +118,12 @@ def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
     staged = stage(dest)  # the pre-turn version, written beside the file and checked
     try:
         kept = {"kept": undo.trash.keep(change.path)} if now is not None else {}
+        staged.file.commit()
     except BaseException:
-        _discard(staged.tmp)
+        staged.file.discard()
         raise
-    os.replace(staged.tmp, dest)
+    finally:
+        staged.file.close()
     if staged.mtime_ns is not None:
         os.utime(dest, ns=(staged.mtime_ns, staged.mtime_ns))
     return staged.action, kept
@@ -129,7 +132,7 @@ def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
 class _Staged(NamedTuple):
     """A pre-turn version written beside its file, ready to be moved in."""
 
-    tmp: Path
+    file: disk.Staged
     action: str
     mtime_ns: int | None = None  # set back once moved in (a copy keeps its mtime)
 
@@ -189,7 +192,7 @@ def _restorer(undo: _Undo, change: Change) -> Stage:
     if entry is None and change.origin == "tracked" and change.path in b.index:
         return lambda dest: _stage_blob(undo, change.path, dest)
     if entry is not None and entry.target is not None:
-        return functools.partial(_stage_link, entry.target)
+        return functools.partial(_stage_link, b.root, entry.target)
     if entry is not None and entry.copied and b.store and entry.stat and entry.digest:
         if entry.digest in undo.damaged:
             raise _Refused(_damaged_reason(b.store / entry.digest))
@@ -232,11 +235,9 @@ def _unrestorable(b: Baseline, todo: Sequence[Change], damaged: frozenset[str]
     return found
 
 
-def _stage_link(target: str, dest: Path) -> _Staged:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_name(dest)
-    os.symlink(target, tmp)
-    return _Staged(tmp, "restored_link")
+def _stage_link(root: Path, target: str, dest: Path) -> _Staged:
+    disk.folders(dest.parent, under=root, mode=_FOLDER)
+    return _Staged(disk.stage_link(dest, target, under=root), "restored_link")
 
 
 def _stage_blob(undo: _Undo, path: str, dest: Path) -> _Staged:
@@ -244,10 +245,12 @@ def _stage_blob(undo: _Undo, path: str, dest: Path) -> _Staged:
     if undo.git is None or mode not in ("100644", "100755", "120000"):
         raise _Refused(f"cannot restore an entry of mode {mode}")
     if mode == "120000":
-        return _stage_link(os.fsdecode(undo.git.run("cat-file", "blob", blob)), dest)
+        return _stage_link(undo.b.root, os.fsdecode(undo.git.run("cat-file", "blob", blob)),
+                           dest)
     data = undo.git.run("cat-file", "--filters", f"--path={path}", blob)
-    tmp = _stage_file(dest, lambda f: f.write(data), 0o777 if mode == "100755" else 0o666)
-    return _Staged(tmp, "restored_from_git")
+    staged = _stage_file(undo.b.root, dest, lambda f: f.write(data),
+                         0o777 if mode == "100755" else 0o666)
+    return _Staged(staged, "restored_from_git")
 
 
 def _stage_copy(b: Baseline, entry: Entry, dest: Path) -> _Staged:
@@ -262,8 +265,8 @@ def _stage_copy(b: Baseline, entry: Entry, dest: Path) -> _Staged:
         if not same:  # changed since _damaged_copies looked: the same answer
             raise _Refused(_damaged_reason(copy))
 
-    tmp = _stage_file(dest, fill, stat.S_IMODE(st[0]), exact=True)
-    return _Staged(tmp, "restored_from_copy", st[2])
+    staged = _stage_file(b.root, dest, fill, stat.S_IMODE(st[0]), exact=True)
+    return _Staged(staged, "restored_from_copy", st[2])
 
 
 def _known_dirs(b: Baseline) -> set[str]:
@@ -276,31 +279,16 @@ def _known_dirs(b: Baseline) -> set[str]:
     return known
 
 
-def _stage_file(dest: Path, fill: Callable[[BinaryIO], object], perms: int,
-                exact: bool = False) -> Path:
+_FOLDER = 0o777  # a folder revert makes again: as a checkout makes one, through the umask
+
+
+def _stage_file(root: Path, dest: Path, fill: Callable[[BinaryIO], object], perms: int,
+                exact: bool = False) -> disk.Staged:
     """A temp file beside `dest` holding what `fill` writes, to be moved in whole: never half a
-    file. `perms` passes through the umask, as a checkout would, unless `exact`."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_name(dest)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, perms)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            fill(out)
-            if exact:
-                os.fchmod(out.fileno(), perms)
-    except BaseException:
-        _discard(tmp)
-        raise
-    return tmp
-
-
-def _temp_name(dest: Path) -> Path:
-    return dest.with_name(f".{dest.name}.sparring-{os.urandom(4).hex()}")
-
-
-def _discard(tmp: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
+    file, nor through a link below the root. `perms` passes through the umask, as a checkout
+    would, unless `exact`."""
+    disk.folders(dest.parent, under=root, mode=_FOLDER)
+    return disk.stage(dest, fill, mode=perms, exact=exact, under=root)
 
 
 def _require_real(root: Path, path: str) -> None:

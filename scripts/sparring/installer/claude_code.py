@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
 
-from sparring import process
+from sparring.process import spawn
 
 PROVEN = ("2.1.197", "2.1.332")
 OLDEST_PROVEN = PROVEN[0]
@@ -42,8 +41,8 @@ def find() -> Found:
 
 def _version(path: str) -> str | None:
     try:
-        done = process.run([path, "--version"], timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
+        done = spawn.run([path, "--version"], timeout=20)
+    except (OSError, spawn.TimeoutExpired):
         return None
     match = _VERSION.match(done.stdout.strip()) if done.returncode == 0 else None
     return match.group(0) if match else None

@@ -1,4 +1,5 @@
-"""Small file operations: atomic writes, JSON, removal that never follows a link."""
+"""Small file operations: JSON, removal that never follows a link (files are written whole
+through disk.py, as every writer of sparring's writes them)."""
 
 from __future__ import annotations
 
@@ -6,26 +7,14 @@ import contextlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+# What install.py writes (skills, markers, the runtime's record) others on the machine may
+# read, as a package manager's files: written whole through disk.py with this mode.
+PUBLIC = 0o644
+
 # -- small file operations --------------------------------------------------------------
-
-
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Temp file in the same folder, then replace: no torn file, and a link in the way
-    is replaced rather than written through."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".sparring-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def dump_json(data: dict[str, Any]) -> bytes:

@@ -4,6 +4,7 @@ the user's, not install.py's, so it never removes them; it names each one and ho
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sparring.installer import layout
@@ -76,10 +77,25 @@ def _outputs(ctx: Context, project: Path | None) -> None:
                      f"sessions; remove it with `rm -rf {top}` when no debate runs")
         return
     sessions = project / ".sparring" / "sessions"
-    found = [Path(locate.outputs_folder(str(s))) for s in sorted(sessions.glob("*"))
-             if s.is_dir()] if sessions.is_dir() else []
-    found = [folder for folder in found if folder.exists()]
+    found = [folder for s in (sorted(sessions.glob("*")) if sessions.is_dir() else [])
+             if (folder := _outputs_of(s)) is not None and folder.exists()]
     if found:
         ctx.note("left behind", top, f"what Codex printed in each turn of this project's "
                  f"{len(found)} session(s), a folder each (named `<session id>-<key>`); remove "
                  "them when no debate runs")
+
+
+def _outputs_of(session: Path) -> Path | None:
+    """A session's folder of what its turns' codex printed, out of the project (None for a
+    session that keeps them in its own folder, or one whose file cannot be read)."""
+    from sparring.store import locate, shapes
+
+    try:
+        data = json.loads((session / locate.SESSION_FILE).read_text(encoding="utf-8"))
+        token = data["outputs"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(token, str) or shapes.placement_problem({**data, "outputs": token},
+                                                               str(session)):
+        return None
+    return Path(locate.outputs_folder(str(session), token))

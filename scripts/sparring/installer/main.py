@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from sparring.installer.skills import (
     uninstall_skill,
 )
 from sparring.installer.source import load_source
+from sparring.process import spawn
 
 # -- install, uninstall, doctor -----------------------------------------------------------
 
@@ -108,11 +108,10 @@ def launcher_for(ctx: Context, source: Source) -> Path | None:
 def run_doctor(launcher: Path, cwd: Path) -> dict[str, Any]:
     """The runtime's own doctor, as JSON; it creates nothing (no inbox: no debate runs)."""
     try:
-        done = subprocess.run([str(launcher), "doctor", "--json"], cwd=cwd, capture_output=True,
-                              text=True, stdin=subprocess.DEVNULL, timeout=DOCTOR_TIMEOUT_S,
-                              check=False)
+        done = spawn.run([str(launcher), "doctor", "--json"], cwd=cwd,
+                         timeout=DOCTOR_TIMEOUT_S)
         result = json.loads(done.stdout)
-    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+    except (OSError, spawn.TimeoutExpired, ValueError) as exc:
         raise InstallError(f"`{launcher} doctor` did not answer: {exc}",
                            f"run `{launcher} doctor` yourself to see why") from exc
     if not isinstance(result, dict):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from sparring import disk
 from sparring.installer import layout
 from sparring.installer.core import Context, Source
-from sparring.installer.files import present, read_json, remove_path, write_atomic
+from sparring.installer.files import present, read_json, remove_path
+from sparring.process import spawn
 
 # -- Claude Code's permission rules ------------------------------------------------------
 
@@ -37,7 +38,8 @@ def write_settings(path: Path, data: dict[str, Any]) -> None:
     real = path.resolve()
     real.parent.mkdir(parents=True, exist_ok=True)
     mode = real.stat().st_mode & 0o777 if real.exists() else 0o644
-    write_atomic(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), mode)
+    disk.write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(),
+               mode=mode)
 
 
 Changes = dict[str, tuple[list[str], list[str]]]  # kind -> (rules to add, rules to drop)
@@ -107,10 +109,9 @@ def _out_of_git(ctx: Context, project: Path, path: Path) -> None:
         return
     rel = path.relative_to(project).as_posix()
     try:
-        done = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", str(project),
-                               "check-ignore", "-q", "--", rel], capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = spawn.run(["git", "-c", "core.fsmonitor=false", "-C", str(project),
+                          "check-ignore", "-q", "--", rel], timeout=30)
+    except (OSError, spawn.TimeoutExpired):
         return
     if done.returncode == 1:  # 0: ignored; 128: git could not tell
         ctx.note("note", path, f"git does not ignore it: it holds this machine's paths, so "

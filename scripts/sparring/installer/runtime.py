@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sparring import disk
 from sparring.installer import layout, wheel
 from sparring.installer.core import (
     RUNTIME_ONLY,
@@ -23,8 +23,9 @@ from sparring.installer.core import (
     Options,
     Source,
 )
-from sparring.installer.files import dump_json, present, read_json, remove_path, write_atomic
+from sparring.installer.files import PUBLIC, dump_json, present, read_json, remove_path
 from sparring.installer.skills import owned_skills
+from sparring.process import spawn
 
 # -- the runtime ----------------------------------------------------------------------
 
@@ -77,7 +78,7 @@ class Runtime(NamedTuple):
     def save(self, state: dict[str, Any]) -> None:
         # Written only when it changes, so a second run leaves every mtime alone.
         if read_json(self.state_file) != state:
-            write_atomic(self.state_file, dump_json(state))
+            disk.write(self.state_file, dump_json(state), mode=PUBLIC)
 
 
 @contextlib.contextmanager
@@ -87,11 +88,8 @@ def locked(runtime: Runtime, dry_run: bool, create: bool) -> Iterator[None]:
     if dry_run or not (create or runtime.data.is_dir()):
         yield
         return
-    import fcntl  # here, not at the top: importing this module must not need POSIX
-
     runtime.data.mkdir(parents=True, exist_ok=True)
-    with runtime.lock.open("a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    with disk.locked(runtime.lock):
         yield
 
 
@@ -101,10 +99,10 @@ def probe(python: Path) -> str | None:
     if not os.access(python, os.X_OK):
         return None
     try:
-        done = subprocess.run(
+        done = spawn.run(
             [str(python), "-I", "-c", "import sparring; print(sparring.__version__)"],
-            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+            timeout=60)
+    except (OSError, spawn.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
 
@@ -113,9 +111,8 @@ def python_starts(python: Path) -> bool:
     if not os.access(python, os.X_OK):
         return False
     try:
-        done = subprocess.run([str(python), "-I", "-c", "pass"], capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = spawn.run([str(python), "-I", "-c", "pass"], timeout=60)
+    except (OSError, spawn.TimeoutExpired):
         return False
     return done.returncode == 0
 
@@ -123,8 +120,8 @@ def python_starts(python: Path) -> bool:
 def create_venv(runtime: Runtime) -> None:
     if runtime.venv.exists():
         shutil.rmtree(runtime.venv)  # ours, and broken: its python does not start
-    done = subprocess.run([sys.executable, "-m", "venv", str(runtime.venv)],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+    done = spawn.run([sys.executable, "-m", "venv", str(runtime.venv)], timeout=None,
+                     own_session=False)
     if done.returncode != 0:
         shutil.rmtree(runtime.venv, ignore_errors=True)
         raise InstallError(
@@ -145,12 +142,11 @@ def pip_install(runtime: Runtime, root: Path, version: str, fresh: bool = True) 
         made = str(wheel.build(root, version, Path(tmp)).resolve())
         steps = [[*pip, made]] + ([] if fresh else [[*pip, "--force-reinstall", "--no-deps",
                                                      made]])
-        with runtime.log.open("w") as log:
-            for argv in steps:
-                done = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, check=False)
-                if done.returncode != 0:
-                    break
+        disk.write(runtime.log, b"", mode=PUBLIC)  # this run's log, which pip appends to
+        for argv in steps:
+            done = spawn.run(argv, timeout=None, output=runtime.log, own_session=False)
+            if done.returncode != 0:
+                break
     if done.returncode != 0:
         raise InstallError("pip could not install sparring into the runtime: "
                            + pip_failure(runtime.log.read_text(errors="replace")),

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sparring import disk
 from sparring.installer import layout
 from sparring.installer.core import (
     MARKER,
@@ -21,11 +22,11 @@ from sparring.installer.core import (
     Source,
 )
 from sparring.installer.files import (
+    PUBLIC,
     dump_json,
     present,
     read_json,
     remove_empty_dirs,
-    write_atomic,
 )
 from sparring.installer.source import sha256_of
 
@@ -168,7 +169,7 @@ def check_inside(folder: Path, rel: str) -> None:
 def write_skill_file(folder: Path, rel: str, spec: FileSpec) -> None:
     check_inside(folder, rel)
     (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(folder / rel, spec.source.read_bytes(), mode_of(spec))
+    disk.write(folder / rel, spec.source.read_bytes(), mode=mode_of(spec))
 
 
 def spec_of(skill: Skill, rel: str) -> FileSpec:
@@ -183,7 +184,7 @@ def build_skill(target: Path, source: Source, skill: Skill) -> Path:
         os.chmod(tmp, 0o755)
         for rel, spec in skill.files.items():
             write_skill_file(tmp, rel, spec)
-        write_atomic(tmp / MARKER, dump_json(marker_for(source, skill)))
+        disk.write(tmp / MARKER, dump_json(marker_for(source, skill)), mode=PUBLIC)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -223,7 +224,7 @@ def update_skill(folder: Path, skill: Skill, plan: Plan, backup: Path) -> None:
         check_inside(folder, rel)
         with contextlib.suppress(FileNotFoundError):
             (folder / rel).unlink()
-    write_atomic(folder / MARKER, dump_json(plan.marker))
+    disk.write(folder / MARKER, dump_json(plan.marker), mode=PUBLIC)
 
 
 def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from sparring import __version__, process
+from sparring import __version__
 from sparring.installer import layout
+from sparring.process import spawn
 
 Check = dict[str, Any]
 USER, PROJECT = "user", "project"
@@ -292,8 +292,8 @@ def _imports(python: Path, flags: list[str]) -> str | None:
     if Path(sys.executable).absolute() == python.absolute():
         return __version__
     try:
-        done = process.run([str(python), *flags, "-c",
+        done = spawn.run([str(python), *flags, "-c",
                             "import sparring; print(sparring.__version__)"], timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, spawn.TimeoutExpired):
         return None
     return done.stdout.strip() if done.returncode == 0 else None

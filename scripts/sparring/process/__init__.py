@@ -1,15 +1,10 @@
-"""The one door to child processes.
+"""Child processes, the only way sparring has to them: started, fed, run and captured by
+process/spawn.py; watched and ended here.
 
-Rules every caller gets for free: argv is a list and never goes through a
-shell; background children get their own session (so their whole group can
-be signalled) and write to files, never to pipes nobody reads; stdin is a
-file or /dev/null, so a child that reads stdin always reaches end-of-file.
-Before signalling a recorded pid we check it is still the same process
-(pid plus start time), because pids are reused.
-
-What differs between systems (tying a child to its parent, adopting orphans, noticing a
-parent's death) is behind process/backend.py, chosen once; finding and ending all of a
-turn's processes is process/tree.py.
+Before signalling a recorded pid we check it is still the same process (pid plus start
+time), because pids are reused. What differs between systems (tying a child to its parent,
+adopting orphans, noticing a parent's death) is behind process/backend.py, chosen once;
+finding and ending all of a turn's processes is process/tree.py.
 """
 
 from __future__ import annotations
@@ -17,18 +12,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from sparring.process import backend, tree
 from sparring.process.identity import _START_TIME_TOLERANCE
 from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
 if TYPE_CHECKING:
-    import signal  # signal and subprocess load where a process is started or ended:
-    import subprocess  # `status` and `poll` of an ended turn never do
+    import signal  # signal loads where a process is ended: a look at a turn never signals
     from typing import Protocol
 
     import psutil
@@ -37,15 +29,6 @@ if TYPE_CHECKING:
         """A child of this process: subprocess.Popen, or one forked (process/standby.py)."""
 
         pid: int
-
-# Named tuples, not dataclasses: the guard's git commands come through here, and `python -m
-# sparring guard check` starts git status before anything else loads (dataclasses would
-# bring inspect, ast and more ahead of it).
-class Completed(NamedTuple):
-    returncode: int
-    stdout: str
-    stderr: str
-
 
 def identity_of(pid: int) -> Identity:
     """`pid` with its start time as psutil reckons it. On Linux read from /proc without
@@ -71,98 +54,6 @@ def _from_proc(pid: int) -> tuple[bytes, float] | None:
         return fields[0], int(fields[19]) / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
     except (OSError, StopIteration, IndexError, ValueError):
         return None
-
-
-def spawn_background(
-    argv: Sequence[str],
-    *,
-    cwd: Path,
-    stdin: Path | None,
-    stdout: Path,
-    stderr: Path,
-    env: Mapping[str, str] | None = None,
-    die_with_parent: bool = False,
-    stdin_pipe: bool = False,
-) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new session; output to files, stdin from a file or /dev/null (no
-    file opened through a link), or (`stdin_pipe`) a pipe only this process writes to
-    (feed): end-of-file comes when it is fed, or when this process ends.
-
-    `die_with_parent`: the child gets SIGTERM the moment this process dies, where the
-    system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
-    for single-threaded parents (it uses preexec_fn).
-    """
-    import subprocess
-
-    # Never through a link (a prompt file sits where Codex may write): OSError instead.
-    stdin_file = os.fdopen(os.open(stdin, os.O_RDONLY | os.O_NOFOLLOW), "rb") if stdin \
-        else open(os.devnull, "rb")  # noqa: SIM115
-    try:
-        with _append_private(stdout) as out, _append_private(stderr) as err:
-            return subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                stdin=subprocess.PIPE if stdin_pipe else stdin_file,
-                stdout=out,
-                stderr=err,
-                env=dict(env) if env is not None else None,
-                start_new_session=True,
-                close_fds=True,
-                preexec_fn=_tie(die_with_parent),
-            )
-    finally:
-        stdin_file.close()
-
-
-def feed(proc: subprocess.Popen[bytes], data: bytes, within: float) -> bool:
-    """Write `data` to the stdin pipe of `proc` (spawn_background's `stdin_pipe`), then
-    close it: end-of-file. False, with the pipe closed, when the child exited first or read
-    nothing for `within` seconds (it is then the caller's to end)."""
-    import select
-
-    assert proc.stdin is not None
-    fd = proc.stdin.fileno()
-    os.set_blocking(fd, False)
-    view, idle_since = memoryview(data), time.monotonic()
-    try:
-        while view:
-            if not select.select([], [fd], [], 0.1)[1]:
-                if has_exited(proc) or time.monotonic() - idle_since > within:
-                    return False
-                continue
-            try:
-                view = view[os.write(fd, view):]
-            except BlockingIOError:
-                continue
-            except BrokenPipeError:
-                return False
-            idle_since = time.monotonic()
-        return True
-    finally:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-
-
-def program(module: str, *args: str) -> list[str]:
-    """The argv that runs `module`'s main(args) with this python and this package (the
-    turn's runner, its watchdog). Isolated (`-I`), as the launcher runs the CLI: they work in
-    the session's folder, which Codex may write to, and `-c` alone would put that folder
-    before Python's own modules on sys.path (and let PYTHON* variables steer them)."""
-    package_parent = str(Path(__file__).resolve().parents[2])
-    bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
-                 f"from {module} import main; sys.exit(main(sys.argv[2:]))")
-    return [sys.executable, "-I", "-c", bootstrap, package_parent, *args]
-
-
-def _tie(die_with_parent: bool) -> Callable[[], None] | None:
-    return backend.current().tie_to_parent(os.getpid()) if die_with_parent else None
-
-
-def _append_private(path: Path) -> BinaryIO:
-    """A child's output file, readable by the user alone (it may hold what the child saw);
-    never a link (one planted there is refused: OSError)."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
-                             0o600), "ab")
 
 
 def mechanism() -> tuple[str, str]:
@@ -204,79 +95,6 @@ def end(scope: tree.Scope, grace: float = tree.GRACE_S) -> list[int]:
     """End every process of a turn (process/tree.py says how they are found): TERM, a
     grace, then freeze and KILL, until none is left. Returns the pids that were running."""
     return tree.end(scope, grace)
-
-
-def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Completed:
-    """Run a short command to completion; on timeout its whole group is killed."""
-    import signal
-    import subprocess
-
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _signal_group(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise
-    return Completed(proc.returncode, _decode(out), _decode(err))
-
-
-def start_piped(argv: Sequence[str], *, cwd: Path,
-                env: Mapping[str, str]) -> Callable[[], tuple[int, bytes, bytes]]:
-    """Start a short command whose output we want, now; the call returned waits for it and
-    gives (exit status, stdout, stderr). Its output goes to files in memory, not pipes, so
-    it runs to its end unhindered while the caller does other work (a pipe would stop it
-    at 64 KB until read). OSError when it cannot start."""
-    import subprocess
-
-    out, err = _capture(), _capture()
-    try:
-        proc = subprocess.Popen(list(argv), cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, env=dict(env))
-    except BaseException:
-        os.close(out)
-        os.close(err)
-        raise
-
-    def finish() -> tuple[int, bytes, bytes]:
-        code = proc.wait()
-        return code, _drain(out), _drain(err)
-
-    return finish
-
-
-def _capture() -> int:
-    """A file descriptor of an anonymous file: in memory on Linux, else an unlinked
-    temporary file."""
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create("sparring-output")
-    import tempfile
-
-    with tempfile.TemporaryFile() as file:  # unlinked already; the duplicate keeps it
-        return os.dup(file.fileno())
-
-
-def _drain(fd: int) -> bytes:
-    """Everything written to `fd` (a _capture), which is closed."""
-    try:
-        parts, offset = [], 0
-        while part := os.pread(fd, max(os.fstat(fd).st_size - offset, 1 << 16), offset):
-            parts.append(part)
-            offset += len(part)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
 
 
 def find_live(identity: Identity | None) -> psutil.Process | None:
@@ -334,14 +152,7 @@ def is_alive(identity: Identity | None) -> bool:
     return find_live(identity) is not None
 
 
-def _signal_group(leader: int, sig: signal.Signals) -> None:
+def signal_group(leader: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if os.getpgid(leader) == leader:  # only a group we created by start_new_session
             os.killpg(leader, sig)
-
-
-def read_tail(path: Path, limit: int = 2000) -> str:
-    """The last `limit` bytes of a child's output file, decoded leniently."""
-    from sparring.paths import read_own  # no link, FIFO or device: see read_own
-
-    return _decode(read_own(path, 1 << 40, tail=limit) or b"").strip()

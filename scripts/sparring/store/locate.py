@@ -53,19 +53,19 @@ def run_record(session_dir: str) -> str:
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
 
 
-def outputs_folder(session_dir: str) -> str:
+def outputs_folder(session_dir: str, token: str | None) -> str:
     """Where each turn's codex of the session writes what it prints (`<n>/events.jsonl`,
     `<n>/stderr.log`): in sparring's state folder, out of the project. Out of reach of a
     sandbox that lets Codex write the project, so no turn's output can be swapped or
     rewritten; and out of Claude's reach (Claude Code asks before Claude reads outside the
     project), so nothing of Codex's answer lies where Claude reads before the runner shows
-    it. Named by the session's id and its folder's real path (two clones of one project
-    never share one)."""
-    from sparring.digest import sha256_hex
-
-    real = os.path.realpath(session_dir)
-    key = sha256_hex(real.encode("utf-8", "surrogateescape"))[:12]
-    return os.path.join(state_home(), "codex", f"{os.path.basename(real)}-{key}")
+    it. Named by the session's id and the random `token` its session.json holds (`outputs`,
+    checked by store/shapes.py: sixteen hex digits), so the folder follows the project when
+    it moves. A session made before (no token) keeps them where they were then: in its own
+    folder, `turns/<n>/`."""
+    if token is None:
+        return os.path.join(session_dir, "turns")
+    return os.path.join(state_home(), "codex", f"{os.path.basename(session_dir)}-{token}")
 
 
 def in_project(folder: str, root: str) -> bool:

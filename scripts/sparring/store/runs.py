@@ -22,12 +22,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring import process
+from sparring import disk, process
 from sparring.errors import SparringError
 from sparring.process import Identity
 from sparring.store import locate
 from sparring.store.locate import SESSION_FILE
-from sparring.store.state import locked, private_dir, write_atomic
+from sparring.store.state import locked, write_atomic
 
 FORMAT = 1
 KIND = "run"
@@ -146,7 +146,7 @@ def remove(session_dir: Path, turn: int, created_at: float) -> None:
 def _lock() -> Iterator[None]:
     where = folder()
     try:
-        private_dir(where)
+        disk.folders(where)
     except OSError as exc:
         raise SparringError("not_writable", f"cannot create {where}: {exc.strerror}",
                             "sparring keeps its runners' records there; make the folder "
@@ -156,8 +156,7 @@ def _lock() -> Iterator[None]:
 
 
 def _write(session_dir: Path, run: Run) -> None:
-    write_atomic(path_for(session_dir), json.dumps(_to_dict(run), indent=2) + "\n",
-                 sync=False)
+    write_atomic(path_for(session_dir), json.dumps(_to_dict(run), indent=2) + "\n")
 
 
 def _to_dict(run: Run) -> dict[str, Any]:

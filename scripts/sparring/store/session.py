@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import time
 
+from sparring.disk import PRIVATE_DIR
 from sparring.errors import SparringError
 from sparring.store import locate, shapes, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
-from sparring.store.state import PRIVATE_DIR, StateFile
+from sparring.store.state import StateFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +56,13 @@ class Session:
         return os.path.basename(self.path)
 
     def load(self) -> dict[str, Any]:
-        return _with_engine(self.state.read())
+        return self._known(_with_engine(self.state.read()))
+
+    def _known(self, data: dict[str, Any]) -> dict[str, Any]:
+        """`data`, as read: where its turns' output lies is known from now on."""
+        if self._outputs is None:
+            self._outputs = locate.outputs_folder(self.path, data.get("outputs"))
+        return data
 
     def update(self) -> AbstractContextManager[dict[str, Any]]:
         import contextlib  # with collections and functools: only where a record is written
@@ -64,7 +71,7 @@ class Session:
 
     def _update(self) -> Iterator[dict[str, Any]]:
         with self.state.update() as data:
-            yield _with_engine(data)
+            yield self._known(_with_engine(data))
 
     def edit(self) -> AbstractContextManager[SessionRecord]:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
@@ -93,7 +100,8 @@ class Session:
     def outputs(self) -> str:
         """The folder where its turns' codex write what they print (store/locate.py)."""
         if self._outputs is None:
-            self._outputs = locate.outputs_folder(self.path)
+            self.load()
+        assert self._outputs is not None
         return self._outputs
 
     def output(self, n: int, name: str) -> str:
@@ -123,6 +131,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
              "inbox": str(inbox), "budget_tokens": budget_tokens,
+             "outputs": secrets.token_hex(8),
              "engine": engine, **sections}
         )
         return session

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # poll's fast path (turn/quick.py) checks shapes too: it impo
 _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
             "turns": "list", "codex": "dict", "thread_id": "str?", "inbox": "str?",
             "engine": "dict", "debate": "dict", "discussion": "dict", "degraded_notes": "list",
-            "reports": "list", "finalized_at": "num?", "foreign_writes": "list"}
+            "reports": "list", "finalized_at": "num?", "foreign_writes": "list",
+            "outputs": "str?"}
 _SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex")
 # The session format's own keys (written by session.py, state.py, turn/budget.py, the report;
 # `question` by an early version): any other top-level key is a workflow's own record
@@ -32,7 +33,7 @@ _SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex
 SESSION_KEYS = frozenset({
     "id", "skill", "root", "cwd", "created_at", "thread_id", "codex", "turns", "inbox",
     "budget_tokens", "engine", "degraded_notes", "reports", "finalized_at", "foreign_writes",
-    "format", "kind", "question", "budget_stop", "report_sha256"})
+    "format", "kind", "question", "budget_stop", "report_sha256", "outputs"})
 
 _TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "created_at": "num",
          "settings": "dict", "argv": "list", "started_at": "num?", "ended_at": "num?",
@@ -179,6 +180,10 @@ def placement_problem(data: dict[str, Any], directory: str) -> str | None:
             return f"the session's {key} {value!r} is not inside the project {root}"
     if data.get("inbox") and not data["inbox"].endswith(os.path.join(".sparring", "inbox")):
         return f"the session's inbox {data['inbox']!r} is not a .sparring/inbox folder"
+    token = data.get("outputs")
+    if token is not None and not (len(token) == 16 and all(c in "0123456789abcdef"
+                                                           for c in token)):
+        return f"the session's outputs {token!r} is not a token sparring makes"
     names = [(data.get("engine") or {}).get("schema"), *(t.get("schema") for t in data["turns"])]
     bad = next((n for n in names if n is not None and not _is_name(n)), None)
     return None if bad is None else f"the session names a schema {bad!r} sparring has not"

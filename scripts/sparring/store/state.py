@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import os
 
-from sparring import fastjson
+from sparring import disk, fastjson
 from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
@@ -30,74 +30,43 @@ if TYPE_CHECKING:
     Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-# sparring's own state (prompts, Codex's events, the sealed analysis, copies of the user's
-# files) is for the user alone: files 0600, folders 0700, whatever the umask allows others.
-PRIVATE_FILE = 0o600
-PRIVATE_DIR = 0o700
-
-
-def private_dir(path: Path, under: Path | None = None) -> Path:
-    """Make `path` (and its missing parents below `under`) as folders only the user can open."""
-    missing = []
-    probe = path
-    while not probe.is_dir() and probe != under and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
-    for folder in reversed(missing):
-        try:
-            folder.mkdir(mode=PRIVATE_DIR)
-        except FileExistsError:
-            if not folder.is_dir():
-                raise
-    return path
+# sparring's own state (prompts, the sealed analysis, copies of the user's files) is for the
+# user alone: files 0600, folders 0700, whatever the umask (disk.py writes them so).
+PRIVATE_FILE = disk.PRIVATE_FILE
+PRIVATE_DIR = disk.PRIVATE_DIR
 
 
 def write_private(path: str | Path, data: bytes | str, exclusive: bool = False,
                   witness: bool = False) -> None:
-    """Write a file only the user can read (created 0600; an existing file keeps its mode,
-    `exclusive` refuses one that exists); with `witness`, one of sparring's records (its
-    copy is kept out of Codex's reach first: store/witness.py)."""
+    """Write a file only the user can read, whole (disk.write; `exclusive`: a new file only,
+    disk.create); with `witness`, one of sparring's records (its copy is kept out of Codex's
+    reach first: store/witness.py)."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
 
     def write() -> None:
-        fd = os.open(path, flags, PRIVATE_FILE)
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
+        if exclusive:
+            disk.create(path, payload, under=_root_of(path))
+        else:
+            disk.write(path, payload, under=_root_of(path))
 
     _witnessed(path, payload, write) if witness else write()
 
 
-def write_atomic(path: str | Path, text: str | bytes, sync: bool = True,
-                 witness: bool = False) -> None:
+def write_atomic(path: str | Path, text: str | bytes, witness: bool = False) -> None:
     """Replace `path` with `text` so that readers see the old or the new file, never half;
     with `witness`, one of sparring's records (see write_private)."""
     payload = text.encode("utf-8") if isinstance(text, str) else text
     if witness:
-        _witnessed(path, payload, lambda: _replace(path, payload, sync))
+        _witnessed(path, payload, lambda: disk.write(path, payload, under=_root_of(path)))
     else:
-        _replace(path, payload, sync)
+        disk.write(path, payload, under=_root_of(path))
 
 
-def _replace(path: str | Path, payload: bytes, sync: bool) -> None:
-    # As tempfile.mkstemp does (a new 0600 file of a fresh name), without importing tempfile:
-    # every verb writes state, and `poll` must start fast.
-    head, name = os.path.split(os.fspath(path))
-    tmp = os.path.join(head, f".{name}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            if sync:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        import contextlib
-
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+def _root_of(path: str | Path) -> str | None:
+    """The project a file below `.sparring/` belongs to: from there down, disk.py follows no
+    link (a sandbox that lets Codex write the project may swap a folder of `.sparring/`)."""
+    found = _witness.split(path)
+    return None if found is None else os.path.realpath(found[0])
 
 
 def _witnessed(path: str | Path, payload: bytes, write: Callable[[], None]) -> None:
@@ -163,22 +132,8 @@ def read_record(path: str | Path) -> bytes:
 
 
 def locked(path: str | Path) -> AbstractContextManager[None]:
-    """Hold an exclusive lock tied to `path` (on `path` + '.lock')."""
-    import contextlib  # with collections and functools: only where a lock is taken
-
-    return contextlib.contextmanager(_locked)(path)
-
-
-def _locked(path: str | Path) -> Iterator[None]:
-    import fcntl  # here, not at the top: importing this module must not need POSIX
-
-    lock_path = os.fspath(path) + ".lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+    """Hold an exclusive lock tied to `path` (on `path` + '.lock', disk.locked)."""
+    return disk.locked(os.fspath(path) + ".lock", under=_root_of(path))
 
 
 def _read_bytes(path: str) -> bytes:
@@ -200,21 +155,7 @@ def _loads(raw: str) -> Any:
 
 def try_locked(path: str | Path) -> AbstractContextManager[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
-    import contextlib
-
-    return contextlib.contextmanager(_try_locked)(path)
-
-
-def _try_locked(path: str | Path) -> Iterator[None]:
-    import fcntl
-
-    lock_path = os.fspath(path) + ".lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        yield
-    finally:
-        os.close(fd)
+    return disk.locked(os.fspath(path) + ".lock", wait=False, under=_root_of(path))
 
 
 class StateFile:

@@ -149,15 +149,10 @@ def locked(root: Path, name: str = "lock", wait: bool = True
 
 
 def _locked(root: Path, name: str, wait: bool) -> Iterator[None]:
-    import fcntl  # here, not at the top: importing this module must not need POSIX
+    from sparring import disk
 
-    meta = _private(folder(root) / _META)
-    fd = os.open(meta / name, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    with disk.locked(_private(folder(root) / _META) / name, wait=wait):
         yield
-    finally:
-        os.close(fd)
 
 
 def keeping(path: str | os.PathLike[str], data: bytes) -> AbstractContextManager[None]:
@@ -330,32 +325,14 @@ def _log(root: Path, relative: str, kind: str) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    _private(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        import contextlib
+    from sparring import disk
 
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    disk.write(_private(path.parent) / path.name, data)
 
 
 def _private(path: Path) -> Path:
     """`path` and its missing parents as folders only the user can open (the copies' names
     spell the project's path)."""
-    missing = []
-    probe = path
-    while not probe.is_dir() and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
-    for made in reversed(missing):
-        try:
-            made.mkdir(mode=PRIVATE_DIR)
-        except FileExistsError:  # another writer made it meanwhile
-            continue
-    return path
+    from sparring import disk
+
+    return disk.folders(path)

@@ -6,14 +6,15 @@ sessions).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 
-from sparring import paths
+from sparring import disk, paths
+from sparring.disk import PRIVATE_DIR
 from sparring.errors import SparringError
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR as STATE_DIR
-from sparring.store.state import PRIVATE_DIR, PRIVATE_FILE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,13 +94,9 @@ def _make_self_ignoring(path: Path) -> None:
         _make_private(path)
         ignore = path / ".gitignore"
         if not ignore.exists():
-            # O_EXCL: twenty concurrent `init`s write it once, never a torn file.
-            try:
-                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
-            except FileExistsError:
-                return
-            with os.fdopen(fd, "w") as f:
-                f.write("# written by sparring: keep session state out of git\n*\n")
+            # Made new: twenty concurrent `init`s write it once.
+            with contextlib.suppress(FileExistsError):
+                disk.create(ignore, b"# written by sparring: keep session state out of git\n*\n")
     except OSError as exc:
         raise SparringError(
             "not_writable",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sparring import process
 from sparring.codex import sandbox
+from sparring.process import spawn
 from sparring.store.session import Session
 from sparring.turn import record as turns
 
@@ -44,29 +45,29 @@ class Early:
 
     @classmethod
     def start(cls, session: Session, message: dict[str, Any]) -> Early | None:
-        """Codex for the command line in `message` ({"codex": argv, "cwd", "root", "mark"}),
+        """Codex for the command line of a `codex` message (`argv`, `cwd`, `root`, `mark`),
         when the user's sandbox allows it now and sparring built it (codex/sandbox.py's gate,
         as for every codex: a `-c` override could have codex start a program at its own
         start); None when not, or when codex cannot start (the turn then starts codex
         itself, and records why not)."""
-        argv, cwd, mark = [str(word) for word in message["codex"]], Path(message["cwd"]), \
+        argv, cwd, mark = [str(word) for word in message["argv"]], Path(message["cwd"]), \
             str(message["mark"])
         if sandbox.gate(argv, Path(message["root"]), cwd) is not None:
             return None
         import tempfile
 
-        from sparring.store.state import private_dir
+        from sparring import disk
 
         # A folder of its own, made now under a name nobody can guess, beside the turns'
         # outputs (the same file system: adopt renames), out of the project and of any
         # sandbox's reach: no link can be waiting where codex's output goes.
         try:
             folder = Path(tempfile.mkdtemp(prefix=turns.EARLY_PREFIX,
-                                           dir=private_dir(Path(session.outputs))))
+                                           dir=disk.folders(session.outputs)))
         except OSError:
             return None
         try:
-            proc = process.spawn_background(
+            proc = spawn.background(
                 argv, cwd=cwd, stdin=None, stdin_pipe=True, stdout=folder / turns.EVENTS,
                 stderr=folder / turns.STDERR, env=process.tree.marked(os.environ, mark),
                 die_with_parent=True)

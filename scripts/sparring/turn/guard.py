@@ -34,6 +34,7 @@ from sparring.errors import SparringError
 from sparring.guard import copies
 from sparring.store import session as sessions
 from sparring.store import witness, workspace
+from sparring.store.locate import EVENTS_FILE, STDERR_FILE
 from sparring.store.session import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
 
@@ -163,8 +164,11 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
     top = guard.Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
         "inbox", STORE, "guard-trash", "sessions")))
     turn = f"{mine}/turns/{n}"
+    # A session made before its turns' output left the project writes it there still.
+    printed = (EVENTS_FILE, STDERR_FILE) if session.outputs.startswith(session.path) else ()
     session_area = guard.Area("state", tuple(
-        [f"{mine}/{name}" for name in _RUNTIME] + [f"{turn}/{name}" for name in _TURN_RUNTIME]))
+        [f"{mine}/{name}" for name in _RUNTIME]
+        + [f"{turn}/{name}" for name in (*_TURN_RUNTIME, *printed)]))
     return {STATE_DIR: top, mine: session_area}
 
 

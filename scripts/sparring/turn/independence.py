@@ -10,13 +10,19 @@ produced in round one (the commands it ran and their output, its tool calls and 
 from its events, which lie out of the project, and looks for:
 
 - **text of Claude's analysis**: a run of `WORDS` words of the analysis (compared as
-  lower-case words: spacing, case, punctuation and markup do not hide a copy) that is in
+  lower-case words, a character of Chinese, Japanese or Korean counting as one: spacing,
+  case, punctuation and markup do not hide a copy) in a command or its output that is in
   none of Codex's round-one prompts (it was asked that) and in none of the project's own
-  files (Claude quotes the code Codex reads: that is no leak), in a command or its output;
+  text (Claude quotes the code Codex reads: that is no leak). The project's own text is
+  what it held before round one: its files not changed since round one began (a file
+  written after, the analysis's own included, excuses nothing), links into the project
+  followed; and, where it is a git repository, its recent commit messages and the
+  committed version of each file a command named;
 - **a read of sparring's records**: a command naming a place below `.sparring/` other than
-  this session's own folder (which holds nothing Codex was not sent), or sparring's state
-  folder, where it keeps copies of its records out of the project; or output showing a
-  file there by name as a search does (`path:`).
+  this session's own folder (which holds nothing Codex was not sent) and not as something
+  to leave out (`-g '!.sparring'`, `-not -path`, `--exclude`), or sparring's state folder,
+  where it keeps copies of its records out of the project; or output showing the content
+  of a file there as a search does (`path:text`).
 
 Either voids independence for the session (workflows/audit.py): no point is `independent`,
 and the report names the command. The result is recorded in the session's engine record
@@ -26,6 +32,7 @@ check must not learn from them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,16 +47,23 @@ from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STATE_DIR
 from sparring.store.session import Session
 
 WORDS = 8  # the shortest run of words taken for a copy of the analysis
-_WORD = re.compile(r"\w+")
+# A word; a character of the scripts written without spaces (CJK) is one word of its own.
+_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|\w+")
 # What the runner reads of the project to tell the code Claude quotes from a copy: files of
 # at most this size, this many files and bytes in all (what it could not read is said).
-_FILE_LIMIT = 4 * 1024 * 1024
+_FILE_LIMIT = 16 * 1024 * 1024
 _FILES_AT_MOST = 50_000
 _BYTES_AT_MOST = 512 * 1024 * 1024
 _SKIP_DIRS = frozenset({".git", STATE_DIR})
+_COMMITS = 500  # the commit messages read, newest first
+_COMMITTED_FILES = 50  # the committed files read, of those the commands named
 _SHOWN = 300  # characters of a command, as the report names it
 # A path below `.sparring/` as a command or an output spells it.
 _RECORD_PATH = re.compile(r"[^\s'\"`;|&<>()=]*\.sparring(?:/[^\s'\"`;|&<>():]*)?")
+# What names a place only to leave it out: a glob's `!`, find's `-not -path`/`-prune`, grep's
+# and rsync's `--exclude`, rg's `--glob !`.
+_LEAVING_OUT = re.compile(r"(?:!|-not\s+-(?:i?path|name)\s+|--exclude(?:-dir)?[=\s]\s*|"
+                          r"-path\s+)['\"]?\S*$")
 _TOP_LEVEL = frozenset({"", "/", "/sessions", "/sessions/"})  # folders, holding no text
 _PATHLIKE = re.compile(r"[\w./-]+")  # how a command or its output spells a file
 
@@ -107,8 +121,12 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
         "bytes": sum(len(p.text.encode("utf-8", "replace")) for p in pieces),
         "seen": [], "unchecked": None, "project_files_read": 0}
     if missing:
-        found["unchecked"] = ("Codex's events of round one are missing (turn "
+        found["unchecked"] = ("Codex's events of round one are missing or unreadable (turn "
                               f"{', '.join(map(str, missing))}): what it did cannot be checked")
+        return found
+    if len(words(analysis)) < WORDS:
+        found["unchecked"] = (f"the analysis has fewer than {WORDS} words, too few to tell a "
+                              "copy of it from chance")
         return found
     found["seen"] += _records_seen(session, data, pieces)
     runs = _runs(analysis) - _prompt_runs(session, turns)
@@ -122,11 +140,11 @@ def _pieces(session: Session, turns: list[dict[str, Any]]) -> tuple[list[Piece],
     pieces: list[Piece] = []
     missing = []
     for turn in turns:
-        path = session.output(turn["n"], EVENTS_FILE)
-        if not os.path.isfile(path):
+        raw = read_own(session.output(turn["n"], EVENTS_FILE), events.EVENTS_LIMIT)
+        if raw is None:  # gone, or not a plain file of bounded size: nothing can be read
             missing.append(turn["n"])
             continue
-        view = events.read(path, finished=True)
+        view = events.parse(raw, finished=True)
         for item in view.items:
             pieces += _of_item(turn["n"], item)
     return pieces, missing
@@ -148,8 +166,11 @@ def _of_item(n: int, item: dict[str, Any]) -> list[Piece]:
 
 
 def _label(command: Any) -> str:
+    """The command as a report names it: a code span, which a backtick in it cannot end."""
     text = " ".join(str(command or "").split())
-    return f"`{text if len(text) <= _SHOWN else text[:_SHOWN - 1] + '…'}`"
+    text = text if len(text) <= _SHOWN else text[:_SHOWN - 1] + "…"
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 # -- text of the analysis -------------------------------------------------------------------
@@ -160,21 +181,18 @@ def words(text: str) -> list[str]:
 
 
 def _runs(text: str) -> set[tuple[str, ...]]:
-    """Every run of WORDS words of `text` (the whole text, if shorter but not trivially so)."""
+    """Every run of WORDS words of `text`."""
     found = words(text)
-    if len(found) < WORDS:
-        return {tuple(found)} if len(found) >= WORDS // 2 else set()
     return {tuple(found[i:i + WORDS]) for i in range(len(found) - WORDS + 1)}
 
 
 def _hits(text: str, wanted: set[tuple[str, ...]]) -> set[tuple[str, ...]]:
-    """The runs of `wanted` that `text` holds (all of one length: WORDS, or a short
-    analysis whole)."""
+    """The runs of `wanted` that `text` holds."""
     if not wanted:
         return set()
-    found, size = words(text), len(next(iter(wanted)))
-    return {run for i in range(len(found) - size + 1)
-            if (run := tuple(found[i:i + size])) in wanted}
+    found = words(text)
+    return {run for i in range(len(found) - WORDS + 1)
+            if (run := tuple(found[i:i + WORDS])) in wanted}
 
 
 def _prompt_runs(session: Session, turns: list[dict[str, Any]]) -> set[tuple[str, ...]]:
@@ -196,7 +214,10 @@ def _copies(pieces: list[Piece], wanted: set[tuple[str, ...]], data: dict[str, A
     changed = {str(c.get("path")) for t in turns for c in (t.get("guard") or {}).get(
         "changed", []) if isinstance(c, dict)}
     hints = [text for p in pieces if hits[id(p)] for text in (p.label, p.text)] + [analysis]
-    quoted, read, short = _in_project(data["root"], suspect, changed, hints)
+    since = min(float(t["created_at"]) for t in turns)
+    quoted, read, short = _in_project(data["root"], suspect, changed, hints, since)
+    if suspect - quoted:
+        quoted |= _in_git(data["root"], suspect - quoted, hints)
     seen = []
     for piece in pieces:
         leaked = hits[id(piece)] - quoted
@@ -210,11 +231,12 @@ def _copies(pieces: list[Piece], wanted: set[tuple[str, ...]], data: dict[str, A
 
 
 def _in_project(root: str, runs: set[tuple[str, ...]], changed: set[str],
-                hints: list[str]) -> tuple[set[tuple[str, ...]], int, str]:
-    """Which of `runs` the project's own files hold (those Codex's round one left as they
-    were), how many files were read, and what was not read (when the limits stopped it)."""
+                hints: list[str], since: float) -> tuple[set[tuple[str, ...]], int, str]:
+    """Which of `runs` the project's own files hold (those as they were before round one
+    began at `since`, and that its turns did not change), how many files were read, and
+    what was not read (when the limits stopped it)."""
     left, found, read, size = set(runs), set[tuple[str, ...]](), 0, 0
-    for path in _files(root, changed, hints):
+    for path in _files(root, changed, hints, since):
         if not left:
             break
         if read >= _FILES_AT_MOST or size >= _BYTES_AT_MOST:
@@ -230,25 +252,75 @@ def _in_project(root: str, runs: set[tuple[str, ...]], changed: set[str],
     return found, read, ""
 
 
-def _files(root: str, changed: set[str], hints: list[str]) -> Iterator[str]:
-    """The project's files, no link followed and none below `.git/` or `.sparring/`: first
-    those a hint names (the file a command printed is most often the one the analysis
-    quotes), then the rest."""
-    every = list(_walk(root, changed))
-    spelled = {word.removeprefix("./") for hint in hints for word in _PATHLIKE.findall(hint)}
+def _files(root: str, changed: set[str], hints: list[str], since: float) -> Iterator[str]:
+    """The project's files as they were before round one (none changed since `since`, nor
+    by a turn), none below `.git/` or `.sparring/`: first those a hint names (the file a
+    command printed is most often the one the analysis quotes), then the rest."""
+    every = list(_walk(root, changed, since))
+    spelled = _spelled(hints)
     named = [p for p in every if os.path.relpath(p, root).replace(os.sep, "/") in spelled]
     yield from named
     chosen = set(named)
     yield from (p for p in every if p not in chosen)
 
 
-def _walk(root: str, changed: set[str]) -> Iterator[str]:
-    for here, dirs, files in os.walk(root):
+def _spelled(hints: list[str]) -> set[str]:
+    """The paths the hints name, as a command or its output spells them (`./x`, and git's
+    `a/x` and `b/x` for x)."""
+    found = {word.removeprefix("./") for hint in hints for word in _PATHLIKE.findall(hint)}
+    return found | {word[2:] for word in found if word.startswith(("a/", "b/"))}
+
+
+def _walk(root: str, changed: set[str], since: float) -> Iterator[str]:
+    """The project's files; a link is followed where it leads into the project (once: a
+    folder reached twice is not read again)."""
+    real_root, seen = os.path.realpath(root), set()
+    for here, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(here)
+        if (real != real_root and not real.startswith(real_root + os.sep)) or real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
         for name in sorted(files):
             path = os.path.join(here, name)
-            if os.path.relpath(path, root).replace(os.sep, "/") not in changed:
+            if os.path.relpath(path, root).replace(os.sep, "/") in changed:
+                continue
+            if _before(path, real_root, since):
                 yield path
+
+
+def _before(path: str, root: str, since: float) -> bool:
+    """Whether the file at `path` lies in the project (through any link) and has not changed
+    since `since` (its inode's change time, which no write can set back)."""
+    real = os.path.realpath(path)
+    try:
+        return real.startswith(root + os.sep) and os.stat(real).st_ctime < since
+    except OSError:
+        return False
+
+
+def _in_git(root: str, runs: set[tuple[str, ...]], hints: list[str]
+            ) -> set[tuple[str, ...]]:
+    """Which of `runs` the repository's history holds where a command most often shows it:
+    its recent commit messages (`git log`) and the committed version of each file the
+    hints name (what `git diff` shows removed). git runs through the guard's door to it,
+    with nothing the tree configured switched on; an empty set where there is no git."""
+    from pathlib import Path
+
+    from sparring.errors import SparringError
+    from sparring.guard.git import Git
+
+    try:
+        git = Git(Path(root))
+        texts = [git.run("log", "-n", str(_COMMITS), "--format=%B")]
+        tracked = set(os.fsdecode(git.run("ls-files", "-z")).split("\0"))
+        for path in sorted(_spelled(hints) & tracked)[:_COMMITTED_FILES]:
+            with contextlib.suppress(SparringError):
+                texts.append(git.run("cat-file", "blob", f"HEAD:{path}"))
+    except (SparringError, OSError):
+        return set()
+    return {run for text in texts for run in _hits(text.decode("utf-8", "replace"), runs)}
 
 
 # -- sparring's records ---------------------------------------------------------------------
@@ -261,7 +333,8 @@ def _records_seen(session: Session, data: dict[str, Any],
     seen = []
     for piece in pieces:
         places = [m.group(0) for m in _RECORD_PATH.finditer(piece.text)
-                  if (not piece.output or piece.text[m.end():m.end() + 1] == ":")
+                  if (_content_shown(piece.text, m.end()) if piece.output
+                      else not _LEAVING_OUT.search(piece.text[:m.end()]))
                   and not _own(m.group(0), own)]
         places += [s for s in state if (_shown_by_name(piece.text, s) if piece.output
                                         else s in piece.text)]
@@ -270,6 +343,12 @@ def _records_seen(session: Session, data: dict[str, Any],
                          "detail": f"its {'output shows' if piece.output else 'command names'}"
                                    f" sparring's records: {places[0]}"})
     return seen
+
+
+def _content_shown(text: str, end: int) -> bool:
+    """Whether the path ending at `end` of an output is a search's `path:text`, not a
+    listing's heading (`path:` at the end of its line)."""
+    return text[end:end + 1] == ":" and text[end + 1:end + 2] not in ("", "\n", "\r")
 
 
 def _own(place: str, own: str) -> bool:
@@ -292,5 +371,6 @@ def _state_spellings() -> list[str]:
 
 
 def _shown_by_name(text: str, place: str) -> bool:
-    """Whether output shows a file in `place` as a search shows what it found (`path:`)."""
-    return re.search(re.escape(place) + r"[^\s:]*:", text) is not None
+    """Whether output shows a file in `place` as a search shows what it found
+    (`path:text`)."""
+    return re.search(re.escape(place) + r"[^\s:]*:[^\n\r]", text) is not None

@@ -92,16 +92,20 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | Callable[[], Prompt],
           schema: str | None = None, answer_file: str | None = None, *,
-          go_on: GoOn) -> dict[str, Any]:
+          go_on: GoOn, ready: runner.Ready | None = None) -> dict[str, Any]:
     """Round one. `prompt` may be the call that makes it (a template to render): it is
-    made once codex's command line is known, while codex already starts (runner.warm_up)."""
+    made once codex's command line is known, while codex already starts (Ready.warm_up).
+    `ready`: the runner a caller prepared already (else one is prepared here)."""
     session = sessions.resolve(ref, cwd)
-    with runner.prepared(lambda: session):  # the runner gets ready meanwhile
-        return _start(session, options, prompt, schema, answer_file, go_on)
+    if ready is not None:
+        return _start(session, options, prompt, schema, answer_file, go_on, ready)
+    with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
+        return _start(session, options, prompt, schema, answer_file, go_on, made)
 
 
 def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[], Prompt],
-           schema: str | None, answer_file: str | None, go_on: GoOn) -> dict[str, Any]:
+           schema: str | None, answer_file: str | None, go_on: GoOn, ready: runner.Ready
+           ) -> dict[str, Any]:
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
@@ -117,7 +121,7 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
     schema = _schema_for(data, schema)
     executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
-    runner.warm_up(argv, data)
+    ready.warm_up(argv, data)
     prompt = _made(given, "the prompt")
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
@@ -128,28 +132,31 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
                               thread_id=None, schema=schema, template=prompt.template,
                               answer_file=answer_file, go_on=go_on(session, locked))
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"], executable)
+    return _launch(session, turn["n"], executable, ready)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any],
            prompt: Prompt | Callable[[], Prompt] | None, recover: bool = False,
            schema: str | None = None, accept_changes: bool = False,
            answer_file: str | None = None,
-           purpose: str = "round", *, go_on: GoOn, again: str | None = None
-           ) -> dict[str, Any]:
+           purpose: str = "round", *, go_on: GoOn, again: str | None = None,
+           ready: runner.Ready | None = None) -> dict[str, Any]:
     """`prompt` may be the call that makes it, as for start. `again`: the command to run
     again once the user accepted changed files, when it is not this `resume` itself (a
-    workflow's own verb that resumed for it)."""
+    workflow's own verb that resumed for it). `ready`: as for start."""
     session = sessions.resolve(ref, cwd)
-    with runner.prepared(lambda: session):  # the runner gets ready meanwhile
+    if ready is not None:
         return _resume(session, options, prompt, recover, schema, accept_changes,
-                       answer_file, purpose, go_on, again)
+                       answer_file, purpose, go_on, again, ready)
+    with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
+        return _resume(session, options, prompt, recover, schema, accept_changes,
+                       answer_file, purpose, go_on, again, made)
 
 
 def _resume(session: Session, options: dict[str, Any],
             given: Prompt | Callable[[], Prompt] | None, recover: bool,
             schema: str | None, accept_changes: bool, answer_file: str | None, purpose: str,
-            go_on: GoOn, again: str | None) -> dict[str, Any]:
+            go_on: GoOn, again: str | None, ready: runner.Ready) -> dict[str, Any]:
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
@@ -178,7 +185,7 @@ def _resume(session: Session, options: dict[str, Any],
     executable = codex.find_executable()
     argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
                             schema=schema)
-    runner.warm_up(argv, data)
+    ready.warm_up(argv, data)
     prompt = _made(given, what)
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
@@ -193,7 +200,7 @@ def _resume(session: Session, options: dict[str, Any],
             template=prompt.template, answer_file=answer_file, go_on=go_on(session, locked),
         )
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"], executable)
+    return _launch(session, turn["n"], executable, ready)
 
 
 def _made(given: Prompt | Callable[[], Prompt], what: str) -> Prompt:
@@ -351,8 +358,8 @@ def _record_codex(session: Session, executable: str) -> None:
         locked["codex"] = {"path": executable, "version": found}
 
 
-def _launch(session: Session, n: int, executable: str) -> dict[str, Any]:
-    identity = runner.launch(session, n)
+def _launch(session: Session, n: int, executable: str, ready: runner.Ready) -> dict[str, Any]:
+    identity = runner.launch(session, n, ready)
     with session.update() as data:
         find_turn(data, n)["runner"] = identity.to_dict()
     _wait_for_start(session, n)

@@ -75,8 +75,8 @@ def ended_turn(verb: str, ref: str) -> dict[str, Any]:
         raise SlowPath("a runner's record is there: the full CLI checks session.json agrees")
     if turn["purpose"] != "synthesis" and not SESSION_KEYS.issuperset(data):
         raise WithStatus(directory, data)
-    seen = events.read(os.path.join(locate.outputs_folder(directory), str(turn["n"]),
-                                    EVENTS_FILE), finished=True)
+    seen = events.read(os.path.join(locate.outputs_folder(directory, data.get("outputs")),
+                                    str(turn["n"]), EVENTS_FILE), finished=True)
     if seen.malformed:
         raise SlowPath("lines that are not events: the full CLI counts and reports them")
     hidden = withheld(data)

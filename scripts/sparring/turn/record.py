@@ -14,13 +14,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring import answers, codex, paths, process, states
+from sparring import answers, codex, disk, paths, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
+from sparring.process import spawn
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.session import Session, find_turn
-from sparring.store.state import private_dir, write_private
+from sparring.store.state import write_private
 from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity
@@ -87,8 +88,8 @@ def new_turn(
     directory, outputs = session.turn_dir(n), Path(session.output(n, EVENTS)).parent
     _set_aside(directory)
     _set_aside(outputs)
-    private_dir(directory, under=session.dir)
-    private_dir(outputs)
+    disk.folders(directory, under=session.dir)
+    disk.folders(outputs)
     write_private(directory / PROMPT, prompt)
     turn: TurnRecord = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
@@ -148,7 +149,7 @@ def record_end(
     re-ask) appears together with the end it answers: `wait` never sees a gap.
     """
     view = events.read(session.output(n, EVENTS), finished=True)
-    stderr_tail = process.read_tail(Path(session.output(n, STDERR)))
+    stderr_tail = spawn.read_tail(Path(session.output(n, STDERR)))
     with session.update() as data:
         turn = find_turn(data, n)
         if states.is_terminal(turn["status"]):
@@ -243,7 +244,13 @@ def keep_withheld(session: Session, data: dict[str, Any]) -> None:
         schema = turn.get("schema")
         if turn["status"] == states.COMPLETED and schema and turn.get("answer") is None:
             view = events.read(session.output(turn["n"], EVENTS), finished=True)
-            _check_answer(data, turn, schema, view.final_message)
+            if _check_answer(data, turn, schema, view.final_message).status != \
+                    states.COMPLETED:
+                raise SparringError(
+                    "state_corrupt", f"Codex's answer of turn {turn['n']} no longer reads as "
+                    "it did when the turn ended (its events changed, or are gone)",
+                    f"nothing was sealed; look at {session.output(turn['n'], EVENTS)}, or "
+                    "start a new session", path=session.output(turn["n"], EVENTS))
 
 
 def classify(

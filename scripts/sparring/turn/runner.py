@@ -1,11 +1,35 @@
 """The background runner: one small process per turn that owns codex.
 
-`start`/`resume` launch it and return; it launches codex, enforces the
-wall-clock timeout and the stall limit even when nobody polls, ends every
-process of the turn when the turn ends (turn/keeper.py), and records how the
-turn ended. It is Codex's parent, so it alone sees the real exit code. If it
-is killed, its watchdog ends the turn's processes and `poll` still tells the
-truth from what is on disk.
+`start`/`resume` launch it and return; it launches codex, enforces the wall-clock timeout
+and the stall limit even when nobody polls, ends every process of the turn when the turn
+ends (turn/keeper.py), and records how the turn ended. It is Codex's parent, so it alone
+sees the real exit code. If it is killed, its watchdog ends the turn's processes and `poll`
+still tells the truth from what is on disk.
+
+How a verb that starts a turn and its runner meet. Where forking is as safe as a new
+interpreter (process/standby.py: Linux, this process isolated and single-threaded), the verb
+forks the runner the moment it has found the session (`prepared` gives it a `Ready`), and
+tells it, one message a line, first codex's command line (`{"kind": "codex"}`: the runner
+starts codex early, turn/early.py, while the verb renders the prompt and writes the turn),
+then the turn to run (`{"kind": "turn"}`); closing the pipe without a turn dismisses it.
+Elsewhere, or once the forked runner is gone, `launch` starts a runner anew (`python -I -c`
+main), which starts codex itself. The four ways a turn's codex starts:
+
+    verb (start/resume)                 runner                             codex
+    -------------------                 ------                             -----
+    1. forked, codex early (Linux, isolated: what the skills' launcher runs)
+    prepared(): fork ----------------->  waits for orders
+    warm_up(): {"kind": "codex"} ----->  Early.start ------------------->  waits on its pipe
+    render prompt, write turn
+    launch(): {"kind": "turn"} ------->  snapshot, then feed the prompt ->  runs the turn
+    2. forked, codex not early (its command line failed the sandbox gate, or could not start)
+    prepared(): fork ----------------->  waits for orders
+    warm_up(): {"kind": "codex"} ----->  Early.start refuses: nothing started
+    launch(): {"kind": "turn"} ------->  snapshot, spawn codex --------->  runs the turn
+    3. anew, no fork (macOS, a non-isolated caller): no early codex
+    launch(): spawn `python -I -c main` ->  snapshot, spawn codex ------>  runs the turn
+    4. the forked runner is gone before its orders (killed, crashed)
+    launch(): {"kind": "turn"} fails, or the runner has exited: reaped; then as in 3
 """
 
 from __future__ import annotations
@@ -23,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from sparring import process, states
 from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
-from sparring.process import standby
+from sparring.process import spawn, standby
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
@@ -38,50 +62,67 @@ if TYPE_CHECKING:
 POLL_INTERVAL = 0.1
 # The runner records the turn's processes it sees every this many polls (half a second).
 _RECORD_EVERY = 5
-_terminated = False
-# The runner prepared() forked for the turn being prepared, until launch() gives it the turn,
-# and the mark of the codex warm_up() had it start (runs.begin records it).
-_standby: standby.Standby | None = None
-_early_mark: str | None = None
+CODEX, TURN = "codex", "turn"  # the kinds of message a verb sends its forked runner
+
+
+class Ready:
+    """A turn's runner forked while a verb prepares the turn (`prepared`), waiting for its
+    orders; `child` is None where nothing could be forked (the runner then starts anew), and
+    `early_mark` the mark of the codex it was told to start early (runs.begin records it)."""
+
+    def __init__(self, child: standby.Standby | None) -> None:
+        self.child = child
+        self.early_mark: str | None = None
+
+    def warm_up(self, argv: list[str], data: dict[str, Any]) -> None:
+        """The forked runner starts codex now, with the command line the turn will have
+        (turn/early.py): it reaches its prompt while the verb renders it and writes the
+        turn."""
+        if self.child is None or self.early_mark is not None:
+            return
+        mark = runs.new_mark()
+        if self.child.tell(_line(CODEX, argv=argv, cwd=data["cwd"], root=data["root"],
+                                 mark=mark)):
+            self.early_mark = mark
+
+    def hand_over(self, session: Session, n: int) -> process.Identity | None:
+        """The forked runner, now running turn `n` of `session`; None when there is none
+        (or it is gone: way 4 of the module's diagram)."""
+        child, self.child = self.child, None
+        if child is None or not child.order(_line(TURN, session=str(session.dir), turn=n)):
+            return None
+        if process.has_exited(child):
+            # Gone before its orders, though the pipe took them: a process it was starting
+            # held the pipe's other end for a moment. (Gone after this, it is a runner that
+            # died.)
+            child.wait()
+            return None
+        return process.identity_of(child.pid)
+
+    def dismiss(self) -> None:
+        """No turn for it: it sees end-of-file and ends what it started."""
+        child, self.child = self.child, None
+        if child is not None:
+            child.dismiss()
 
 
 @contextlib.contextmanager
-def prepared(find: Callable[[], Session]) -> Iterator[None]:
+def prepared(find: Callable[[], Session]) -> Iterator[Ready]:
     """While a verb prepares a turn of the session `find` names (as the verb finds it): the
     turn's runner forked already and waiting (process/standby.py), where that is as safe as
-    a new interpreter; launch() gives it the turn. Left unused (no turn started), it is
-    ended with the block. Within another such block, the runner forked there serves."""
-    global _standby, _early_mark
-    if _standby is not None:
-        yield
-        return
-    _standby = standby.fork(lambda orders: _stand_by(find, orders))
+    a new interpreter; `launch` gives it the turn. Left unused (no turn started), it is
+    dismissed with the block."""
+    ready = Ready(standby.fork(lambda orders: _stand_by(find, orders)))
     try:
-        yield
+        yield ready
     finally:
-        waiting, _standby, _early_mark = _standby, None, None
-        if waiting is not None:
-            waiting.dismiss()
-
-
-def warm_up(argv: list[str], data: dict[str, Any]) -> None:
-    """The forked runner starts codex now, with the command line the turn will have
-    (turn/early.py): it reaches its prompt while the verb renders it and writes the turn."""
-    global _early_mark
-    if _standby is None or _early_mark is not None:
-        return
-    mark = runs.new_mark()
-    message = {"codex": argv, "cwd": data["cwd"], "root": data["root"], "mark": mark}
-    if _standby.tell(_line(message)):
-        _early_mark = mark
+        ready.dismiss()
 
 
 def _stand_by(find: Callable[[], Session], orders: int) -> int:
-    """The forked runner: while the verb prepares the turn, it starts codex once told its
-    command line, then loads what only it needs and starts git's part of the guard's
-    snapshot; then it runs the turn the verb names, as a runner started anew would (main)."""
-    import subprocess  # noqa: F401 - loaded now, not when codex is to start
-
+    """The forked runner: it starts codex once told its command line, then loads what only
+    it needs and starts git's part of the guard's snapshot; then it runs the turn the verb
+    names, as a runner started anew would (main)."""
     process.adopt_orphans()
     session = None
     # A session not found: the verb finds it wrong too, and says so; no orders will come.
@@ -91,7 +132,7 @@ def _stand_by(find: Callable[[], Session], orders: int) -> int:
     message, early = _message(lines), None
     if not message:
         return 0  # the verb failed before it knew codex's command line: nothing to end
-    if "codex" in message and session is not None:
+    if message["kind"] == CODEX and session is not None:
         early = Early.start(session, message)
     try:
         return _take_orders(session, lines, message, early)
@@ -108,9 +149,9 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
 
     if session is not None:
         turnguard.start_early(session)
-    if "codex" in message:
+    if message["kind"] == CODEX:
         message = _message(lines)
-    if "turn" not in message:  # the turn did not start
+    if message.get("kind") != TURN:  # the turn did not start
         turnguard.finish_early()
         return 0
     session = Session(Path(message["session"]))  # the session the verb found
@@ -120,9 +161,9 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
     return main([str(session.dir), str(n)], early)
 
 
-def _line(message: dict[str, Any]) -> bytes:
+def _line(kind: str, **fields: Any) -> bytes:
     """One message to the forked runner, as _message reads it."""
-    return json.dumps(message).encode() + b"\n"
+    return json.dumps({"kind": kind, **fields}).encode() + b"\n"
 
 
 def _message(lines: standby.Lines) -> dict[str, Any]:
@@ -131,43 +172,28 @@ def _message(lines: standby.Lines) -> dict[str, Any]:
     return dict(json.loads(line)) if line else {}
 
 
-def launch(session: Session, n: int) -> process.Identity:
-    """Start the runner for turn `n` in its own session; output goes to the turn's log.
-    Its record (store/runs.py) is written first, and names it before this returns."""
+def launch(session: Session, n: int, ready: Ready) -> process.Identity:
+    """Start the runner for turn `n`: the one `ready` holds, else one anew in its own
+    session, its output in the turn's log. Its record (store/runs.py) is written first, and
+    names it before this returns."""
     try:
-        runs.begin(session.dir, find_turn(session.load(), n), _early_mark)
+        runs.begin(session.dir, find_turn(session.load(), n), ready.early_mark)
     except runs.Busy as busy:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
                                  "start") from None
-    identity = _hand_over(session, n) or _spawn(session, n)
+    identity = ready.hand_over(session, n) or _spawn(session, n)
     with runs.change(session.dir) as run:
         if run.get("turn") == n:
             run["runner"] = identity.to_dict()
     return identity
 
 
-def _hand_over(session: Session, n: int) -> process.Identity | None:
-    """The runner prepared() forked, now running turn `n` of `session`; None when there is
-    none (or it is gone)."""
-    global _standby, _early_mark
-    waiting, _standby, _early_mark = _standby, None, None
-    message = {"session": str(session.dir), "turn": n}
-    if waiting is None or not waiting.order(_line(message)):
-        return None
-    if process.has_exited(waiting):
-        # Gone before its orders, though the pipe took them: a process it was starting held
-        # the pipe's other end for a moment. (Gone after this, it is a runner that died.)
-        waiting.wait()
-        return None
-    return process.identity_of(waiting.pid)
-
-
 def _spawn(session: Session, n: int) -> process.Identity:
     """A runner started anew, in an isolated interpreter (process.program)."""
     log = session.turn_file(n, turns.RUNNER_LOG)
-    child = process.spawn_background(
-        process.program("sparring.turn.runner", str(session.dir), str(n)),
+    child = spawn.background(
+        spawn.program("sparring.turn.runner", str(session.dir), str(n)),
         cwd=session.dir, stdin=None, stdout=log, stderr=log,
     )
     return process.identity_of(child.pid)
@@ -177,7 +203,8 @@ def main(argv: list[str], early: Early | None = None) -> int:
     """Run turn argv[1] of the session in folder argv[0] (and the re-asks it queues);
     `early`: its codex, started already and waiting for its prompt."""
     session, n = Session(Path(argv[0])), int(argv[1])
-    signal.signal(signal.SIGTERM, _on_term)
+    stop = Stop()
+    signal.signal(signal.SIGTERM, stop.ask)
     process.adopt_orphans()  # what detaches from codex is adopted here (Linux), and ended
     me = process.identity_of(os.getpid())
     run = _claim(session, n, me)
@@ -186,7 +213,7 @@ def main(argv: list[str], early: Early | None = None) -> int:
         return 1
     keeper = Keeper(session, me, run.mark, session.turn_file(n, watchdog.LOG))
     try:
-        run_turn(session, n, keeper, early)
+        run_turn(session, n, keeper, stop, early)
     except Exception:
         import traceback
 
@@ -205,18 +232,25 @@ def _claim(session: Session, n: int, me: process.Identity) -> runs.Run | None:
     return runs.read(session.dir)
 
 
-def _on_term(signum: int, frame: FrameType | None) -> None:
-    global _terminated
-    _terminated = True
+class Stop:
+    """Whether SIGTERM asked this runner to stop (`stop` and a runner's own end send it):
+    set by the signal handler, read where codex starts and while it runs."""
+
+    def __init__(self) -> None:
+        self.asked = False
+
+    def ask(self, signum: int, frame: FrameType | None) -> None:
+        self.asked = True
 
 
-def run_turn(session: Session, n: int, keeper: Keeper, early: Early | None = None) -> None:
-    next_turn: int | None = _run_one(session, n, keeper, early)
+def run_turn(session: Session, n: int, keeper: Keeper, stop: Stop,
+             early: Early | None = None) -> None:
+    next_turn: int | None = _run_one(session, n, keeper, stop, early)
     while next_turn is not None:
-        next_turn = _run_one(session, next_turn, keeper)
+        next_turn = _run_one(session, next_turn, keeper, stop)
 
 
-def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = None
+def _run_one(session: Session, n: int, keeper: Keeper, stop: Stop, early: Early | None = None
              ) -> int | None:
     """Run turn `n` to its end; returns the re-ask turn it queued, if any. `early`: its
     codex, started already, waiting for its prompt (turn/early.py)."""
@@ -229,7 +263,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
     watch = turnguard.snapshot(session, n)
     turnguard.finish_early()  # a listing started early serves this snapshot alone
     keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
-    proc = _spawn_codex(session, n, keeper, early)
+    proc = _spawn_codex(session, n, keeper, stop, early)
     if proc is None:
         turnguard.release(watch)
         return None
@@ -238,7 +272,7 @@ def _run_one(session: Session, n: int, keeper: Keeper, early: Early | None = Non
     if early is not None and proc is early.proc and not _fed(early, turn):
         end_reason = "stalled"  # it never read its prompt: ended, never half-fed
     else:
-        end_reason = _watch(session, turn, proc, keeper)
+        end_reason = _watch(session, turn, proc, keeper, stop)
     # Codex, and whatever it started (detached, respawning or not): nothing of the turn
     # outlives it, and nothing writes to the tree after the guard's check below.
     keeper.end(proc)
@@ -333,7 +367,7 @@ def _fed(early: Early, turn: TurnRecord) -> bool:
     snapshot taken; False when it read none of it for as long as the turn may stall (it is
     then ended, here)."""
     proc = early.proc
-    if process.feed(proc, early.prompt, float(turn["settings"]["stall_after"])):
+    if spawn.feed(proc, early.prompt, float(turn["settings"]["stall_after"])):
         return True
     deadline = time.monotonic() + 1.0  # it may be exiting (a closed pipe): its end says why
     while time.monotonic() < deadline:
@@ -344,16 +378,16 @@ def _fed(early: Early, turn: TurnRecord) -> bool:
     return False
 
 
-def _spawn_codex(session: Session, n: int, keeper: Keeper, early: Early | None = None
-                 ) -> Popen[bytes] | None:
+def _spawn_codex(session: Session, n: int, keeper: Keeper, stop: Stop,
+                 early: Early | None = None) -> Popen[bytes] | None:
     """Codex for turn `n`: `early`, started already for it, else started now."""
-    proc = _start_codex(session, n, keeper, early)
+    proc = _start_codex(session, n, keeper, stop, early)
     if early is not None and proc is not early.proc:
         early.discard()  # the turn did not take it (stopped, refused, not this command)
     return proc
 
 
-def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
+def _start_codex(session: Session, n: int, keeper: Keeper, stop: Stop, early: Early | None
                  ) -> Popen[bytes] | None:
     # Checked and recorded under the lock, so a concurrent `stop` either sees
     # codex's identity and kills it, or leaves the flag that stops us here.
@@ -361,7 +395,7 @@ def _start_codex(session: Session, n: int, keeper: Keeper, early: Early | None
         turn = next((t for t in data["turns"] if t["n"] == n), None)
         if turn is None or turn["status"] != states.STARTING:
             return None
-        if turn["stop_requested"] or _terminated:
+        if turn["stop_requested"] or stop.asked:
             states.move(turn, states.STOPPED, ended_at=time.time(), end_reason="stopped",
                         error=turns.stopped_error())
             keeper.ended(turn)
@@ -405,7 +439,7 @@ def _prompt(session: Session, turn: TurnRecord, root: str
 
 
 def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Popen[bytes]:
-    return process.spawn_background(
+    return spawn.background(
         turn["argv"], cwd=cwd,
         stdin=session.turn_file(turn["n"], turns.PROMPT),
         stdout=Path(session.output(turn["n"], turns.EVENTS)),
@@ -415,8 +449,8 @@ def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Pope
     )
 
 
-def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
-           keeper: Keeper) -> str | None:
+def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes], keeper: Keeper,
+           stop: Stop) -> str | None:
     """Wait for codex to exit; return why we must end it when a limit passes or we are
     told to stop. Meanwhile note the turn's processes, and keep the watchdog alive."""
     from sparring.codex import network  # codex runs by now: what watches it loads meanwhile
@@ -426,7 +460,7 @@ def _watch(session: Session, turn: TurnRecord, proc: Popen[bytes],
     polls = 0
     while not process.has_exited(proc):
         now = time.time()
-        reason = "stopped" if _terminated else (
+        reason = "stopped" if stop.asked else (
             turns.deadline_passed(session, turn, now) or ("offline" if offline.passed(now)
                                                           else None))
         if reason:

@@ -26,6 +26,14 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
     if session.load()["turns"]:
         lifecycle.observe(session)  # a turn whose runner died is recorded as ended first
     digest = hashlib.sha256(content).hexdigest()
+    text = content.decode("utf-8", "replace")
+    # The check reads Codex's round one and perhaps the whole project: not under the lock
+    # every verb of the session waits on. Taken again there if a turn came or went since.
+    before = session.load()
+    check = None
+    if not before["engine"]["seal"]:
+        _require_round_one_over(session, before)
+        check = independence.check(session, before, text)
     with session.update() as data:
         state = data["engine"]
         existing = state["seal"]
@@ -35,7 +43,9 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
                                 "replaced: that is what makes it a seal; continue with the "
                                 "debate")
         if existing is None:
-            _take(session, data, content, digest)
+            if check is None or _turns(data) != _turns(before):
+                check = independence.check(session, data, text)
+            _take(session, data, content, digest, check)
         kept = state["seal"]
         assert kept is not None  # sealed now, or before with the same content
         found = independence.verdict(state.get("independence"))
@@ -43,7 +53,12 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
             "already_sealed": existing is not None, "independence": said(found)}
 
 
-def _take(session: Session, data: dict[str, Any], content: bytes, digest: str) -> None:
+def _turns(data: dict[str, Any]) -> list[tuple[int, str]]:
+    return [(t["n"], t["status"]) for t in data["turns"]]
+
+
+def _take(session: Session, data: dict[str, Any], content: bytes, digest: str,
+          check: dict[str, Any]) -> None:
     """The seal, under the session lock: refused unless Codex's round one has ended and its
     answer is unseen; then the analysis, the check, and the answers withheld till now."""
     state = data["engine"]
@@ -56,8 +71,7 @@ def _take(session: Session, data: dict[str, Any], content: bytes, digest: str) -
     write_private(path, content, witness=True)  # a record: see store/witness.py
     state["seal"] = {"sha256": digest, "sealed_at": time.time(), "bytes": len(content),
                      "file": str(path)}
-    state["independence"] = independence.check(session, data,
-                                               content.decode("utf-8", "replace"))
+    state["independence"] = check
     turns.keep_withheld(session, data)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparring import process
-from sparring.process import standby
+from sparring.process import spawn, standby
 
 if TYPE_CHECKING:
     from subprocess import Popen
@@ -35,7 +35,7 @@ def start(session: Session, runner: process.Identity, log: Path) -> Watchdog:
     forked = standby.fork(lambda _: _forked(session.dir, log, argv), orders=False)
     if forked is not None:
         return forked
-    return process.spawn_background(process.program("sparring.turn.watchdog", *argv),
+    return spawn.background(spawn.program("sparring.turn.watchdog", *argv),
                                     cwd=session.dir, stdin=None, stdout=log, stderr=log)
 
 

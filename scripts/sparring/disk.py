@@ -1,0 +1,261 @@
+"""The one way sparring writes a file, makes a folder and takes a lock.
+
+- **Whole or not at all.** `write` fills a new temporary file beside the target (created
+  exclusively, never through a link) and renames it over the target: a reader sees the old
+  file or the new one, never half. `stage` does the first half, for a caller that renames
+  later (revert moves what it staged in, one file after another). `create` makes a file
+  that must not exist yet.
+- **Never through a link.** With `under`, every folder from `under` down to the file is
+  opened without following a link (an `openat` walk): a folder someone swapped for a link
+  (a sandbox that lets Codex write the project lets it do that inside `.sparring/`) ends the
+  write with an OSError before anything is written. The last component is never followed
+  either: the temporary file is made with O_EXCL and renamed over whatever stands there.
+- **Private.** Folders are made 0700 and files 0600 unless the caller says otherwise
+  (`mode`; `exact` sets it whatever the umask).
+- **Locks** are files opened without following a link and held with `flock`; one that is
+  not a regular file (a folder, a FIFO, a link put in its place) is refused (`LockDamaged`),
+  never waited on nor created through.
+
+No fsync, decided once for every writer: the rename keeps a file whole when sparring's own
+process dies, which is the failure a debate meets (a killed runner, a closed laptop lid,
+Ctrl-C); ext4, APFS and XFS also order a rename over an existing file after its data. What a
+power loss could still lose is a step of a debate, never a file of the user's (revert stages
+the user's files through here too, beside the ones they replace). Syncing every write would
+cost the guard's first snapshot one sync per file copied (thousands).
+
+Standard library only: install.py's parts write through here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO, TypeVar
+
+PRIVATE_FILE = 0o600
+PRIVATE_DIR = 0o700
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+T = TypeVar("T")
+Fill = Callable[[BinaryIO], T]
+
+
+class LockDamaged(OSError):
+    """What stands where a lock file goes is not a regular file."""
+
+
+def write(path: str | os.PathLike[str], data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
+          exact: bool = True, under: str | os.PathLike[str] | None = None) -> T | None:
+    """Replace the file at `path` with `data` (or what `fill(out)` writes: its result is
+    returned), whole. `exact`: the file gets `mode` whatever the umask."""
+    staged = stage(path, data, mode=mode, exact=exact, under=under)
+    try:
+        staged.commit()
+    finally:
+        staged.close()
+    result: T | None = staged.result  # type: ignore[assignment]  # what `fill` returned
+    return result
+
+
+def create(path: str | os.PathLike[str], data: bytes, *, mode: int = PRIVATE_FILE,
+           under: str | os.PathLike[str] | None = None) -> None:
+    """A new file at `path` holding `data`: FileExistsError when anything stands there (a
+    link included, which is never followed)."""
+    with _folder(path, under) as (parent, name):
+        create_in(parent, name, data, mode=mode)
+
+
+def create_in(parent: int, name: str, data: bytes, *, mode: int = PRIVATE_FILE) -> None:
+    """`create`, in the folder open as `parent` (a caller that walked to it itself)."""
+    fd = os.open(name, _NEW, mode, dir_fd=parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=parent)
+        raise
+
+
+def write_in(parent: int, name: str, data: bytes, *, mode: int = PRIVATE_FILE,
+             exact: bool = False) -> None:
+    """`write`, in the folder open as `parent` (which stays open); `mode` through the umask
+    unless `exact`."""
+    staged = _stage_in(os.dup(parent), name, data, mode, exact)
+    try:
+        staged.commit()
+    finally:
+        staged.close()
+
+
+class Staged:
+    """A temporary file beside its target, filled, to be renamed over it (`commit`) or
+    removed (`discard`); `close` releases the folder it was made in."""
+
+    def __init__(self, parent: int, name: str, tmp: str, result: object) -> None:
+        self.parent, self.name, self.tmp, self.result = parent, name, tmp, result
+
+    def commit(self, name: str | None = None) -> None:
+        try:
+            os.replace(self.tmp, name or self.name, src_dir_fd=self.parent,
+                       dst_dir_fd=self.parent)
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.tmp, dir_fd=self.parent)
+
+    def close(self) -> None:
+        if self.parent >= 0:
+            os.close(self.parent)
+            self.parent = -1
+
+
+def stage(path: str | os.PathLike[str], data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
+          exact: bool = True, under: str | os.PathLike[str] | None = None) -> Staged:
+    """The first half of `write`: the filled temporary file, not yet in place."""
+    parent, name = _open_parent(path, under)
+    return _stage_in(parent, name, data, mode, exact)
+
+
+def _stage_in(parent: int, name: str, data: bytes | Fill[T], mode: int, exact: bool
+              ) -> Staged:
+    """Staged in the folder open as `parent`, which the Staged now owns (closed with it)."""
+    try:
+        tmp = f".{name}.{os.urandom(6).hex()}.tmp"
+        fd = os.open(tmp, _NEW, mode, dir_fd=parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                result = data(out) if callable(data) else out.write(data)
+                if exact:
+                    os.fchmod(out.fileno(), mode)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=parent)
+            raise
+    except BaseException:
+        os.close(parent)
+        raise
+    return Staged(parent, name, tmp, None if not callable(data) else result)
+
+
+def stage_link(path: str | os.PathLike[str], target: str, *,
+               under: str | os.PathLike[str] | None = None) -> Staged:
+    """A symbolic link to `target`, made beside `path` to be renamed over it (`commit`)."""
+    parent, name = _open_parent(path, under)
+    tmp = f".{name}.{os.urandom(6).hex()}.tmp"
+    try:
+        os.symlink(target, tmp, dir_fd=parent)
+    except BaseException:
+        os.close(parent)
+        raise
+    return Staged(parent, name, tmp, None)
+
+
+def folders(path: str | os.PathLike[str], *, under: str | os.PathLike[str] | None = None,
+            mode: int = PRIVATE_DIR) -> Path:
+    """`path` and its missing parents (below `under`, reached without a link) as folders of
+    `mode`; a folder another writer made meanwhile is taken as it is."""
+    with _walk(Path(path), under, make=mode):
+        return Path(path)
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str], *, wait: bool = True,
+           under: str | os.PathLike[str] | None = None) -> Iterator[None]:
+    """Hold the lock file at `path` (made if missing, 0600; never through a link). Without
+    `wait`, BlockingIOError when someone holds it; LockDamaged when what stands there is not
+    a regular file."""
+    with _folder(path, under) as (parent, name):
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                         | os.O_NONBLOCK, PRIVATE_FILE, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
+                raise LockDamaged(exc.errno, "not a regular file", os.fspath(path)) from None
+            raise
+    import fcntl  # POSIX: here, so that native Windows is refused in words (host.py)
+
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise LockDamaged(errno.EISDIR, "not a regular file", os.fspath(path))
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        yield
+    finally:
+        os.close(fd)
+
+
+# -- the walk --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _folder(path: str | os.PathLike[str], under: str | os.PathLike[str] | None
+            ) -> Iterator[tuple[int, str]]:
+    parent, name = _open_parent(path, under)
+    try:
+        yield parent, name
+    finally:
+        os.close(parent)
+
+
+def _open_parent(path: str | os.PathLike[str], under: str | os.PathLike[str] | None
+                 ) -> tuple[int, str]:
+    """(fd of the file's folder, the file's name): the folder opened without following a
+    link from `under` down (or as the path names it, without `under`)."""
+    target = Path(path)
+    with _walk(target.parent, under) as fd:
+        return os.dup(fd), target.name
+
+
+@contextlib.contextmanager
+def _walk(folder: Path, under: str | os.PathLike[str] | None, make: int | None = None
+          ) -> Iterator[int]:
+    """The folder's fd. Below `under`, each part is opened with O_NOFOLLOW (a link there is
+    an OSError: ELOOP, or ENOTDIR); missing parts are made with mode `make`, if given."""
+    parts: tuple[str, ...] = ()
+    if under is None:
+        top = folder
+        if make is not None:
+            top, parts = _existing(folder)
+    else:
+        top = Path(under)
+        parts = folder.relative_to(top).parts if folder != top else ()
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            fd = _step(fd, part, make)
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _existing(folder: Path) -> tuple[Path, tuple[str, ...]]:
+    """The nearest folder that exists above (or at) `folder`, and the parts below it."""
+    probe, missing = folder, []
+    while not probe.is_dir() and probe != probe.parent:
+        missing.append(probe.name)
+        probe = probe.parent
+    return probe, tuple(reversed(missing))
+
+
+def _step(fd: int, part: str, make: int | None) -> int:
+    """The folder `part` of the folder `fd` (which is closed), made if missing and asked."""
+    try:
+        try:
+            found = os.open(part, _FOLDER, dir_fd=fd)
+        except FileNotFoundError:
+            if make is None:
+                raise
+            with contextlib.suppress(FileExistsError):  # another writer made it meanwhile
+                os.mkdir(part, make, dir_fd=fd)
+            found = os.open(part, _FOLDER, dir_fd=fd)
+    finally:
+        os.close(fd)
+    return found
