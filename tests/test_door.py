@@ -1,8 +1,9 @@
-"""The calls a debate makes every round, answered by the first door (cli/door.py, what
-`python -m sparring` runs) without click: in every workflow and for every way a turn ends,
-they print what the CLI prints, byte for byte, because both run the same functions and
-print through cli/verb.py. (conftest's `sparring` asks the door too after each such call of
-the suite; here each one is asked explicitly, and must have been answered by the door.)
+"""The calls a debate makes, answered by the first door (cli/door.py, what `python -m
+sparring` runs) without click: parsed against the declarations click's commands are made
+from (cli/declared.py), they get the values click gives, run the same function, and print
+what the CLI prints, byte for byte, in every workflow and for every way a turn ends.
+(conftest's `sparring` asks the door too after each call of the suite that changes
+nothing; here each one is asked explicitly, and must have been answered by the door.)
 """
 
 from __future__ import annotations
@@ -166,16 +167,6 @@ def test_a_running_turn_is_reported_by_the_door_without_the_cli(
     assert sparring("stop", sid).exit_code == 0
 
 
-# What no call a debate makes each round may load (bench/status_bench.py measures them
-# against `python -I -c pass`, goal 2.0x; docs/performance.md): the CLI and what only it
-# needs (click, the template engine, the schema validator, the YAML reader), what only
-# starting a turn, recording its end or writing a report needs, each a few milliseconds,
-# and what the launcher's way in and the readers of every round no longer load: runpy (and
-# importlib), OpenSSL's hashlib, the process layer and the runners' records, typing (for the
-# type checker only), json (fastjson reads as it does), pathlib (with fnmatch,
-# urllib.parse and ipaddress: the readers of every round work on str paths), and re, enum
-# and contextlib (markers and hints are read with string methods, locks and updates import
-# contextlib where taken).
 # What a debate's every-round call must not load (a budget of 3.0x Python's own start,
 # bench/status_bench.py): what lies outside the standard library, the CLI (click), and what
 # only starting a turn needs. The standard library's modules load where they are used.
@@ -184,8 +175,6 @@ HEAVY = {
     "sparring.turn.launch", "sparring.turn.runner", "sparring.guard.snapshot",
     "sparring.workflows.audit", "runpy",
 }
-# What think-about's quick poll and wait (turn/quick.py) load neither, beyond HEAVY.
-QUICK_HEAVY = {"sparring.turn.view", "sparring.commands.poll"}
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
@@ -240,56 +229,6 @@ def test_an_arch_debates_calls_load_nothing_heavy(sparring: Any, fake_codex: Any
     assert not loaded & HEAVY, loaded & HEAVY
 
 
-def test_think_abouts_quick_wait_loads_only_what_it_reads(sparring: Any, fake_codex: Any,
-                                                          repo: Path) -> None:
-    """turn/quick.py answers from session.json and the turn's events alone: no pathlib, no
-    re, no json, no typing, none of the CLI's path (QUICK_HEAVY), nor anything in HEAVY."""
-    fake_codex.mode("ok", reply=json.dumps(answer([cpt("X-1", "agree")])))
-    sid = sparring("init", "--skill", "think-about").out["session"]
-    sparring("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis?",
-             "--var", "CONTEXT=none")
-    ended(sparring, sid, "completed")
-    sparring("wait", sid)  # the first reveal is recorded: the CLI's path; later ones are quick
-    loaded = loaded_by_the_launchers_way_in(sparring, repo, ["wait", sid])
-    assert "sparring.turn.quick" in loaded
-    assert not loaded & (HEAVY | QUICK_HEAVY)
-
-
-def test_a_debates_wait_reads_its_session_once_before_its_status(
-        sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """turn/quick.py reads and checks the session; a workflow that adds where it stands
-    sends the call on to commands/poll.py, which takes the session as quick.py read it
-    instead of reading session.json again (the workflow's status reads it for itself)."""
-    fake_codex.mode("ok", reply="Round 1: SQLite, because one writer is enough.")
-    sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
-    (repo / "debate" / "round-0-claude.md").write_text("SQLite.\n")
-    sparring("debate", "round", "debate")
-    ended(sparring, sid, "completed")
-    from sparring.commands import poll
-    from sparring.store import witness
-
-    reads: list[str] = []
-    real_read = witness.read
-
-    def counted(path: Any) -> bytes | None:
-        if str(path).endswith(f"{sid}/session.json"):
-            reads.append(str(path))
-        return real_read(path)
-
-    monkeypatch.setattr(witness, "read", counted)
-    shown: list[dict[str, Any]] = []
-    real_status = poll._shown
-
-    def before_status(*args: Any) -> dict[str, Any]:
-        shown.append({"reads": len(reads)})
-        return real_status(*args)
-
-    monkeypatch.setattr(poll, "_shown", before_status)
-    code, printed = both("wait", sid)  # the door's answer, then the CLI's
-    assert code == 0 and json.loads(printed)["debate"]["step"]
-    assert shown[0]["reads"] == 1  # quick.py's read alone, until the debate's status
-
-
 def test_a_debates_status_reads_no_other_workflows_sessions(
         sparring: Any, fake_codex: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`debate status DIR` finds the folder's session among the project's arch-debates
@@ -316,147 +255,126 @@ def test_a_debates_status_reads_no_other_workflows_sessions(
     assert reads and not [p for p in reads if any(f"/{o}/" in p for o in others)]
 
 
-LAUNCHES = [
-    ["start", "S", "--prompt-file", "inbox/p.md"],
-    ["start", "S", "--template", "think-about/round1", "--vars-file", "inbox/r1.yaml"],
-    ["start", "S", "--vars-file", "inbox/r1.yaml", "--template", "dual-model/dispatch"],
-    ["resume", "S", "--prompt-file", "inbox/p.md"],
-    ["resume", "S", "--template", "think-about/round2", "--vars-file", "inbox/r2.yaml"],
-    ["start", "S"],  # the prompt from stdin
-    ["resume", "S"],
-]
-NOT_TAKEN = [
-    ["start", "S", "--prompt-file=inbox/p.md"], ["start", "--prompt-file", "p.md", "S"],
-    ["start", "S", "--effort", "low", "--prompt-file", "p.md"], ["start", "S", "--help"],
-    ["start", "S", "--prompt-file", "p.md", "--prompt-file", "q.md"],
-    ["start", "S", "--prompt-file", "-"], ["start", "S", "--prompt-file"], ["start", "-S"],
-    ["resume", "S", "--recover"], ["start", "S", "--", "--prompt-file"], ["start"],
-    ["start", "S", "--prompt-file", "."], ["start", "S", "--template", "t", "--var", "A=b"],
+# Command lines of every verb the door takes: (argv, whether the door parses it). A word
+# S is a session, inbox/... a file the test makes.
+CALLS = [
+    (["poll", "S"], True), (["poll", "S", "--full"], True), (["poll", "--full", "S"], True),
+    (["wait", "S"], True), (["wait", "S", "--timeout", "0"], True),
+    (["wait", "S", "--timeout=5", "--full"], True), (["wait", "S", "--seal", "inbox/a.md"], True),
+    (["wait", "S", "--timeout", "soon"], False), (["wait", "S", "--timeout", "nan"], False),
+    (["wait", "S", "--timeout", "1", "--timeout", "2"], False), (["wait"], False),
+    (["wait", "S", "T"], False), (["poll", "S", "--help"], False), (["poll", "-h"], False),
+    (["status"], True), (["status", "S"], True), (["status", "--open"], True),
+    (["status", "--cwd", "inbox"], True), (["status", "--cwd", "nowhere"], False),
+    (["status", "--table"], False),
+    (["start", "S", "--prompt-file", "inbox/p.md"], True), (["start", "S"], True),
+    (["start", "S", "--template", "think-about/round1", "--vars-file", "inbox/r1.yaml"], True),
+    (["start", "S", "--prompt-file=inbox/p.md", "--effort", "low", "--sandbox", "read-only",
+      "--timeout", "60", "--budget-tokens", "5000", "--var", "A=b", "--var", "C=d"], True),
+    (["start", "--prompt-file", "inbox/p.md", "S"], True),
+    (["start", "S", "--effort", "maximum"], False), (["start", "S", "--budget-tokens", "0"],
+                                                     False),
+    (["start", "S", "--prompt-file", "inbox"], False), (["start", "S", "--prompt-file"], False),
+    (["start", "S", "--", "--prompt-file"], False), (["start"], False), (["start", "-S"], False),
+    (["resume", "S", "--recover"], True), (["resume", "S", "--accept-changes", "--schema", "none"],
+                                           True),
+    (["resume", "S", "--model", "m"], False), (["resume", "S", "--recover=yes"], False),
+    (["guard", "check", "--baseline", "inbox/b.json"], True),
+    (["guard", "check", "--baseline=inbox/b.json"], True), (["guard", "check"], False),
+    (["debate", "round", "debate", "--file", "inbox/round.md"], True),
+    (["debate", "round", "debate"], True), (["debate", "status", "debate"], True),
+    (["debate", "new", "debate", "Which queue?"], True),
+    (["debate", "round", "debate", "--effort", "low", "--timeout", "60"], True),
+    (["discuss", "frame", "S", "--file", "inbox/frame.yaml"], True),
+    (["discuss", "round", "S", "--accept-changes", "--file", "inbox/round.yaml"], True),
+    (["discuss", "synthesis", "S", "--stall-after", "30"], True),
+    (["debate", "round"], False), (["debate", "round", "d", "e"], False),
+    (["debate", "round", "d", "--file", "a", "--file", "b"], False),
+    (["nothing", "round", "d"], False), (["init", "--skill", "think-about"], False),
 ]
 
 
-def click_params(argv: list[str]) -> dict[str, Any]:
+def click_values(argv: list[str]) -> dict[str, Any]:
+    """The values click gives the callback of `argv`'s command."""
     from sparring.cli.main import cli
 
-    command = cli.commands[argv[0]]  # type: ignore[attr-defined]
-    params: dict[str, Any] = command.make_context(argv[0], argv[1:]).params
-    return params
+    command: Any = cli
+    words = list(argv)
+    while hasattr(command, "commands") and words and words[0] in command.commands:
+        command = command.commands[words.pop(0)]
+    made: dict[str, Any] = command.make_context(argv[0], words).params
+    return made
 
 
-@pytest.mark.parametrize("argv", LAUNCHES, ids=" ".join)
-def test_start_and_resume_get_from_the_door_what_click_gives_them(
-        argv: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first door runs start and resume as the skills call them without click: the
-    callback's parameters are the ones click would have parsed, key for key, and the verb
-    gets the very call the CLI's callback makes."""
-    for name in door._LAUNCH_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    assert door.launch_params(argv) == click_params(argv)
-    calls: list[tuple[Any, ...]] = []
-
-    def record(*args: Any) -> dict[str, Any]:
-        calls.append(args)
-        return {}
-
-    monkeypatch.setattr(f"sparring.commands.start.{argv[0]}", record)
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(argv) == 0
-        assert door.launching(argv) == 0
-    assert len(calls) == 2 and calls[0] == calls[1]
-
-
-@pytest.mark.parametrize("argv", NOT_TAKEN, ids=" ".join)
-def test_anything_else_is_left_to_the_cli(argv: list[str], tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def inbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    for name in door._LAUNCH_VARIABLES:
+    for name in ("SPARRING_EFFORT", "SPARRING_MODEL", "SPARRING_TIMEOUT",
+                 "SPARRING_STALL_AFTER", "SPARRING_OFFLINE_AFTER"):
         monkeypatch.delenv(name, raising=False)
-    assert door.launch_params(argv) is None
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    for name in ("p.md", "r1.yaml", "a.md", "b.json", "round.md", "frame.yaml", "round.yaml"):
+        (folder / name).write_text("x\n")
+    (tmp_path / "debate").mkdir()
+    return folder
 
 
-# A workflow's own verbs that start a turn, as their SKILL.md calls them.
-VERB_LAUNCHES = [
-    ["debate", "round", "debate", "--file", "inbox/round.md"],
-    ["debate", "round", "debate"],
-    ["debate", "round", "debate", "--stand-in", "inbox/stand-in.md"],
-    ["discuss", "frame", "S", "--file", "inbox/frame.yaml"],
-    ["discuss", "round", "S", "--file", "inbox/round.yaml"],
-    ["discuss", "round", "S", "--accept-changes", "--file", "inbox/round.yaml"],
-    ["discuss", "synthesis", "S"],
-]
-VERB_NOT_TAKEN = [
-    ["debate", "round", "debate", "--effort", "low"], ["debate", "round", "debate", "--file"],
-    ["debate", "round", "debate", "--file", "-"], ["debate", "round", "--file", "r.md", "d"],
-    ["debate", "round"], ["debate", "round", "d", "--file", "a", "--file", "b"],
-    ["debate", "round", "d", "e"], ["debate", "round", "d", "--help"],
-    ["debate", "new", "d", "Which queue?"], ["debate", "status", "d"],
-    ["discuss", "round", "S", "--timeout", "60"], ["discuss", "round", "S", "--file=r.yaml"],
-    ["debate", "round", "d", "--file", "."], ["nothing", "round", "d"],
-]
+@pytest.mark.parametrize(("argv", "taken"), CALLS, ids=[" ".join(c[0]) for c in CALLS])
+def test_the_door_parses_what_click_parses_from_the_same_declarations(
+        argv: list[str], taken: bool, inbox: Path) -> None:
+    """Every call the door takes gets the values click gives; anything else (a value that is
+    not one, --help, a repeat, an option it does not declare) it leaves to click."""
+    from sparring.cli import declared
+
+    found = declared.find(argv)
+    parsed = None if found is None else declared.parse(*found)
+    if not taken:
+        assert parsed is None, parsed
+        return
+    assert parsed is not None, argv
+    clicked = click_values(argv)
+    if argv[0] == "status":  # --table, a person's table, is click's alone: never taken here
+        assert clicked.pop("table") is False
+    assert parsed == clicked
 
 
-def click_verb_values(argv: list[str]) -> dict[str, Any]:
-    """What cli/workflows.py's callback hands registry.call for `argv`."""
-    calls: list[dict[str, Any]] = []
+@pytest.mark.parametrize("variable", ["SPARRING_EFFORT", "SPARRING_TIMEOUT"])
+def test_a_setting_from_the_environment_is_read_as_click_reads_it(
+        variable: str, inbox: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sparring.cli import declared
 
-    def record(flow: Any, verb: str, values: dict[str, Any], cwd: Path) -> dict[str, Any]:
-        calls.append({"flow": flow.name, "verb": verb, "values": values, "cwd": cwd})
-        return {}
-
-    import sparring.workflows.registry as registry
-
-    real = registry.call
-    registry.call = record  # type: ignore[assignment]
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(list(argv)) == 0
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert door.launching(list(argv)) == 0
-    finally:
-        registry.call = real  # type: ignore[assignment]
-    assert len(calls) == 2
-    return {"cli": calls[0], "door": calls[1]}
+    argv = ["start", "S", "--prompt-file", "inbox/p.md"]
+    monkeypatch.setenv(variable, "high" if variable == "SPARRING_EFFORT" else "90")
+    assert declared.parse(*declared.find(argv)) == click_values(argv)  # type: ignore[misc]
+    monkeypatch.setenv(variable, "bogus")  # click reports it: config_invalid
+    assert declared.parse(*declared.find(argv)) is None  # type: ignore[misc]
+    assert json.loads(_cli(argv))["error"]["code"] == "config_invalid"
 
 
-@pytest.mark.parametrize("argv", VERB_LAUNCHES, ids=" ".join)
-def test_a_workflows_turn_verbs_get_from_the_door_what_click_gives_them(
-        argv: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """`debate round DIR --file F` and the discussion's turn verbs, as the skills call them:
-    the first door makes the very call the CLI's callback makes, without click."""
-    monkeypatch.chdir(tmp_path)
-    for name in door._LAUNCH_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    assert door.workflow_launch(argv) is not None
-    made = click_verb_values(argv)
-    assert made["door"] == made["cli"]
+def _cli(argv: list[str]) -> str:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        main(argv)
+    return printed.getvalue()
 
 
-@pytest.mark.parametrize("argv", VERB_NOT_TAKEN, ids=" ".join)
-def test_any_other_workflow_verb_call_is_left_to_the_cli(
-        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    for name in door._LAUNCH_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    assert door.workflow_launch(argv) is None
+def test_a_bug_in_a_verb_the_door_runs_is_internal_error_and_runs_once(
+        sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One failure policy: a verb the door ran is never run again by the CLI."""
+    sid = sparring("init", "--skill", "think-about").out["session"]
+    calls: list[str] = []
 
+    def broken(*args: Any) -> dict[str, Any]:
+        calls.append("ran")
+        raise KeyError("a bug")
 
-def test_the_door_knows_every_setting_click_reads_for_a_call_it_takes() -> None:
-    """With any of them set the CLI answers: a new one click reads must be added there."""
-    from sparring.cli.main import cli
-
-    commands = [cli.commands["start"], cli.commands["resume"]]  # type: ignore[attr-defined]
-    for group in ("debate", "discuss"):
-        commands += cli.commands[group].commands.values()  # type: ignore[attr-defined]
-    read = {p.envvar for command in commands for p in command.params if p.envvar}
-    assert read and read <= set(door._LAUNCH_VARIABLES)
-
-
-@pytest.mark.parametrize("variable", door._LAUNCH_VARIABLES)
-def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
-        variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(variable, "high")
-    assert door.launch_params(LAUNCHES[0]) is None
-    assert door.workflow_launch(VERB_LAUNCHES[0]) is None
+    monkeypatch.setattr("sparring.commands.poll.poll", broken)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = door.run(["poll", sid])
+    assert code == 1 and json.loads(printed.getvalue())["error"]["code"] == "internal_error"
+    assert calls == ["ran"]
 
 
 @pytest.mark.parametrize("argv", [
@@ -467,12 +385,10 @@ def test_a_setting_click_reads_from_the_environment_is_left_to_the_cli(
 @pytest.mark.parametrize("way", ["outside", "link"])
 def test_a_file_the_door_takes_is_read_only_inside_the_project(
         argv: list[str], way: str, sparring: Any, fake_codex: Any, repo: Path,
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path) -> None:
     """The launcher is approved with any arguments: a file named to a call the first door
     runs without click is read only inside the project, never through a link out of it,
     and a refused one starts nothing and writes nothing."""
-    for name in door._LAUNCH_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
     secret = tmp_path / "secret.md"
     secret.write_text("the user's private notes\n")
     session = sparring("init", "--skill", "deep-discussion").out["session"]
@@ -484,10 +400,9 @@ def test_a_file_the_door_takes_is_read_only_inside_the_project(
         named.parent.mkdir(parents=True, exist_ok=True)
         named.symlink_to(secret)
     words = [w.format(file=named, session=session) for w in argv]
-    assert door.launch_params(words) is not None or door.workflow_launch(words) is not None
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = door.launching(words)
+        code = door.run(words)
     out = json.loads(printed.getvalue())
     assert code != 0 and out["error"]["code"] == (
         "path_outside_project" if way == "outside" else "path_is_link"), out

@@ -23,7 +23,6 @@ from sparring import process
 from sparring.process import backend, tree
 from sparring.store import locate, runs
 from sparring.store.session import Session
-from sparring.turn import quick
 from support.processes import alive, wait_for
 
 
@@ -247,14 +246,11 @@ def test_a_backend_this_system_lacks_is_refused_before_anything_starts(
     assert doctor["ok"] is False and "SPARRING_PROCESS_BACKEND" in doctor["hint"]
 
 
-def test_door_finds_the_runners_record_where_store_keeps_it(tmp_path: Path) -> None:
+def test_the_runners_record_has_one_place(tmp_path: Path) -> None:
     directory = tmp_path / "a session"
     where = runs.path_for(directory)
     assert locate.run_record(str(directory)) == str(where)  # the one spelling of it
-    assert not quick._run_recorded(str(directory))
-    where.parent.mkdir(parents=True)
-    where.write_text("{}")
-    assert quick._run_recorded(str(directory))
+    assert where.is_relative_to(Path(locate.state_home()))
 
 
 # Modules the runner and its watchdog import after Python's start (none is loaded before it).

@@ -12,15 +12,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from sparring.choices import CLAUDE_SYNTHESIS, CLAUDE_VERDICT
+from sparring.choices import CODEX_ANSWER as CODEX_ANSWER  # what answers names
 from sparring.errors import SparringError
 from sparring.fastjson import MAX_DEPTH as MAX_DEPTH  # store/inputs.py bounds with these too
 from sparring.fastjson import lone_surrogate as lone_surrogate
 from sparring.fastjson import too_deep as too_deep
 from sparring.fence import unfence
 
-CODEX_ANSWER = "codex-answer"
-CLAUDE_VERDICT = "claude-verdict"
-CLAUDE_SYNTHESIS = "claude-synthesis"
 _MAX_ERRORS = 8
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring import limits, paths
+from sparring.choices import EFFORTS as EFFORTS  # settings name them
+from sparring.choices import SANDBOXES as SANDBOXES
 from sparring.errors import SparringError
 
 CONFIG_FILE = "sparring.yaml"
-EFFORTS = ("low", "medium", "high", "xhigh")
-SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 
 # A turn at higher effort legitimately thinks longer between events.
 TIMEOUT_BY_EFFORT = {"low": 600.0, "medium": 1200.0, "high": 1800.0, "xhigh": 3600.0}

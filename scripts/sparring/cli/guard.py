@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from sparring.cli.options import CWD_OPTION, SESSION_ARG, run_verb
+from sparring.cli import declared
+from sparring.cli.options import CWD_OPTION, SESSION_ARG, command, run_verb
 from sparring.cli.verb import project_dir
 from sparring.errors import SparringError
 
@@ -41,19 +42,6 @@ def guard_snapshot(cwd: Path, out: Path) -> int:
     from sparring.commands import guard as verb
 
     return run_verb("guard snapshot", lambda: verb.snapshot(project_dir(cwd), out))
-
-
-@guard.command("check")
-@click.option("--baseline", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="A file written by `guard snapshot`.")
-def guard_check(baseline: Path) -> int:
-    """Compare the tree with --baseline: prints `clean` and `changed` [{path, change}].
-
-    change is added, modified or deleted. Exit status 0 whether clean or not.
-    """
-    from sparring.commands import guard as verb
-
-    return run_verb("guard check", lambda: verb.check(baseline))
 
 
 @guard.command("revert")
@@ -99,3 +87,6 @@ def guard_accept(session: str) -> int:
     from sparring.commands import guard as verb
 
     return run_verb("guard accept", lambda: verb.accept(session, Path.cwd()))
+
+
+guard.add_command(command(declared.GUARD_CHECK))

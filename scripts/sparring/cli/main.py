@@ -12,29 +12,28 @@ with 0), 1 when it could not, 2 for a command-line mistake.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
 from sparring import __version__
+from sparring.cli import declared
 from sparring.cli.guard import guard
 from sparring.cli.options import (
     CWD_OPTION,
     NEW_BUDGET_OPTION,
     SESSION_ARG,
     EnvSettingError,
-    Seconds,
+    command,
     file_input,
     run_verb,
-    turn_options,
 )
 from sparring.cli.verb import internal_error, project_dir
 from sparring.cli.workflows import groups
 from sparring.errors import SparringError
-from sparring.limits import WAIT_TIMEOUT_S
 from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure, is_text
 from sparring.workflows.registry import SKILLS
 
@@ -76,121 +75,6 @@ def init(skill: str, cwd: Path, budget_tokens: int | None) -> int:
 
 @cli.command()
 @SESSION_ARG
-@turn_options(resume=False)
-def start(session: str, prompt_file: Path | None, template: str | None,
-          var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
-          schema: str | None, **options: Any) -> int:
-    """Start round one in the background and return.
-
-    The prompt is --template rendered with its variables, or --prompt-file, or
-    stdin — passed to codex byte for byte. Returns once
-    codex has survived its first second (SPARRING_STARTSECS), with the same
-    object as `poll`. A codex that dies in that second is an error carrying its
-    `stderr_tail` (codes codex_not_found, codex_usage_error, codex_start_failed,
-    or the turn's own code such as rate_limited).
-
-    Codex runs in the sandbox the user allows: SPARRING_SANDBOX in their shell, else
-    `sandbox:` in ~/.config/sparring/config.yaml, else read-only. --sandbox and
-    sparring.yaml may only narrow it (asking for more: sandbox_not_allowed). The
-    output's `sandbox` says which one runs and where it came from.
-    """
-    from sparring.commands import start as verb
-
-    return run_verb("start", lambda: verb.start(session, Path.cwd(), options, prompt_file,
-                                                template, var_pairs, var_file_pairs, vars_file,
-                                                schema))
-
-
-@cli.command()
-@SESSION_ARG
-@turn_options(resume=True)
-@click.option("--recover", is_flag=True,
-              help="Re-send the interrupted round's prompt (once, when poll said recoverable).")
-@click.option("--accept-changes", is_flag=True,
-              help="Go on although the guard found files changed during the last turn "
-              "(only after the user has seen them).")
-def resume(session: str, prompt_file: Path | None, template: str | None,
-           var_pairs: tuple[str, ...], var_file_pairs: tuple[str, ...], vars_file: Path | None,
-           schema: str | None, recover: bool, accept_changes: bool, **options: Any) -> int:
-    """Start the next round on the same Codex thread (by its thread id).
-
-    The prompt comes from --template, --prompt-file or stdin. The model stays the thread's;
-    effort and sandbox default to the previous round's (the sandbox never wider than
-    the user allows now; see `start`). With --recover the
-    interrupted round is asked again instead (allowed once per round). When the
-    guard found files changed in the last turn, resume refuses (guard_violation)
-    until the user has decided: `sparring guard accept SESSION` (or
-    --accept-changes here) says so.
-    """
-    from sparring.commands import start as verb
-
-    return run_verb("resume", lambda: verb.resume(
-        session, Path.cwd(), options, prompt_file, template, var_pairs, var_file_pairs,
-        vars_file, schema, recover, accept_changes))
-
-
-FULL_OPTION = click.option(
-    "--full", is_flag=True, help="Print every key (thread_id, settings, files, all activities, "
-    "full usage and guard details), not just what a debate round needs.")
-
-
-@cli.command()
-@SESSION_ARG
-@FULL_OPTION
-def poll(session: str, full: bool) -> int:
-    """Report the current turn without blocking.
-
-    \b
-    Keys: session, status (running|completed|failed|timeout|stalled|stopped),
-    round, turn, purpose, elapsed_s; while running last_event_s and the last
-    activities (commands, file changes, reasoning summaries, notices); once
-    completed review ({data} when the answer is structured, else {text}; or
-    review_withheld until you seal); on a failure error {code, message, hint}
-    and recoverable; guard ({clean: true} or the changed files); usage {round,
-    total} in input/output tokens, and budget {used, budget} when the session
-    has a token budget. For an arch-debate or a deep-discussion
-    whose Codex turn has ended, also `debate` or `discussion` (as their status
-    verbs print; a discussion's `last_message` then carries Codex's answer).
-    --full adds thread_id, settings, files, every activity, review.text and
-    the complete usage.
-    """
-    from sparring.commands.poll import poll as run
-
-    return run_verb("poll", lambda: run(session, Path.cwd(), full))
-
-
-@cli.command()
-@SESSION_ARG
-@click.option("--timeout", type=Seconds(allow_zero=True), default=WAIT_TIMEOUT_S,
-              show_default=True,
-              help="Return after this many seconds even if the turn still runs (0 to a day).")
-@FULL_OPTION
-@click.option("--seal", "seal_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Seal this file as Claude's own analysis first (what `sparring seal "
-              "--file` does, once Codex's round one has ended), then wait: one call instead "
-              "of two.")
-def wait(session: str, timeout: float, full: bool, seal_file: Path | None) -> int:
-    """Block until the turn ends (or --timeout passes); print the poll object.
-
-    Adds `wait_timed_out`: true when the turn was still running. The default
-    stays under the two minutes a Bash tool call gets by default. With --seal
-    (once Codex's round one has ended) the analysis is sealed before anything of
-    Codex's is shown (adds `sealed` and the check's `independence`); if the seal
-    is refused, nothing is shown and the seal's error is printed.
-    """
-    from sparring.commands.poll import wait as run
-
-    def call() -> dict[str, Any]:
-        from sparring.store.inputs import read_input
-
-        analysis = None if seal_file is None else read_input(seal_file, "--seal")
-        return run(session, Path.cwd(), timeout, full, analysis)
-
-    return run_verb("wait", call)
-
-
-@cli.command()
-@SESSION_ARG
 def stop(session: str) -> int:
     """End the running turn and codex's whole process tree. Idempotent.
 
@@ -218,20 +102,8 @@ def finalize(session: str, full: bool) -> int:
     return run_verb("finalize", lambda: run(session, Path.cwd(), full))
 
 
-@cli.command()
-@click.argument("session", metavar="[SESSION]", required=False)
-@CWD_OPTION
-@click.option("--table", is_flag=True, help="Print a human-readable table instead of JSON.")
-@click.option("--open", "only_open", is_flag=True,
-              help="List only the sessions not finalized yet, each with its question and "
-              "next step (what picking one up needs).")
-def status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
-    """Show one session, or list every session of this project.
-
-    One session: its summary (rounds, turns, tokens) and `budget` {used, budget}
-    when it has a token budget. A session not finalized also shows `question` and
-    `next`: the step its record says comes next, to pick it up in a new conversation.
-    """
+def _status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
+    """status --table: the list, as a table for a person; otherwise the declared verb."""
     from sparring.commands import status as verb
 
     if table and session is None:
@@ -241,7 +113,8 @@ def status(session: str | None, cwd: Path, table: bool, only_open: bool) -> int:
             emit(failure("status", exc))
             return EXIT_FAILED
         return EXIT_OK
-    return run_verb("status", lambda: verb.status(session, project_dir(cwd), only_open))
+    values = {"session": session, "cwd": cwd, "only_open": only_open}
+    return run_verb("status", lambda: declared.STATUS.run(values, os.getcwd()))
 
 
 @cli.command()
@@ -412,6 +285,12 @@ def render(name: str | None, list_all: bool, out: Path | None, raw: bool,
     return run_verb("render", lambda: verb.render(name, var_pairs, var_file_pairs, vars_file, out))
 
 
+for _verb in (declared.START, declared.RESUME, declared.POLL, declared.WAIT):
+    cli.add_command(command(_verb))
+_STATUS = command(declared.STATUS, callback=_status)
+_STATUS.params.append(click.Option(["--table"], is_flag=True,
+                                   help="Print a human-readable table instead of JSON."))
+cli.add_command(_STATUS)
 for _group in (*groups(), guard):
     cli.add_command(_group)
 

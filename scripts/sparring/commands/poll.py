@@ -24,19 +24,15 @@ if TYPE_CHECKING:
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: str | Path, full: bool = False,
-         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """`read`: the session's folder and document as turn/quick.py just read and checked them
-    (the first door's), used instead of reading the file again."""
-    session = _resolved(ref, cwd, read)
+def poll(ref: str, cwd: str | Path, full: bool = False) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
     data, turn, seen = lifecycle.observe(session)
     return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
 def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
-         analysis: bytes | None = None,
-         read: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    session = _resolved(ref, cwd, None if analysis is not None else read)  # sealing writes it
+         analysis: bytes | None = None) -> dict[str, Any]:
+    session = sessions.resolve(ref, cwd)
     sealed = None
     if analysis is not None:
         from sparring.turn import seal as sealing  # taking a seal: once a debate
@@ -54,13 +50,6 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
                 result["independence"] = sealed["independence"]
             return result
         time.sleep(_WAIT_STEP_S)
-
-
-def _resolved(ref: str, cwd: str | Path, read: tuple[str, dict[str, Any]] | None) -> Session:
-    session = sessions.resolve(ref, cwd)
-    if read is not None and read[0] == session.path:
-        session.state.seen(read[1])
-    return session
 
 
 def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,

@@ -176,7 +176,6 @@ class StateFile:
         self.migrations = migrations or {}
         self.shape = shape
         self.witness = witness
-        self._seen: dict[str, Any] | None = None
 
     @property
     def path(self) -> Path:
@@ -184,19 +183,10 @@ class StateFile:
 
         return Path(self.file)
 
-    def seen(self, data: dict[str, Any]) -> None:
-        """`data` is this file as a reader that checks as `read` does (turn/quick.py) read
-        it just now: the next `read` returns it instead of reading the file again. A change
-        (`update`) always reads the file itself."""
-        self._seen = data
-
     def exists(self) -> bool:
         return os.path.isfile(self.file)
 
     def read(self) -> dict[str, Any]:
-        if self._seen is not None:
-            data, self._seen = self._seen, None
-            return data
         try:
             raw = (read_record(self.file) if self.witness else _read_bytes(self.file)).decode(
                 "utf-8")
@@ -236,7 +226,6 @@ class StateFile:
         return contextlib.contextmanager(self._update)()
 
     def _update(self) -> Iterator[dict[str, Any]]:
-        self._seen = None
         with locked(self.file):
             data = self.read()
             yield data
