@@ -15,10 +15,10 @@ from typing import Any
 from sparring.choices import CLAUDE_SYNTHESIS, CLAUDE_VERDICT
 from sparring.choices import CODEX_ANSWER as CODEX_ANSWER  # what answers names
 from sparring.errors import SparringError
-from sparring.fastjson import MAX_DEPTH as MAX_DEPTH  # store/inputs.py bounds with these too
-from sparring.fastjson import lone_surrogate as lone_surrogate
-from sparring.fastjson import too_deep as too_deep
 from sparring.fence import unfence
+from sparring.jsontext import MAX_DEPTH as MAX_DEPTH  # store/inputs.py bounds with these too
+from sparring.jsontext import lone_surrogate as lone_surrogate
+from sparring.jsontext import too_deep as too_deep
 
 _MAX_ERRORS = 8
 
@@ -69,7 +69,7 @@ def _where(path: Any) -> str:
     return text.lstrip(".") or "(top level)"
 
 
-# A text parsed from JSON or YAML escapes that no file can hold (fastjson.lone_surrogate).
+# A text parsed from JSON or YAML escapes that no file can hold (jsontext.lone_surrogate).
 NOT_UNICODE = "holds half a UTF-16 pair (a \\ud800 escape), which is not Unicode text"
 
 

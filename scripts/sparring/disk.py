@@ -23,34 +23,41 @@ power loss could still lose is a step of a debate, never a file of the user's (r
 the user's files through here too, beside the ones they replace). Syncing every write would
 cost the guard's first snapshot one sync per file copied (thousands).
 
-Standard library only: install.py's parts write through here too.
+Standard library only: install.py's parts write through here too. Paths are handled as
+text (os.path), and typing and contextlib are not loaded: the calls a debate makes every
+round import this module, and pathlib (with what it loads) costs them about 7 ms, typing
+4 ms, of a Python start of 10 to 20 (bench/status_bench.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import BinaryIO, TypeVar
+
+TYPE_CHECKING = False  # typing's own costs every round's call 4 ms (see above)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+    from typing import BinaryIO, TypeVar
+
+    T = TypeVar("T")
+    P = TypeVar("P", bound="str | os.PathLike[str]")
+    Fill = Callable[[BinaryIO], T]
+    Where = str | os.PathLike[str]
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
-T = TypeVar("T")
-Fill = Callable[[BinaryIO], T]
-
 
 class LockDamaged(OSError):
     """What stands where a lock file goes is not a regular file."""
 
 
-def write(path: str | os.PathLike[str], data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
-          exact: bool = True, under: str | os.PathLike[str] | None = None) -> T | None:
+def write(path: Where, data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
+          exact: bool = True, under: Where | None = None) -> T | None:
     """Replace the file at `path` with `data` (or what `fill(out)` writes: its result is
     returned), whole. `exact`: the file gets `mode` whatever the umask."""
     staged = stage(path, data, mode=mode, exact=exact, under=under)
@@ -62,12 +69,15 @@ def write(path: str | os.PathLike[str], data: bytes | Fill[T], *, mode: int = PR
     return result
 
 
-def create(path: str | os.PathLike[str], data: bytes, *, mode: int = PRIVATE_FILE,
-           under: str | os.PathLike[str] | None = None) -> None:
+def create(path: Where, data: bytes, *, mode: int = PRIVATE_FILE,
+           under: Where | None = None) -> None:
     """A new file at `path` holding `data`: FileExistsError when anything stands there (a
     link included, which is never followed)."""
-    with _folder(path, under) as (parent, name):
+    parent, name = _open_parent(path, under)
+    try:
         create_in(parent, name, data, mode=mode)
+    finally:
+        os.close(parent)
 
 
 def create_in(parent: int, name: str, data: bytes, *, mode: int = PRIVATE_FILE) -> None:
@@ -77,8 +87,7 @@ def create_in(parent: int, name: str, data: bytes, *, mode: int = PRIVATE_FILE) 
         with os.fdopen(fd, "wb") as out:
             out.write(data)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(name, dir_fd=parent)
+        _unlink(name, parent)
         raise
 
 
@@ -109,8 +118,7 @@ class Staged:
             raise
 
     def discard(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.tmp, dir_fd=self.parent)
+        _unlink(self.tmp, self.parent)
 
     def close(self) -> None:
         if self.parent >= 0:
@@ -118,8 +126,8 @@ class Staged:
             self.parent = -1
 
 
-def stage(path: str | os.PathLike[str], data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
-          exact: bool = True, under: str | os.PathLike[str] | None = None) -> Staged:
+def stage(path: Where, data: bytes | Fill[T], *, mode: int = PRIVATE_FILE, exact: bool = True,
+          under: Where | None = None) -> Staged:
     """The first half of `write`: the filled temporary file, not yet in place."""
     parent, name = _open_parent(path, under)
     return _stage_in(parent, name, data, mode, exact)
@@ -137,8 +145,7 @@ def _stage_in(parent: int, name: str, data: bytes | Fill[T], mode: int, exact: b
                 if exact:
                     os.fchmod(out.fileno(), mode)
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp, dir_fd=parent)
+            _unlink(tmp, parent)
             raise
     except BaseException:
         os.close(parent)
@@ -146,8 +153,7 @@ def _stage_in(parent: int, name: str, data: bytes | Fill[T], mode: int, exact: b
     return Staged(parent, name, tmp, None if not callable(data) else result)
 
 
-def stage_link(path: str | os.PathLike[str], target: str, *,
-               under: str | os.PathLike[str] | None = None) -> Staged:
+def stage_link(path: Where, target: str, *, under: Where | None = None) -> Staged:
     """A symbolic link to `target`, made beside `path` to be renamed over it (`commit`)."""
     parent, name = _open_parent(path, under)
     tmp = f".{name}.{os.urandom(6).hex()}.tmp"
@@ -159,90 +165,98 @@ def stage_link(path: str | os.PathLike[str], target: str, *,
     return Staged(parent, name, tmp, None)
 
 
-def folders(path: str | os.PathLike[str], *, under: str | os.PathLike[str] | None = None,
-            mode: int = PRIVATE_DIR) -> Path:
+def folders(path: P, *, under: Where | None = None, mode: int = PRIVATE_DIR) -> P:
     """`path` and its missing parents (below `under`, reached without a link) as folders of
-    `mode`; a folder another writer made meanwhile is taken as it is."""
-    with _walk(Path(path), under, make=mode):
-        return Path(path)
+    `mode`; a folder another writer made meanwhile is taken as it is. Returns `path`."""
+    os.close(_walk(path if isinstance(path, str) else os.fspath(path), under, make=mode))
+    return path
 
 
-@contextlib.contextmanager
-def locked(path: str | os.PathLike[str], *, wait: bool = True,
-           under: str | os.PathLike[str] | None = None) -> Iterator[None]:
+class locked:  # used as `with disk.locked(...)`, as a context manager
     """Hold the lock file at `path` (made if missing, 0600; never through a link). Without
     `wait`, BlockingIOError when someone holds it; LockDamaged when what stands there is not
     a regular file."""
-    with _folder(path, under) as (parent, name):
+
+    def __init__(self, path: Where, *, wait: bool = True, under: Where | None = None) -> None:
+        self.path, self.wait, self.under, self.fd = path, wait, under, -1
+
+    def __enter__(self) -> None:
+        import fcntl  # POSIX: here, so that native Windows is refused in words (host.py)
+
+        parent, name = _open_parent(self.path, self.under)
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
                          | os.O_NONBLOCK, PRIVATE_FILE, dir_fd=parent)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
-                raise LockDamaged(exc.errno, "not a regular file", os.fspath(path)) from None
+                raise LockDamaged(exc.errno, "not a regular file", os.fspath(self.path)
+                                  ) from None
             raise
-    import fcntl  # POSIX: here, so that native Windows is refused in words (host.py)
+        finally:
+            os.close(parent)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise LockDamaged(errno.EISDIR, "not a regular file", os.fspath(self.path))
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
 
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise LockDamaged(errno.EISDIR, "not a regular file", os.fspath(path))
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        yield
-    finally:
-        os.close(fd)
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        os.close(self.fd)
+        self.fd = -1
 
 
 # -- the walk --------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _folder(path: str | os.PathLike[str], under: str | os.PathLike[str] | None
-            ) -> Iterator[tuple[int, str]]:
-    parent, name = _open_parent(path, under)
-    try:
-        yield parent, name
-    finally:
-        os.close(parent)
+def _unlink(name: str, parent: int) -> None:
+    try:  # noqa: SIM105 - contextlib, with what it loads, stays off every round's call
+        os.unlink(name, dir_fd=parent)
+    except FileNotFoundError:
+        pass
 
 
-def _open_parent(path: str | os.PathLike[str], under: str | os.PathLike[str] | None
-                 ) -> tuple[int, str]:
+def _open_parent(path: Where, under: Where | None) -> tuple[int, str]:
     """(fd of the file's folder, the file's name): the folder opened without following a
     link from `under` down (or as the path names it, without `under`)."""
-    target = Path(path)
-    with _walk(target.parent, under) as fd:
-        return os.dup(fd), target.name
+    folder, name = os.path.split(os.fspath(path))
+    return _walk(folder or os.curdir, under), name
 
 
-@contextlib.contextmanager
-def _walk(folder: Path, under: str | os.PathLike[str] | None, make: int | None = None
-          ) -> Iterator[int]:
+def _walk(folder: str, under: Where | None, make: int | None = None) -> int:
     """The folder's fd. Below `under`, each part is opened with O_NOFOLLOW (a link there is
     an OSError: ELOOP, or ENOTDIR); missing parts are made with mode `make`, if given."""
-    parts: tuple[str, ...] = ()
-    if under is None:
+    parts: list[str] = []
+    if under is not None:
+        top = os.fspath(under)
+        below = os.path.relpath(folder, top)
+        if below == os.pardir or below.startswith(os.pardir + os.sep):
+            raise ValueError(f"{folder} is not below {top}")
+        parts = [] if below == os.curdir else below.split(os.sep)
+    else:
         top = folder
         if make is not None:
             top, parts = _existing(folder)
-    else:
-        top = Path(under)
-        parts = folder.relative_to(top).parts if folder != top else ()
     fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for part in parts:
             fd = _step(fd, part, make)
-        yield fd
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
-def _existing(folder: Path) -> tuple[Path, tuple[str, ...]]:
+def _existing(folder: str) -> tuple[str, list[str]]:
     """The nearest folder that exists above (or at) `folder`, and the parts below it."""
     probe, missing = folder, []
-    while not probe.is_dir() and probe != probe.parent:
-        missing.append(probe.name)
-        probe = probe.parent
-    return probe, tuple(reversed(missing))
+    while not os.path.isdir(probe) and os.path.dirname(probe) != probe:
+        probe, name = os.path.split(probe)
+        missing.append(name)
+    return probe or os.curdir, list(reversed(missing))
 
 
 def _step(fd: int, part: str, make: int | None) -> int:
@@ -253,8 +267,10 @@ def _step(fd: int, part: str, make: int | None) -> int:
         except FileNotFoundError:
             if make is None:
                 raise
-            with contextlib.suppress(FileExistsError):  # another writer made it meanwhile
+            try:  # noqa: SIM105 - as _unlink's
                 os.mkdir(part, make, dir_fd=fd)
+            except FileExistsError:  # another writer made it meanwhile
+                pass
             found = os.open(part, _FOLDER, dir_fd=fd)
     finally:
         os.close(fd)

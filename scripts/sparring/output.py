@@ -6,7 +6,7 @@ import os
 import sys
 
 from sparring.errors import Hint, SparringError
-from sparring.fastjson import dumps
+from sparring.jsontext import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs poll's fast path (turn/quick.py) a few milliseconds

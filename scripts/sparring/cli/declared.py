@@ -16,12 +16,13 @@ each round loads this module.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from sparring.choices import CODEX_ANSWER, EFFORTS, SANDBOXES
 
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
     from sparring.workflows.workflow import Param, Workflow
     from sparring.workflows.workflow import Verb as FlowVerb
@@ -106,12 +107,11 @@ def value(option: Option | Argument, raw: str) -> Any:
     return raw
 
 
-def _path(raw: str, folder: bool, there: bool) -> Any:
-    """A file (or folder) argument as a Path: what stands there must be of that kind and
+def _path(raw: str, folder: bool, there: bool) -> str:
+    """A file (or folder) argument, as given: what stands there must be of that kind and
     readable; what does not stand there yet is the verb's to report (paths.py), but a
-    `there` folder must."""
-    from pathlib import Path
-
+    `there` folder must. Text, not a Path: pathlib, with what it loads, costs a round's
+    look about 5 ms (bench/status_bench.py), and each reader opens it through paths.py."""
     if os.path.exists(raw):
         if os.path.isdir(raw) != folder:
             raise ValueError(f"{raw!r} is {'not ' if folder else ''}a folder.")
@@ -119,7 +119,7 @@ def _path(raw: str, folder: bool, there: bool) -> Any:
             raise ValueError(f"{raw!r} is not readable.")
     elif there:
         raise ValueError(f"{raw!r} does not exist.")
-    return Path(raw)
+    return raw
 
 
 # -- parsing, as click parses ----------------------------------------------------------------
@@ -305,12 +305,15 @@ def _resume(values: dict[str, Any], cwd: str) -> dict[str, Any]:
 
 
 def _guard_check(values: dict[str, Any], cwd: str) -> dict[str, Any]:
+    from pathlib import Path
+
     from sparring.commands.guard import baseline_file, check
     from sparring.guard import start_early
 
+    baseline = Path(values["baseline"])
     # git status starts first: the check's time is mostly git's, and the rest loads meanwhile
-    start_early(baseline_file(values["baseline"]))
-    return check(values["baseline"])
+    start_early(baseline_file(baseline))
+    return check(baseline)
 
 
 def _split(values: dict[str, Any], names: Sequence[str]) -> tuple[dict[str, Any],

@@ -13,7 +13,7 @@ The one reader of both: the CLI's poll object (turn/view.py) and poll's fast pat
 
 from __future__ import annotations
 
-from sparring.fastjson import MAX_DEPTH, loads, lone_surrogate, too_deep
+from sparring.jsontext import MAX_DEPTH, loads, lone_surrogate, too_deep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -85,7 +85,7 @@ def turn_context(thread_id: str | None) -> dict[str, Any] | None:
 
 
 def _settings(line: str) -> dict[str, Any] | None:
-    from sparring.fastjson import loads  # json.loads, without loading json (`status`)
+    from sparring.jsontext import loads  # json.loads, without loading json (`status`)
 
     try:
         payload = loads(line).get("payload") or {}

@@ -185,8 +185,11 @@ def _read_text(path: Path, option: str) -> str:
     return read_input(path, option).decode("utf-8")  # read_input let only UTF-8 through
 
 
-def _load_vars_file(path: Path) -> dict[str, Any]:
+def _load_vars_file(given: str | Path) -> dict[str, Any]:
     """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
+    from pathlib import Path
+
+    path = Path(given)
     text = _read_text(path, "--vars-file")
     from sparring.answers import NOT_UNICODE, lone_surrogate, parse_bounded, too_deep
 

@@ -47,9 +47,9 @@ def state_home() -> str:
 
 def run_record(session_dir: str) -> str:
     """Where the runner of a session keeps its own record (store/runs.py)."""
-    from sparring.digest import sha256_hex
+    import hashlib
 
-    key = sha256_hex(session_dir.encode("utf-8", "surrogateescape"))
+    key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import os
 
-from sparring import disk, fastjson
+from sparring import disk, jsontext
 from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
@@ -146,11 +146,11 @@ def _loads(raw: str) -> Any:
     document that is not JSON is read again by json itself, whose JSONDecodeError says what
     is wrong and where."""
     try:
-        return fastjson.loads(raw, allow_nan=False)
+        return jsontext.loads(raw, allow_nan=False)
     except ValueError:
         import json
 
-        return json.loads(raw, parse_constant=fastjson.not_json)
+        return json.loads(raw, parse_constant=jsontext.not_json)
 
 
 def try_locked(path: str | Path) -> AbstractContextManager[None]:

@@ -6,7 +6,6 @@ sessions).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 
@@ -95,8 +94,10 @@ def _make_self_ignoring(path: Path) -> None:
         ignore = path / ".gitignore"
         if not ignore.exists():
             # Made new: twenty concurrent `init`s write it once.
-            with contextlib.suppress(FileExistsError):
+            try:
                 disk.create(ignore, b"# written by sparring: keep session state out of git\n*\n")
+            except FileExistsError:
+                return
     except OSError as exc:
         raise SparringError(
             "not_writable",

@@ -18,7 +18,7 @@ import time
 from sparring import states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.store.locate import EVENTS_FILE, run_record
+from sparring.store.locate import EVENTS_FILE, run_record, state_home
 from sparring.store.session import Session, find_turn, latest_turn
 from sparring.store.state import locked
 
@@ -92,12 +92,22 @@ def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
 
 def _record(session: Session) -> runs.Run | None:
     """The runner's record (runs.read), which exists only while a turn runs: the process
-    layer it needs is loaded only then, never to look at an ended turn."""
-    if not os.path.exists(run_record(session.path)):
+    layer it needs is loaded only then, never to look at an ended turn, and the digest that
+    names it (hashlib loads OpenSSL: 4 ms of every round's call) only when some runner
+    keeps a record at all."""
+    if not _any_run() or not os.path.exists(run_record(session.path)):
         return None
     from sparring.store import runs
 
     return runs.read(session.dir)
+
+
+def _any_run() -> bool:
+    try:
+        with os.scandir(os.path.join(state_home(), "runs")) as entries:
+            return any(entry.name.endswith(".json") for entry in entries)
+    except OSError:
+        return False
 
 
 def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringError:

@@ -235,9 +235,9 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
-    from sparring.digest import sha256_hex
+    import hashlib
 
-    return sha256_hex(text.encode("utf-8"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = None) -> Path:

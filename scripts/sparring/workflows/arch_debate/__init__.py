@@ -73,5 +73,5 @@ WORKFLOW = Workflow(
                    "as devil's advocate; it is labelled and the debate is marked DEGRADED.",
                    metavar="FILE"),
             options("codex-turn"))),
-        Verb("status", "verbs:status", _STATUS, (_DIR,)),
+        Verb("status", "status:verb", _STATUS, (_DIR,)),
     ))

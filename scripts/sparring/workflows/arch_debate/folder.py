@@ -18,7 +18,6 @@ import itertools
 import os
 
 from sparring import paths
-from sparring.digest import sha256_hex
 from sparring.errors import SparringError
 from sparring.workflows import markers
 
@@ -205,7 +204,9 @@ def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> li
 
 
 def digest(text: str) -> str:
-    return sha256_hex(text.encode("utf-8"))
+    import hashlib  # OpenSSL's 4 ms: only an arch-debate's look at its files needs it
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def lead(text: str, limit: int = 280) -> str:

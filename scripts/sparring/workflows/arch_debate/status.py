@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from sparring.records import AnySession
+    from sparring.workflows.workflow import Context
 
 WORD_LIMIT = 500
 
@@ -178,3 +179,9 @@ def _next(step: str, state: debate.DebateState, directory: str, session: Session
                 f"open it with AGREED: and restate the brief to confirm (or answer its points "
                 f"if you do not agree), then {hand_in}")
     return f"write your round ({wanted}) to {file}, then {hand_in}"
+
+
+def verb(context: Context, directory: str | Path) -> dict[str, Any]:
+    """`sparring debate status DIR`: here, not in verbs.py, which starts turns and loads
+    what they need; every round's look loads only this module."""
+    return status(directory, context.cwd_text)

@@ -232,5 +232,3 @@ def _stand_in(session: Session, directory: Path, codex_file: Path, n: int,
             "debate": debate_status.status(directory, directory)}
 
 
-def status(context: Context, directory: str | Path) -> dict[str, Any]:
-    return debate_status.status(directory, context.cwd_text)

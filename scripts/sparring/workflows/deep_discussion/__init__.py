@@ -83,7 +83,7 @@ WORKFLOW = Workflow(
         Verb("round", "verbs:round_", _ROUND, (
             _SESSION, option("--file", "The round YAML (default: stdin)."), _ACCEPT,
             options("turn-limits"))),
-        Verb("status", "verbs:status", _STATUS, (_SESSION,)),
+        Verb("status", "status:verb", _STATUS, (_SESSION,)),
         Verb("synthesis", "verbs:synthesis", _SYNTHESIS, (_SESSION, options("turn-limits"))),
         Verb("report", "verbs:report", _REPORT, (
             _SESSION, option("--file", "Claude's synthesis YAML (default: stdin)."),

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from sparring.records import DiscussionRecord, TurnRecord
+    from sparring.workflows.workflow import Context
 
 
 def status(ref: str, cwd: str | Path, picking_up: bool = False) -> dict[str, Any]:
@@ -110,3 +111,9 @@ def load(ref: str, cwd: str | Path) -> tuple[Session, dict[str, Any]]:
 
 def codex_rounds(messages: list[discussion.Message]) -> int:
     return sum(1 for m in messages if m.speaker != "claude")
+
+
+def verb(context: Context, session: str) -> dict[str, Any]:
+    """`sparring discuss status SESSION`: here, not in verbs.py (see arch_debate/status.py's
+    verb)."""
+    return status(session, context.cwd_text)

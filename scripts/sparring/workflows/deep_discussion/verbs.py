@@ -171,10 +171,6 @@ def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: in
         kept.extend(new)
 
 
-def status(context: Context, session: str) -> dict[str, Any]:
-    return _status(session, context.cwd_text)
-
-
 def _status(ref: str, cwd: str | Path) -> dict[str, Any]:
     return discussion_status.status(ref, cwd)
 
