@@ -10,6 +10,7 @@ ceiling, and a flag or this file may only ask for less (codex/sandbox.py).
 from __future__ import annotations
 
 import os
+import string
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -69,7 +70,6 @@ REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
 
 def _report_path(value: Any) -> str:
     text = _text(value)
-    import string
 
     try:
         fields = [(name, spec, conversion) for _, name, spec, conversion
@@ -171,7 +171,6 @@ def _invalid(path: Path, why: str) -> SparringError:
 
 def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSettings:
     """Merge command-line values (None when not given) over the file and the defaults."""
-
     def pick(key: str, default: Any) -> Any:
         value = cli.get(key)
         return value if value is not None else file_settings.get(key, default)

@@ -13,6 +13,7 @@ import click
 
 from sparring.cli import declared
 from sparring.cli import verb as verb_module
+from sparring.store.inputs import read_input
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,7 +22,6 @@ SESSION_ARG = click.argument("session", metavar="SESSION")
 
 class EnvSettingError(click.BadParameter):
     """A bad value that came from a SPARRING_* variable, not from the command line."""
-
     def __init__(self, variable: str, message: str, param: click.Parameter,
                  ctx: click.Context | None) -> None:
         super().__init__(message, ctx=ctx, param=param)
@@ -41,7 +41,6 @@ class Checked(_Type):
     """A declared value's type (cli/declared.py): checked and made by `declared.value`, the
     one check the first door makes too; a bad one from a SPARRING_* variable is the
     setting's error (config_invalid), not the command line's."""
-
     def __init__(self, declared_as: declared.Option | declared.Argument) -> None:
         self.declared = declared_as
         self.name = _SHOWN.get(declared_as.kind, declared_as.kind)  # its metavar, upper-cased
@@ -133,6 +132,4 @@ def _session_named() -> str | None:
 
 def file_input(file: Path | None) -> bytes:
     """Bytes from --file, or from stdin when no file is given."""
-    from sparring.store.inputs import read_input
-
     return read_input(file, "--file")

@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import sys
 
+from sparring import paths
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
+from sparring.store import session as sessions
+from sparring.store.locate import project_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +85,6 @@ def _session_dir(payload: dict[str, Any]) -> str | None:
         return str(payload["session_dir"])
     if not payload.get("session"):
         return None
-    from sparring.store import session as sessions
 
     try:
         return sessions.resolve(str(payload["session"]), os.getcwd()).path
@@ -98,7 +100,4 @@ def project_dir(cwd: Path) -> Path:
 
 def project_place(cwd: str | Path) -> paths.Place:
     """project_dir's Place (its `text`: the folder as str, for the calls of every round)."""
-    from sparring import paths
-    from sparring.store.locate import project_root
-
     return paths.folder(cwd, project_root(os.getcwd()), "--cwd")

@@ -12,8 +12,10 @@ Light at import (what it needs is imported where it is needed): poll's fast path
 from __future__ import annotations
 
 import os
+import re
 
 from sparring.errors import SparringError
+from sparring.store import locate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,7 +54,6 @@ def find_executable() -> str:
     from pathlib import Path
 
     from sparring.codex import sandbox
-    from sparring.store import locate
 
     cwd = os.getcwd()
     chosen = sandbox.codex_chosen_by_project(Path(locate.project_root(cwd)), Path(cwd))
@@ -95,8 +96,6 @@ RESUME_FLAGS = ("--json", "--skip-git-repo-check", "--config", "--model", "--out
 
 def version(executable: str) -> str | None:
     """`0.169.0` from `codex-cli 0.169.0`, or None when codex cannot say."""
-    import re
-
     from sparring.process import spawn
 
     try:
@@ -109,8 +108,6 @@ def version(executable: str) -> str | None:
 
 def missing_flags(executable: str) -> dict[str, list[str]]:
     """Flags we pass that this codex's help does not list, per subcommand."""
-    import re
-
     from sparring.process import spawn
 
     missing: dict[str, list[str]] = {}
@@ -138,8 +135,6 @@ def home() -> Path:
 def configured_provider() -> str | None:
     """The top-level `model_provider` of Codex's config.toml, when it sets one (a custom
     provider authenticates with its own `env_key`, not with `codex login`)."""
-    import re
-
     try:
         text = (home() / "config.toml").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

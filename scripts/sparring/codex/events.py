@@ -14,6 +14,7 @@ The one reader of both: the CLI's poll object (turn/view.py) and poll's fast pat
 from __future__ import annotations
 
 from sparring.jsontext import MAX_DEPTH, loads, lone_surrogate, too_deep
+from sparring.paths import read_own
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ _TEXT_LIMIT = 400
 
 class TurnView:
     """What one turn's events say so far."""
-
     def __init__(self) -> None:
         self.thread_id: str | None = None
         self.turn_started = False
@@ -70,8 +70,6 @@ EVENTS_LIMIT = 256 * 1024 * 1024
 def read(path: Path | str, finished: bool) -> TurnView:
     """The turn's events so far. A file that is not a plain file of bounded size (Codex may
     swap it for a link, a FIFO or a sparse giant during its turn) reads as no events."""
-    from sparring.paths import read_own
-
     return parse(read_own(path, EVENTS_LIMIT) or b"", finished)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from sparring.jsontext import loads
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,8 +87,6 @@ def turn_context(thread_id: str | None) -> dict[str, Any] | None:
 
 
 def _settings(line: str) -> dict[str, Any] | None:
-    from sparring.jsontext import loads  # json.loads, without loading json (`status`)
-
     try:
         payload = loads(line).get("payload") or {}
     except (ValueError, AttributeError):

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 from sparring.config import SANDBOXES
 from sparring.errors import SparringError
+from sparring.store import witness
 
 ENV = "SPARRING_SANDBOX"
 DEFAULT = "read-only"
@@ -70,7 +71,6 @@ def rank(mode: str) -> int:
 
 class Request(NamedTuple):
     """A sandbox someone asked for, who asked, and in which file (None: a flag, a round)."""
-
     mode: str
     source: str
     where: str | None = None
@@ -78,7 +78,6 @@ class Request(NamedTuple):
 
 class Allowance(NamedTuple):
     """The widest sandbox the user allows, and where they said so (None: the default)."""
-
     mode: str
     source: str
     where: str | None
@@ -88,7 +87,6 @@ class Allowance(NamedTuple):
 
 class Sandbox(NamedTuple):
     """The sandbox a turn runs in, and why."""
-
     mode: str
     source: str
     allowed: Allowance
@@ -220,8 +218,6 @@ def _witness_within_reach(argv: Sequence[str], root: Path) -> SparringError | No
     """A turn that may write the project never runs while the copies of sparring's records
     lie in it (a project that is the home folder, a state folder set inside it): Codex could
     rewrite a record and its copy together (store/witness.py)."""
-    from sparring.store import witness
-
     parsed = _parse(argv)
     if isinstance(parsed, str) or parsed.get("-s") != ["workspace-write"]:
         return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import __version__, codex, config, process
+from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
 from sparring.store import witness, workspace
@@ -191,8 +192,6 @@ def _records(cwd: Path) -> dict[str, Any]:
 def _config(cwd: Path) -> dict[str, Any]:
     """sparring.yaml, and the sandbox a turn would run in (what the user allows, narrowed by
     the file): a file asking for more than the user allows fails every start, so says so."""
-    from sparring.codex import sandbox
-
     root = workspace.find_root(cwd)
     where = root / config.CONFIG_FILE
     try:

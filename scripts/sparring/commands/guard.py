@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sparring import guard, paths
 from sparring.errors import Hint, SparringError
+from sparring.guard.git import git_dir
 from sparring.store import workspace
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ def project_baseline(path: Path, root: Path) -> guard.Baseline:
     did not write (handed into the inbox, committed in a clone) could name any of them
     elsewhere, and `check` would read there, `revert` move files away there, and git run
     with the configuration of a folder someone planted."""
-    from sparring.guard.git import git_dir
-
     base = guard.Baseline.load(path)
     real = os.path.realpath(root)
     if os.path.realpath(base.root) != real:
@@ -113,6 +112,8 @@ def revert(baseline: Path) -> dict[str, Any]:
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     """Undo exactly what the guard recorded for one turn (default: the latest that changed
     files), never a file the runner wrote; the turn records what was undone."""
+    # here, not at the top: `guard check` (each turn's end) must not load a turn's machinery
+    # (bench/guard_bench.py: within 2x of git status)
     from sparring.store import session as sessions
     from sparring.store.session import find_turn
     from sparring.turn import guard as turnguard
@@ -146,7 +147,7 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
     """The user has seen the changed files and goes on (whether they were undone or kept):
     the one way past a violation, the same in every workflow."""
-    from sparring.store import session as sessions
+    from sparring.store import session as sessions  # as revert_turn's, for guard check
     from sparring.turn import guard as turnguard
     from sparring.turn.launch import unaccepted_violations
 

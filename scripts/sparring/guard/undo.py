@@ -31,6 +31,7 @@ from sparring.guard.files import Parents, hash_file, key, spelled
 from sparring.guard.git import Git
 from sparring.guard.gitlist import blob_id
 from sparring.guard.model import Change, Entry, RevertResult
+from sparring.guard.trash import Trash
 
 _NOT_KEPT = {
     "untracked": "untracked before the turn, and sparring kept no copy of it",
@@ -50,11 +51,8 @@ class _Refused(Exception):
 
 class _Undo:
     """What one revert works with."""
-
     def __init__(self, b: Baseline, protected: Mapping[str, str | None],
                  todo: Sequence[Change]) -> None:
-        from sparring.guard.trash import Trash  # only a revert needs it
-
         self.b = b
         self.git = Git(b.root, b.gitdir, b.filters) if b.mode == "git" else None
         self.trash = Trash(b.root)
@@ -131,7 +129,6 @@ def _revert_one(undo: _Undo, change: Change) -> tuple[str, dict[str, str]]:
 
 class _Staged(NamedTuple):
     """A pre-turn version written beside its file, ready to be moved in."""
-
     file: disk.Staged
     action: str
     mtime_ns: int | None = None  # set back once moved in (a copy keeps its mtime)

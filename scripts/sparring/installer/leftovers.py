@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sparring.installer import layout
 from sparring.installer.core import Context
+from sparring.store import locate, shapes, witness
 
 # (path in a project, what it is, whether removing the folder whole is safe to suggest)
 IN_A_PROJECT = (
@@ -58,8 +59,6 @@ def _reports(ctx: Context, folder: Path) -> None:
 
 def _witness(ctx: Context, project: Path | None) -> None:
     """sparring's own copies of its records, out of Codex's reach (store/witness.py)."""
-    from sparring.store import witness
-
     folder = witness.home() if project is None else witness.folder(project)
     if folder.exists():
         ctx.note("left behind", folder, "sparring's copies of the runner's records (kept out "
@@ -68,8 +67,6 @@ def _witness(ctx: Context, project: Path | None) -> None:
 
 def _outputs(ctx: Context, project: Path | None) -> None:
     """What each turn's codex printed, kept out of the project (store/locate.outputs_folder)."""
-    from sparring.store import locate
-
     top = Path(locate.state_home()) / "codex"
     if project is None:
         if top.exists():
@@ -88,8 +85,6 @@ def _outputs(ctx: Context, project: Path | None) -> None:
 def _outputs_of(session: Path) -> Path | None:
     """A session's folder of what its turns' codex printed, out of the project (None for a
     session that keeps them in its own folder, or one whose file cannot be read)."""
-    from sparring.store import locate, shapes
-
     try:
         data = json.loads((session / locate.SESSION_FILE).read_text(encoding="utf-8"))
         token = data["outputs"]

@@ -17,6 +17,9 @@ from typing import Any
 
 from sparring import __version__
 from sparring.installer import layout
+from sparring.installer.core import InstallError
+from sparring.installer.skills import plan_update, read_marker
+from sparring.installer.source import load_source
 from sparring.process import spawn
 
 Check = dict[str, Any]
@@ -140,9 +143,6 @@ def duplicates(where: dict[str, Path]) -> Check:
 def updates(where: dict[str, Path]) -> Check:
     """Is what is installed older than the clone it came from? (install.py --check says the
     same for one target; both ask the installer's own plan.)"""
-    from sparring.installer.core import InstallError
-    from sparring.installer.source import load_source
-
     older, seen = [], []
     for label, path in where.items():
         markers = installed(path)
@@ -174,8 +174,6 @@ def updates(where: dict[str, Path]) -> Check:
 
 
 def _stale(skills_dir: Path, markers: dict[str, dict[str, Any]], source: Any) -> list[str]:
-    from sparring.installer.skills import plan_update, read_marker
-
     stale = [s.name for s in source.skills if s.name not in markers]
     for skill in source.skills:
         old = read_marker(skills_dir / skill.name) if skill.name in markers else None
@@ -194,9 +192,6 @@ def _runtime_source() -> str | None:
 
 def _runtime_stale() -> str | None:
     """The clone the runtime was built from, when its sources have changed since; else None."""
-    from sparring.installer.core import InstallError
-    from sparring.installer.source import load_source
-
     state = read_json(layout.data_dir() / layout.RUNTIME_STATE)
     source = state.get("source")
     if not isinstance(source, str) or "sources_sha256" not in state:

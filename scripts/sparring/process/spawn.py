@@ -18,12 +18,14 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from sparring import process
+from sparring.paths import read_own
 from sparring.process import backend
 
 TimeoutExpired = subprocess.TimeoutExpired  # what `run` raises past its timeout
@@ -174,7 +176,6 @@ def _capture() -> int:
     temporary file."""
     if hasattr(os, "memfd_create"):
         return os.memfd_create("sparring-output")
-    import tempfile
 
     with tempfile.TemporaryFile() as file:  # unlinked already; the duplicate keeps it
         return os.dup(file.fileno())
@@ -198,6 +199,4 @@ def decode(data: bytes) -> str:
 
 def read_tail(path: Path, limit: int = 2000) -> str:
     """The last `limit` bytes of a child's output file, decoded leniently."""
-    from sparring.paths import read_own  # no link, FIFO or device: see read_own
-
     return decode(read_own(path, 1 << 40, tail=limit) or b"").strip()

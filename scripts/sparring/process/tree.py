@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
@@ -48,7 +49,6 @@ _START_TIME_TOLERANCE = 0.05
 
 class Scope(NamedTuple):
     """Where a turn's processes are; each field is one way to find them."""
-
     mark: str | None = None  # the turn's mark in MARK_ENV
     roots: tuple[Identity, ...] = ()  # known processes of the turn: they and all below
     below_self: bool = False  # everything below this process (the runner)
@@ -72,7 +72,6 @@ class _Scan:
     """Looks for a scope's processes, again and again. Each pid is judged once (what makes
     a process the turn's does not change while it lives), so a scan after the first costs
     a listing of pids and a look at the new ones."""
-
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.me = os.getpid()
@@ -185,8 +184,6 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
     finds none: TERM, up to `grace` seconds to go, then freeze and KILL. Returns the pids
     that were running. Nothing is reaped here: a caller waiting for its own child (the
     runner for codex) still gets the exit status."""
-    import signal  # here, not at load: a look at a turn never signals
-
     scan = _Scan(scope)
     found = scan.settled()
     ended = {p.pid for p in found}
@@ -212,8 +209,6 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
 def _freeze(scan: _Scan, first: list[psutil.Process]) -> list[psutil.Process]:
     """Stop `first`, then everything each new scan finds, until one finds nothing new.
     Their process groups are stopped whole too: a member forked after the scan is in it."""
-    import signal
-
     frozen: set[psutil.Process] = set()
     new = first
     for _ in range(_FREEZE_SCANS):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,7 +36,6 @@ KIND = "run"
 
 class Run(NamedTuple):
     """One runner's record (see the module's docstring)."""
-
     session_dir: str
     turn: int  # the turn it runs now (a re-ask it queued is its next)
     turn_created_at: float  # with `turn`, which of session.json's turns that is
@@ -66,7 +66,6 @@ class Run(NamedTuple):
 class Busy(Exception):
     """A record is not replaced while its runner still runs its turn: session.json let a
     turn start that it should not have (lifecycle.py reports it)."""
-
     def __init__(self, run: Run) -> None:
         super().__init__(f"turn {run.turn} still runs")
         self.run = run
@@ -111,8 +110,6 @@ def begin(session_dir: Path, turn: Mapping[str, Any], mark: str | None = None) -
 
 def new_mark() -> str:
     """A new mark for a turn's processes: unguessable, so nothing outside the turn has it."""
-    import secrets  # hashlib and more: only a new run needs it
-
     return secrets.token_hex(16)
 
 

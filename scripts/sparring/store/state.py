@@ -12,6 +12,7 @@ as sparring wrote it).
 from __future__ import annotations
 
 import errno
+import json
 import os
 
 from sparring import disk, jsontext
@@ -92,8 +93,6 @@ def _witnessed(path: str | Path, payload: bytes, write: Callable[[], None]) -> N
 
 
 def write_json_atomic(path: str | Path, data: dict[str, Any], witness: bool = False) -> None:
-    import json  # indented, as people read state files: fastjson writes one line
-
     # allow_nan=False: NaN is not JSON, and a NaN limit would disable the limit.
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     if not text.isascii() and not _encodable(text):
@@ -160,7 +159,6 @@ def try_locked(path: str | Path) -> AbstractContextManager[None]:
 
 class StateFile:
     """A versioned JSON document; `kind` names it in errors and in the file."""
-
     def __init__(
         self, path: str | Path, kind: str, version: int,
         migrations: dict[int, Migration] | None = None,

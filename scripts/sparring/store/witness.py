@@ -36,6 +36,7 @@ import os
 import stat
 import time
 
+from sparring import disk
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR
 
@@ -149,8 +150,6 @@ def locked(root: Path, name: str = "lock", wait: bool = True
 
 
 def _locked(root: Path, name: str, wait: bool) -> Iterator[None]:
-    from sparring import disk
-
     with disk.locked(_private(folder(root) / _META) / name, wait=wait):
         yield
 
@@ -325,14 +324,10 @@ def _log(root: Path, relative: str, kind: str) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from sparring import disk
-
     disk.write(_private(path.parent) / path.name, data)
 
 
 def _private(path: Path) -> Path:
     """`path` and its missing parents as folders only the user can open (the copies' names
     spell the project's path)."""
-    from sparring import disk
-
     return disk.folders(path)

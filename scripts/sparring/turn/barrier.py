@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import time
 
+from sparring.errors import SparringError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -32,8 +34,6 @@ if TYPE_CHECKING:
 def require_open(data: dict[str, Any], round_no: int) -> None:
     """No round-one turn starts in a sealed session once Claude's analysis is sealed: that
     Codex could read it."""
-    from sparring.errors import SparringError
-
     state = data["engine"]
     if round_no == 1 and state["barrier"] and state["seal"]:
         raise SparringError("invalid_transition", "Claude's analysis is sealed: round one is "

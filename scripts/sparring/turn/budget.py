@@ -13,6 +13,7 @@ Light at import: turn/quick.py prints the figures on poll's fast path.
 from __future__ import annotations
 
 from sparring.codex.events import USAGE_KEYS
+from sparring.errors import SparringError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -68,8 +69,6 @@ def require(session: Session, given: int | None = None) -> None:
 
 
 def exhausted(found: dict[str, int]) -> SparringError:
-    from sparring.errors import SparringError
-
     return SparringError(
         "budget_exhausted",
         f"this session has used {found['used']:,} tokens of its {found['budget']:,}-token "

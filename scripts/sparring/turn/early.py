@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sparring import process
+from sparring import disk, process
 from sparring.codex import sandbox
 from sparring.process import spawn
 from sparring.store.session import Session
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 class Early:
     """A codex started before its turn was written, still waiting for its prompt. `settled`
     once a turn took it or it was discarded."""
-
     def __init__(self, proc: Popen[bytes], argv: list[str], mark: str, folder: Path) -> None:
         self.proc, self.argv, self.mark, self.folder = proc, argv, mark, folder
         self.settled = False
@@ -54,9 +54,7 @@ class Early:
             str(message["mark"])
         if sandbox.gate(argv, Path(message["root"]), cwd) is not None:
             return None
-        import tempfile
 
-        from sparring import disk
 
         # A folder of its own, made now under a name nobody can guess, beside the turns'
         # outputs (the same file system: adopt renames), out of the project and of any

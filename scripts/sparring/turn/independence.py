@@ -38,9 +38,12 @@ import os
 import re
 import time
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from sparring.codex import events
+from sparring.errors import SparringError
+from sparring.guard.git import Git
 from sparring.paths import read_own
 from sparring.store import locate
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STATE_DIR
@@ -103,7 +106,6 @@ def _how(check: dict[str, Any]) -> str:
 class Piece:
     """One thing Codex did in round one (`label`), and the text it wrote doing it (a
     command) or saw (`output`)."""
-
     def __init__(self, turn: int, label: str, text: str, output: bool) -> None:
         self.turn, self.label, self.text, self.output = turn, label, text, output
 
@@ -306,10 +308,7 @@ def _in_git(root: str, runs: set[tuple[str, ...]], hints: list[str]
     its recent commit messages (`git log`) and the committed version of each file the
     hints name (what `git diff` shows removed). git runs through the guard's door to it,
     with nothing the tree configured switched on; an empty set where there is no git."""
-    from pathlib import Path
 
-    from sparring.errors import SparringError
-    from sparring.guard.git import Git
 
     try:
         git = Git(Path(root))

@@ -8,6 +8,7 @@ notices the end first records it — the background runner normally, or a
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from typing import Any, NamedTuple
 
 from sparring import answers, codex, disk, paths, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
+from sparring.config import OFFLINE_AFTER
 from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
 from sparring.process import spawn
@@ -81,8 +83,6 @@ def new_turn(
     go_on: str | None = None,
 ) -> TurnRecord:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
-    import hashlib
-
     barrier.require_open(data, round_no)
     n = len(data["turns"]) + 1
     directory, outputs = session.turn_dir(n), Path(session.output(n, EVENTS)).parent
@@ -190,8 +190,6 @@ def _deliver(session: Session, root: Path, turn: TurnRecord, path: str, text: st
     one during the turn), never outside the project (paths.write): then the answer stays in
     the turn's folder and the turn says so.
     """
-    import hashlib
-
     body = unfence(text).rstrip("\n") + "\n"
     turn["answer_sha256"] = hashlib.sha256(body.encode("utf-8")).hexdigest()
     try:
@@ -283,8 +281,6 @@ def classify(
 
 
 def _offline_error(view: events.TurnView, settings: dict[str, Any]) -> dict[str, Any]:
-    from sparring.config import OFFLINE_AFTER
-
     last = view.notices[-1] if view.notices else "Reconnecting..."
     waited = settings.get("offline_after", OFFLINE_AFTER)
     return _error(

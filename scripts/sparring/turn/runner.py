@@ -44,14 +44,15 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import process, states
+from sparring import codex, paths, process, states, templates
 from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.errors import SparringError
 from sparring.process import spawn, standby
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.session import Session, find_turn
-from sparring.turn import lifecycle, watchdog
+from sparring.turn import budget, lifecycle, watchdog
 from sparring.turn import record as turns
 from sparring.turn.early import Early
 from sparring.turn.keeper import Keeper
@@ -69,7 +70,6 @@ class Ready:
     """A turn's runner forked while a verb prepares the turn (`prepared`), waiting for its
     orders; `child` is None where nothing could be forked (the runner then starts anew), and
     `early_mark` the mark of the codex it was told to start early (runs.begin records it)."""
-
     def __init__(self, child: standby.Standby | None) -> None:
         self.child = child
         self.early_mark: str | None = None
@@ -235,7 +235,6 @@ def _claim(session: Session, n: int, me: process.Identity) -> runs.Run | None:
 class Stop:
     """Whether SIGTERM asked this runner to stop (`stop` and a runner's own end send it):
     set by the signal handler, read where codex starts and while it runs."""
-
     def __init__(self) -> None:
         self.asked = False
 
@@ -321,8 +320,6 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
         # Files changed: the loop stops for the user; it does not ask again.
         error["hint"] = "files changed during the turn (see guard): no re-ask; the user decides"
         return
-    from sparring import templates  # the modules a turn's end needs load after codex ran
-    from sparring.turn import budget
 
     spent = budget.reached(data)
     if spent is not None:  # no further turn starts, a re-ask neither: the round has failed
@@ -428,9 +425,6 @@ def _prompt(session: Session, turn: TurnRecord, root: str
     the project, within reach of a workspace-write Codex (another session's too), and a
     link put in place of the prompt would hand codex, and its model, any file the user can
     read. (the error, b"") when the prompt is not a plain file there."""
-    from sparring import codex, paths
-    from sparring.errors import SparringError
-
     try:
         return None, paths.read(session.turn_file(turn["n"], turns.PROMPT), root,
                                 "the turn's prompt", 4 * codex.MAX_PROMPT_CHARS).data

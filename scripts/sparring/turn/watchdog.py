@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sparring import process
 from sparring.process import spawn, standby
+from sparring.store import runs
 
 if TYPE_CHECKING:
     from subprocess import Popen
@@ -54,7 +55,6 @@ def stop(watchdog: Watchdog) -> None:
 def main(argv: list[str]) -> int:
     session_dir, runner = Path(argv[0]), process.Identity(int(argv[1]), float(argv[2]))
     process.await_parent_exit(runner.pid)
-    from sparring.store import runs  # only now: the watchdog waits light, and starts fast
 
     run = runs.read(session_dir)
     if run is None or not runner.same(run.runner):

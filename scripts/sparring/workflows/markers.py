@@ -15,6 +15,8 @@ optionally, the evidence it cites, separated by `;`.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -32,8 +34,6 @@ _PATH_LINE = r"[^\s:`]+:[1-9][0-9]*(?:-[1-9][0-9]*)?"
 
 
 def _pattern(text: str, ignore_case: bool = False) -> re.Pattern[str]:
-    import re
-
     return re.compile(text, re.I if ignore_case else 0)
 
 
@@ -126,7 +126,6 @@ def _first_line_number(text: str) -> int:
 
 class PointLine:
     """A point line of a round (a plain class: markers load with every debate's status)."""
-
     __slots__ = ("claim", "evidence", "id", "line", "stance")
 
     def __init__(self, line: int, id: str, stance: str, claim: str,

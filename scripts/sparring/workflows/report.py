@@ -9,7 +9,9 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import time
 
 from sparring import paths, states
@@ -213,8 +215,6 @@ def write(path: Path, text: str, model: dict[str, Any] | None = None, *, root: P
 
 
 def _model_text(model: dict[str, Any]) -> str:
-    import json  # a report's only: a debate's status, every round, needs no json
-
     return json.dumps(model, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -284,8 +284,6 @@ def unique_path(path: Path, ours: set[str]) -> Path:
 
 
 def slug(text: str, limit: int = 48) -> str:
-    import re
-
     words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return words[:limit].rstrip("-") or "untitled"
 

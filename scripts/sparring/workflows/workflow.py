@@ -31,6 +31,8 @@ It imports nothing at run time.
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -53,7 +55,6 @@ GROUPS = ("new-budget", "turn-limits", "codex-turn")
 
 class Param:
     """One argument, option or option group of a workflow's own verb."""
-
     __slots__ = ("default", "flag", "help", "kind", "metavar", "name", "required")
 
     def __init__(self, kind: str, name: str, *, flag: str | None = None, help: str = "",
@@ -90,7 +91,6 @@ def options(group: str) -> Param:
 
 class Verb:
     """One verb of a workflow's own group: `sparring <command> <name> ...`."""
-
     __slots__ = ("function", "help", "name", "params")
 
     def __init__(self, name: str, function: str, help: str, params: tuple[Param, ...] = ()
@@ -100,7 +100,6 @@ class Verb:
 
 class Workflow:
     """One workflow: its data and its parts (read-only by convention)."""
-
     __slots__ = ("answer_schema", "barrier", "claude_schemas", "command", "command_help",
                  "effort", "max_rounds", "name", "package", "parts", "records_hint",
                  "report_path", "report_templates", "status_key", "status_replaces_review",
@@ -158,8 +157,6 @@ class Workflow:
 
     def function(self, spec: str) -> Callable[..., Any]:
         """The function `module:function` of its own package (a part or a verb)."""
-        import sys
-
         module, _, function = spec.partition(":")
         name = f"{self.package}.{module}"
         __import__(name)  # importlib.import_module's work, without loading importlib (1 ms)
@@ -175,7 +172,6 @@ class Context:
     directory it runs in, and its settings at a project root (its section of sparring.yaml
     over its defaults; reading the file takes every workflow's name, which the registry
     knows)."""
-
     __slots__ = ("_settings", "cwd_text", "flow")
 
     def __init__(self, flow: Workflow, cwd: str | Path,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 
 from sparring import paths
 from sparring.errors import SparringError
@@ -211,8 +212,6 @@ def digest(text: str) -> str:
 
 def lead(text: str, limit: int = 280) -> str:
     """A round's first paragraph of prose, for the side-by-side table."""
-    import re  # the positions side by side: a stuck debate's only
-
     for block in re.split(r"\n\s*\n", text.strip()):
         block = " ".join(line.strip() for line in block.splitlines())
         if block and not block.startswith(("#", ">", "```")):

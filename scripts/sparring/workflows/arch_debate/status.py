@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from sparring import states
+from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
 from sparring.store import locate, workspace
@@ -124,7 +124,6 @@ def write_outcome(session: Session, data: AnySession, directory: str | Path,
     from pathlib import Path
 
     directory, project = Path(directory), Path(project)
-    from sparring import templates  # an outcome's only, as the audit
     from sparring.workflows.arch_debate import audit as debate_audit
 
     model = reports.build(session, data, None,

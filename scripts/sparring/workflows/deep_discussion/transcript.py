@@ -9,6 +9,8 @@ as a line of its own; one side saying it is only a proposal.
 
 from __future__ import annotations
 
+import re
+
 from sparring.errors import SparringError
 from sparring.store.session import Session
 from sparring.turn import view
@@ -45,8 +47,6 @@ SPEAKERS = {"claude": "Claude", "codex": "Codex",
 
 def parse_arguments(text: str) -> Arguments:
     """Effort and model words first, the rest the topic; conflicting words are an error."""
-    import re
-
     effort = model = None
     rest = text.strip()
     while match := re.fullmatch(_WORD, rest, re.S):
@@ -77,8 +77,6 @@ def _topic(text: str) -> str | None:
 
 
 def _not_offered(token: str) -> bool:
-    import re
-
     return token.lower() in _NOT_OFFERED or bool(re.fullmatch(_MODEL_NAME, token, re.I))
 
 
