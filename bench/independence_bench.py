@@ -55,7 +55,7 @@ def check_cost(base: Path, commands: int, output_kb: int, files: int, runs: int
                ) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "scripts"))
     os.environ["XDG_STATE_HOME"] = str(base / "state")
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
     from sparring.turn import independence
 
     project = base / "project"

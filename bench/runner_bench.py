@@ -8,7 +8,7 @@
    the same interpreter, medians over N rounds measured in one run, interleaved; goal <=
    2.0x for both. Prints the modules poll imports beyond Python's own start-up.
    An arch-debate's (or a deep-discussion's) `wait` also prints where the workflow stands:
-   the first door runs the verb's own function for it (cli/door.py; bench/status_bench.py
+   the entry runs the verb's own function for it (cli/entry.py; bench/status_bench.py
    measures every such call), and it is printed for comparison, with `status SESSION`,
    `debate status DIR`, and `start`, which goes through the full CLI (a new session each
    time, start window 0: the command until the runner has launched codex).

@@ -16,7 +16,7 @@ data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
 # Tells `sparring doctor` which skill folder is in use (the plugin's, a clone's, an install).
 SPARRING_LAUNCHER="$0"
 export SPARRING_LAUNCHER
-# The first door of `python -m sparring` (sparring/__main__.py), entered without runpy, which
+# The entry of `python -m sparring` (sparring/__main__.py), entered without runpy, which
 # `-m` loads on every call: a debate makes several calls a round, each waited for
 # (installer/layout.py ENTRY, the same text).
 entry='import sys; from sparring.__main__ import main; sys.exit(main())'

@@ -21,7 +21,7 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring.cli import door
+from sparring.cli import entry
 from sparring.cli.main import main
 from sparring.process import backend
 from support.gitrepo import IDENTITY, git
@@ -89,7 +89,7 @@ SLOW_FIRST = (
     "test_sandbox.py::test_the_users_environment_widens_and_a_flag_narrows",
     "integration/test_hostile_input.py::",
     "test_compact.py::test_every_key_the_skills_read_is_in_the_compact_output",
-    "test_door.py::test_deep_discussion_every_ending",
+    "test_entry.py::test_deep_discussion_every_ending",
     "integration/test_processes_real_codex.py::",
     "test_guard_store.py::test_eight_turns_over_a_changing_file_leave_at_most_two_copies",
     "integration/test_runner_real_codex.py::",
@@ -265,23 +265,23 @@ class _Stdin(io.TextIOWrapper):
         return False
 
 
-def _by_the_door(argv: list[str]) -> tuple[int, str] | None:
-    """What `python -m sparring` prints without the CLI (cli/door.py), for a call that
-    changes nothing (asked twice, it answers alike), when the door takes it."""
+def _by_the_entry(argv: list[str]) -> tuple[int, str] | None:
+    """What `python -m sparring` prints without the CLI (cli/entry.py), for a call that
+    changes nothing (asked twice, it answers alike), when the entry takes it."""
     reads = argv[:1] in (["poll"], ["wait"], ["status"]) or argv[:2] == ["guard", "check"] \
         or argv[1:2] == ["status"]
     if not reads or "--seal" in argv or any(a.startswith("--seal=") for a in argv):
         return None
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = door.run(argv)
-    assert code is not None or not buffer.getvalue(), "cli/door.py printed, then gave up"
+        code = entry.run(argv)
+    assert code is not None or not buffer.getvalue(), "cli/entry.py printed, then gave up"
     return None if code is None else (code, buffer.getvalue())
 
 
 def settled(out: Any) -> bool:
     """Whether nothing in a printed object still runs (no status `running` anywhere): asked
-    again, the same state gives the same answer then, whichever door answers."""
+    again, the same state gives the same answer then, whichever answers."""
     if isinstance(out, dict):
         return out.get("status") != "running" and all(settled(v) for v in out.values())
     if isinstance(out, list):
@@ -293,7 +293,7 @@ def settled(out: Any) -> bool:
 def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run.
 
-    Every call the first door (cli/door.py, `python -m sparring`) answers without the CLI,
+    Every call the entry (cli/entry.py, `python -m sparring`) answers without the CLI,
     each poll, wait, status and guard check of the suite, is asked there too once the CLI
     answered, when nothing runs any more, and must print the same bytes."""
 
@@ -307,10 +307,10 @@ def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
         out = json.loads(raw) if raw.lstrip().startswith("{") else {}
         if settled(out):
             monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
-            answered = _by_the_door(argv)
+            answered = _by_the_entry(argv)
             if answered is not None:
                 assert answered == (code, raw), \
-                    "cli/door.py (python -m sparring) and the CLI differ"
+                    "cli/entry.py (python -m sparring) and the CLI differ"
         return Run(code, out, raw)
 
     return run

@@ -298,7 +298,7 @@ def test_a_guard_violation_stops_the_discussion_until_accepted(
 
 
 def _session(repo: Path, sid: str) -> tuple[Any, dict[str, Any]]:
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
     session = Session(repo / ".sparring" / "sessions" / sid)
     return session, session.load()

@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.processes import alive, wait_for
 
 

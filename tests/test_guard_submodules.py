@@ -56,7 +56,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def arm(tmp_path: Path, gitdir: Path, worktree: Path) -> Path:
-    """Make `gitdir` a git folder that runs a marker-writing program through every door git
+    """Make `gitdir` a git folder that runs a marker-writing program through every hook git
     has (fsmonitor, filters on every file, hooks), and point `worktree/.git` at it; returns
     where the markers go."""
     marks = tmp_path / "ran"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 USER_EDIT = "print('hello')  # the user's edit, never committed\n"

@@ -21,9 +21,8 @@ from typing import Any
 import pytest
 
 from sparring import config, states
-from sparring.store import session as sessions
-from sparring.turn import record as turns
-from sparring.turn import runner
+from sparring.store import sessions
+from sparring.turn import runner, turns
 from support.processes import KeeperStub
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "sparring"
@@ -186,10 +185,10 @@ def test_no_import_closes_a_circle() -> None:
     ({"workflows/report.py": "from sparring.commands.finalize import summarize\n"},
      "a higher layer"),
     ({"turn/view.py": "def f():\n    from sparring.commands import start\n"}, "a higher layer"),
-    ({"store/session.py": "import sparring.turn.budget\n"}, "a higher layer"),
+    ({"store/sessions.py": "import sparring.turn.budget\n"}, "a higher layer"),
     ({"config.py": "from sparring.workflows import registry\n"}, "a higher layer"),
     ({"turn/launch.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n"
-                        "    from sparring.cli.door import main\n"}, "a higher layer"),
+                        "    from sparring.cli.entry import main\n"}, "a higher layer"),
     ({"guard/check.py": "from sparring.codex import events\n"}, "beside it"),
     ({"commands/debate.py": "from sparring.commands import start as turns_verbs\n"},
      "side by side"),

@@ -2,7 +2,7 @@
 or YAML makes it.
 
 The bytes handed in are UTF-8 and the escape is six plain characters, so the UTF-8 check at
-the door lets them through; the parser then makes a text that cannot be written as UTF-8.
+the check lets them through; the parser then makes a text that cannot be written as UTF-8.
 Carried into session.json it survives (as an escape), but into a round file, a prompt or a
 report it crashed the verb, and every later verb that wrote the session's report: a read-only
 Codex answering so, or a verdict Claude was steered to write, ended the debate in
@@ -81,8 +81,8 @@ def test_an_argument_that_is_not_utf8_is_refused_before_anything(
                        f"QUESTION={question}")
     assert refused.error_code == "not_utf8", refused.raw
     assert fake_codex.calls() == []
-    # The calls the first door answers without the CLI refuse it the same way (the fixture
-    # holds the door to the CLI's answer).
+    # The calls the entry answers without the CLI refuse it the same way (the fixture
+    # holds the entry to the CLI's answer).
     for argv in (["status", question], ["poll", question], ["wait", question],
                  ["debate", "status", question], ["discuss", "status", question],
                  ["guard", "check", "--baseline", question]):

@@ -1,4 +1,4 @@
-"""paths.py, the one door for files an argument names, on its own: where a path leads, what
+"""paths.py, the one way in for files an argument names, on its own: where a path leads, what
 it refuses, and what it writes. The verbs' use of it is tested in test_confinement.py."""
 
 from __future__ import annotations

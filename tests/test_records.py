@@ -12,7 +12,7 @@ import pytest
 
 from sparring import records
 from sparring.store import shapes
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.workflows.registry import WORKFLOWS
 from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 

@@ -169,7 +169,7 @@ def test_a_toy_workflow_runs_through_the_real_command_line(
 # `python -m sparring` with the toy registered first, as a test can (nothing else can).
 _WITH_TOY = ("import sys; from sparring.workflows import registry; "
              "from support.toy_workflow import WORKFLOW; registry.register(WORKFLOW); "
-             "from sparring.cli.door import main; sys.exit(main())")
+             "from sparring.cli.entry import main; sys.exit(main())")
 
 
 def test_python_m_sparring_runs_the_toy_workflow_registered_in_its_process(
@@ -190,7 +190,7 @@ def test_python_m_sparring_runs_the_toy_workflow_registered_in_its_process(
     assert [row["skill"] for row in listed["sessions"]] == ["toy"]
     # No variable adds a workflow: the environment of a project's .claude/settings.json
     # reaches every verb, and a workflow is code.
-    plain = "import sys; from sparring.cli.door import main; sys.exit(main())"
+    plain = "import sys; from sparring.cli.entry import main; sys.exit(main())"
     env["SPARRING_WORKFLOWS"] = "support.toy_workflow:WORKFLOW"
     code, refused = run("toy", "status", made["session"], code=plain)
     assert code == 2 and refused["error"]["code"] == "usage_error", refused

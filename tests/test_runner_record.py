@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from sparring.store import runs, witness
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 
 
 def directory(repo: Path, sid: str) -> Path:

@@ -22,7 +22,7 @@ import pytest
 
 from sparring.installer.layout import ENTRY
 from sparring.process import standby
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.processes import KeeperStub, alive, wait_for
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forking needs fork()")
@@ -296,7 +296,7 @@ def test_codex_never_starts_early_on_a_command_line_sparring_did_not_build(
         session: str, fake_codex: Any, repo: Path) -> None:
     """The gate every codex passes (a `-c` override could have codex start a program as it
     starts, before any prompt) is passed by the codex started early too."""
-    from sparring.store.session import resolve
+    from sparring.store.sessions import resolve
     from sparring.turn.early import Early
 
     fake_codex.mode("ok")
@@ -333,9 +333,8 @@ def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
     import shutil
 
     from sparring import config
-    from sparring.store.session import find_turn, resolve
-    from sparring.turn import record as turns
-    from sparring.turn import runner
+    from sparring.store.sessions import find_turn, resolve
+    from sparring.turn import runner, turns
     from sparring.turn.early import Early
 
     fake_codex.mode("ok")

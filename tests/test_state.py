@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sparring.errors import SparringError
-from sparring.store.state import StateFile
+from sparring.store.statefile import StateFile
 
 
 def test_update_is_read_modify_write_under_a_lock(tmp_path: Path) -> None:

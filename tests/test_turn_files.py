@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 
 SECRET = "b3BlbnNzaC1rZXkt-secret"
 

@@ -22,7 +22,7 @@ import pytest
 from sparring import process
 from sparring.process import backend, tree
 from sparring.store import locate, runs
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.processes import alive, wait_for
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.debates import SYNTHESIS, Debate, answer, cpt, pt
 
 CONSENSUS = {"points": [pt("X-1", "agree", cls="genuine_agreement")],

@@ -1,7 +1,7 @@
 """`python -m sparring` and the `sparring` command.
 
 poll and wait of an ended turn, and guard check, answer without loading the CLI
-(cli/door.py); the rest goes on to it. Native Windows is refused first, in one JSON line.
+(cli/entry.py); the rest goes on to it. Native Windows is refused first, in one JSON line.
 """
 
 import sys
@@ -19,9 +19,9 @@ def main() -> int:
         emit(failure(verb, SparringError("platform_unsupported", host.NATIVE_WINDOWS,
                                          host.WSL_HINT)))
         return 1
-    from sparring.cli.door import main as door
+    from sparring.cli.entry import main as entry
 
-    return door()
+    return entry()
 
 
 if __name__ == "__main__":

@@ -127,7 +127,7 @@ def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
         return {}
     import yaml  # lazy: only verbs that start turns read the config
 
-    # Committed with the repository: read through the one door (a link to a secret, a FIFO
+    # Committed with the repository: read through paths.py (a link to a secret, a FIFO
     # or a huge file is refused and named, never read), and only as UTF-8.
     text = paths.read_text(path, root, CONFIG_FILE, hint=f"fix or remove {CONFIG_FILE}: it "
                            "must be a plain UTF-8 text file in the project")

@@ -43,7 +43,7 @@ def command(*words: str) -> Command:
 
 def is_text(arg: str) -> bool:
     """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes):
-    one that is not is `not_utf8` (cli/main.py), before any verb runs, the first door's too."""
+    one that is not is `not_utf8` (cli/main.py), before any verb runs, the entry's too."""
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
@@ -230,7 +230,7 @@ def _dumps(obj: Any) -> str:
 
 def finite(value: Any) -> Any:
     """`value` with every NaN or infinity replaced by None: NaN is not JSON, and no reader of
-    ours may see one (limits refuse them at the door; this is the last line)."""
+    ours may see one (limits refuse them first; this is the last line)."""
     if isinstance(value, float):  # NaN is the one float unequal to itself
         return value if value == value and value not in (_INF, -_INF) else None
     if isinstance(value, dict):

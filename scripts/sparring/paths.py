@@ -1,4 +1,4 @@
-"""The one door for files an argument names: inside the project, no link, opened once.
+"""The one way in for files an argument names: inside the project, no link, opened once.
 
 The launcher is approved with any arguments, and the arguments Claude types are steered by
 text it reads (a cloned repository's files, Codex's answers). So a path from an argument, or
@@ -96,7 +96,7 @@ class Place:
 
 
 class Taken:
-    """A file read through the door: its bytes, where it was, and the file it was (device,
+    """A file read through paths.py: its bytes, where it was, and the file it was (device,
     inode, size, modification and change times), to know it again later."""
 
     __slots__ = ("data", "identity", "place")

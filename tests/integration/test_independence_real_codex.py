@@ -94,7 +94,7 @@ def reported(debate: Debate) -> tuple[dict[str, Any], str]:
 
 
 def command_output(debate: Debate) -> str:
-    from sparring.store.session import resolve
+    from sparring.store.sessions import resolve
 
     session = resolve(debate.sid, Path.cwd())
     lines = Path(session.output(1, "events.jsonl")).read_text().splitlines()

@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.processes import wait_for
 from support.responses_mock import ResponsesMock, hang, shell_call, text
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from sparring.store import witness
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from support.debates import Debate, answer, cpt, pt
 from support.gitrepo import git
 from support.responses_mock import ResponsesMock, shell_call, text

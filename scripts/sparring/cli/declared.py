@@ -4,7 +4,7 @@ help, and what runs them.
 
 Two readers, one declaration. cli/main.py makes their click commands from these (a click
 parameter of each option and argument, cli/options.py, whose type checks a value with
-`value` below); the first door (cli/door.py) parses a command line against the very same
+`value` below); the entry (cli/entry.py) parses a command line against the very same
 declarations without loading click (`parse`), and runs the very same function. A workflow's
 own verbs are declared in its package (workflows/workflow.py: `Verb`, `Param`); `of_workflow`
 reads them as declarations too, their option groups from `GROUPS` here.
@@ -80,7 +80,7 @@ class Verb:
 
 def value(option: Option | Argument, raw: str) -> Any:
     """`raw`, as given for `option`, as the verb gets it; ValueError, saying why, when it
-    is not one (both doors report it: click as a usage error, the first door by leaving the
+    is not one (both report it: click as a usage error, the entry by leaving the
     call to click)."""
     kind = option.kind
     if kind == "choice":
@@ -459,7 +459,7 @@ def _option(param: Param) -> Option:
 
 def find(words: Sequence[str]) -> tuple[Verb, list[str]] | None:
     """The declared verb `words` begin with, and the words after its name; None when they
-    begin with none (a verb the first door does not take)."""
+    begin with none (a verb the entry does not take)."""
     if not words:
         return None
     if words[0] in VERBS:

@@ -1,8 +1,8 @@
 """The `sparring` command line: declares options and calls the verbs. Nothing else.
 
 Here the group, its plain verbs and `main`; what they share is in cli/options.py, the
-groups of the workflows with verbs of their own (`debate`, `discuss`) are made in
-cli/workflows.py from the registry, the `guard` group is in cli/guard.py.
+command groups (`guard`, and `debate` and `discuss`, made from the registry) in
+cli/groups.py.
 
 Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`,
 then the verb's fields, or `error` with `code`, `message` and `hint`). Exit
@@ -21,7 +21,7 @@ import click
 
 from sparring import __version__
 from sparring.cli import declared
-from sparring.cli.guard import guard
+from sparring.cli.groups import groups
 from sparring.cli.options import (
     CWD_OPTION,
     NEW_BUDGET_OPTION,
@@ -32,7 +32,6 @@ from sparring.cli.options import (
     run_verb,
 )
 from sparring.cli.verb import internal_error, project_dir
-from sparring.cli.workflows import groups
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure, is_text
 from sparring.workflows.registry import SKILLS
@@ -291,7 +290,7 @@ _STATUS = command(declared.STATUS, callback=_status)
 _STATUS.params.append(click.Option(["--table"], is_flag=True,
                                    help="Print a human-readable table instead of JSON."))
 cli.add_command(_STATUS)
-for _group in (*groups(), guard):
+for _group in groups():
     cli.add_command(_group)
 
 

@@ -39,7 +39,7 @@ _SHOWN = {"place": "directory", "folder": "directory", "count": "integer"}
 
 class Checked(_Type):
     """A declared value's type (cli/declared.py): checked and made by `declared.value`, the
-    one check the first door makes too; a bad one from a SPARRING_* variable is the
+    one check the entry makes too; a bad one from a SPARRING_* variable is the
     setting's error (config_invalid), not the command line's."""
     def __init__(self, declared_as: declared.Option | declared.Argument) -> None:
         self.declared = declared_as
@@ -94,7 +94,7 @@ def option(o: declared.Option) -> click.Option:
 
 def command(verb: declared.Verb, name: str | None = None,
             callback: Callable[..., int] | None = None) -> click.Command:
-    """The click command of a declared verb: it runs what the first door runs
+    """The click command of a declared verb: it runs what the entry runs
     (`verb.run`), printed as every verb is; `callback` instead, for a verb with more to it
     on the command line (status --table)."""
     def run(**values: Any) -> int:
@@ -119,7 +119,7 @@ NEW_BUDGET_OPTION = declared_option(declared.NEW_BUDGET)
 
 
 def run_verb(verb: str, call: Callable[[], dict[str, Any]]) -> int:
-    """Run one verb and print its JSON (cli/verb.py, which the first door prints with too);
+    """Run one verb and print its JSON (cli/verb.py, which the entry prints with too);
     SparringError becomes the error object."""
     return verb_module.run(verb, call, _session_named)
 

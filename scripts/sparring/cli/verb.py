@@ -1,9 +1,9 @@
-"""One verb run and printed, without click: what the CLI and the first door share.
+"""One verb run and printed, without click: what the CLI and the entry share.
 
-The CLI (cli/options.py `run_verb`) and the first door (cli/door.py, which answers the
+The CLI (cli/options.py `run_verb`) and the entry (cli/entry.py, which answers the
 calls a debate makes every round without loading click) both print a verb through `run`,
 and find `--cwd`'s project folder through `project_dir`: the envelope, the hints' SESSION,
-the inbox files a verb took, and the folder a verb works in are the same whichever door
+the inbox files a verb took, and the folder a verb works in are the same whichever way
 answered, because there is one implementation of each.
 """
 
@@ -15,7 +15,7 @@ import sys
 from sparring import paths
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
-from sparring.store import session as sessions
+from sparring.store import sessions
 from sparring.store.locate import project_root
 
 TYPE_CHECKING = False

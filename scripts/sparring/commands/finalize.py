@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.store import session as sessions
-from sparring.store.state import write_json_atomic
-from sparring.turn import guard as turnguard
-from sparring.turn import lifecycle
+from sparring.store import sessions
+from sparring.store.statefile import write_json_atomic
+from sparring.turn import lifecycle, watch
 from sparring.turn.brief import tokens
 from sparring.turn.summary import SUMMARY_FILE, summarize
 
@@ -27,7 +26,7 @@ def finalize(ref: str, cwd: Path, full: bool = True) -> dict[str, Any]:
     write_json_atomic(path, summary, witness=True)
     with session.update() as locked:
         locked["finalized_at"] = summary["finalized_at"]
-    turnguard.prune_store(Path(data["root"]))  # the session has ended: its copies may go
+    watch.prune_store(Path(data["root"]))  # the session has ended: its copies may go
     found = {**summary, "summary_file": str(path)}
     return found if full else brief(found)
 

@@ -1,7 +1,7 @@
 """`sparring guard snapshot|check|revert|accept`: the file-modification guard from the command
 line, standalone (a baseline file) or for a session's turn.
 
-The method lives in `sparring.guard` (and `sparring.turn.guard` for turns); these verbs only
+The method lives in `sparring.guard` (and `sparring.turn.watch` for turns); these verbs only
 choose the root, where the baseline and its copies go, and shape the JSON.
 """
 
@@ -20,7 +20,7 @@ from sparring.guard.git import git_dir
 from sparring.store import workspace
 
 if TYPE_CHECKING:
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
 
 # A baseline lists every file of the tree: far more than a text handed in, still bounded.
@@ -114,22 +114,21 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     files), never a file the runner wrote; the turn records what was undone."""
     # here, not at the top: `guard check` (each turn's end) must not load a turn's machinery
     # (bench/guard_bench.py: within 2x of git status)
-    from sparring.store import session as sessions
-    from sparring.store.session import find_turn
-    from sparring.turn import guard as turnguard
-    from sparring.turn import lifecycle
+    from sparring.store import sessions
+    from sparring.store.sessions import find_turn
+    from sparring.turn import lifecycle, watch
 
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
-    base = project_baseline(session.turn_file(turn["n"], turnguard.BASELINE),
+    base = project_baseline(session.turn_file(turn["n"], watch.BASELINE),
                             Path(data["root"]))
-    recorded = session.turn_file(turn["n"], turnguard.CHANGES)
+    recorded = session.turn_file(turn["n"], watch.CHANGES)
     if not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
                             "sparring, which kept no record of what it saw",
                             "`sparring guard revert --baseline "
-                            f"{session.turn_file(turn['n'], turnguard.BASELINE)}` undoes what "
+                            f"{session.turn_file(turn['n'], watch.BASELINE)}` undoes what "
                             "changed since that turn's snapshot", path=str(recorded))
     changes = guard.load_changes(recorded)
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))
@@ -141,14 +140,14 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     shown = result.to_dict()
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
             "next": Hint(f"`sparring guard accept {session.id}` once the user has decided, "
-                         f"then {turnguard.go_on(session)}")}
+                         f"then {watch.go_on(session)}")}
 
 
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
     """The user has seen the changed files and goes on (whether they were undone or kept):
     the one way past a violation, the same in every workflow."""
-    from sparring.store import session as sessions  # as revert_turn's, for guard check
-    from sparring.turn import guard as turnguard
+    from sparring.store import sessions  # as revert_turn's, for guard check
+    from sparring.turn import watch
     from sparring.turn.launch import unaccepted_violations
 
     session = sessions.resolve(ref, cwd)
@@ -160,7 +159,7 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     accepted = [{"turn": t["n"], "round": t["round"], "changed": t["guard"]["changed"]}
                 for t in found]
     return {"session": session.id, "accepted": accepted,
-            "next": Hint(turnguard.go_on(session) if accepted else "nothing to accept: go on")}
+            "next": Hint(watch.go_on(session) if accepted else "nothing to accept: go on")}
 
 
 def _turn_with_changes(session: Session, data: dict[str, Any],

@@ -6,7 +6,7 @@ import time
 
 from sparring import states
 from sparring.errors import SparringError
-from sparring.store import session as sessions
+from sparring.store import sessions
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from sparring.codex import events
     from sparring.records import TurnRecord
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.errors import SparringError
-from sparring.store import session as sessions
+from sparring.store import sessions
 from sparring.workflows import registry
 
 

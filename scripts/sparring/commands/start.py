@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sparring.store import session as sessions
+from sparring.store import sessions
 from sparring.turn import launch, runner
 from sparring.workflows import registry
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from sparring import states
 from sparring.errors import SparringError
-from sparring.store import session as sessions
-from sparring.store import workspace
+from sparring.store import sessions, workspace
 from sparring.turn import budget, lifecycle
 from sparring.turn.summary import question, summarize
 from sparring.workflows import registry

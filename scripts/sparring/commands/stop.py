@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.store import session as sessions
-from sparring.turn import guard as turnguard
-from sparring.turn import lifecycle, view
+from sparring.store import sessions
+from sparring.turn import lifecycle, view, watch
 from sparring.turn.brief import brief
 
 
@@ -20,7 +19,7 @@ def stop(ref: str, cwd: Path) -> dict[str, Any]:
                 "already_ended": True}
     lifecycle.observe(session)
     stopped = lifecycle.stop_running(session)
-    turnguard.prune_store(Path(data["root"]))
+    watch.prune_store(Path(data["root"]))
     result = brief(view.to_dict(session, *lifecycle.observe(session)), review=False)
     result["already_ended"] = not stopped
     return result

@@ -17,9 +17,9 @@ from typing import Any
 from sparring import answers, ledger, states
 from sparring.errors import SparringError
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict
-from sparring.store import session as sessions
-from sparring.store.session import Session, latest_turn
-from sparring.store.state import try_locked
+from sparring.store import sessions
+from sparring.store.sessions import Session, latest_turn
+from sparring.store.statefile import try_locked
 from sparring.workflows import registry
 from sparring.workflows.structured import engine
 

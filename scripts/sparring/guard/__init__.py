@@ -4,10 +4,10 @@
 back what can be put back, and never destroys anything. How it works (what counts as a
 change, what git vouches for, copies, areas, revert, submodules and git's own folder):
 docs/guard.md. One module per part: files, copies, gitlist, model, records, baseline,
-snapshot, early and check (compare), undo (revert); git.py is its one door to git.
+snapshot, early and check (compare), undo (revert); git.py runs every git command it needs.
 
 Each name below loads its module when first used: `sparring guard check` starts git before
-the check loads (cli/door.py), and never loads the snapshot or the revert at all.
+the check loads (cli/entry.py), and never loads the snapshot or the revert at all.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from sparring.guard.git import git_dir
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
-from sparring.store.state import StateFile, write_atomic
+from sparring.store.statefile import StateFile, write_atomic
 
 FORMAT = 2
 KIND = "guard baseline"

@@ -1,5 +1,5 @@
 """git for a check, and git started early: `sparring guard check` spends most of its time
-waiting for git status, so it starts git before the rest of the check loads (cli/door.py)."""
+waiting for git status, so it starts git before the rest of the check loads (cli/entry.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def start_early(path: Path) -> None:
     """Start the `git status` (and `git ls-files`, when the index moved) a check of the
     baseline at `path` will need, now.
 
-    `sparring guard check` spends most of its time waiting for git; cli/door.py calls this
+    `sparring guard check` spends most of its time waiting for git; cli/entry.py calls this
     before the rest of the check loads, so the two overlap. compare() takes a started
     process if its git settings match, else starts its own. A baseline that cannot be read
     starts nothing (the check then reports why)."""

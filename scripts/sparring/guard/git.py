@@ -1,4 +1,4 @@
-"""The guard's one door to git: every git command it runs, with nothing the tree can switch on.
+"""The guard's one way to git: every git command it runs, with nothing the tree can switch on.
 
 A repository's own config can make a plain `git status` run programs: `core.fsmonitor`
 (a hook, or a daemon), filter drivers (`filter.<name>.clean`, `.smudge`, `.process`, picked

@@ -1,6 +1,6 @@
 """What git lists, read: `git status` and the index listing (`git ls-files --stage`).
 
-Parsing only: every git command runs through `sparring.guard.git.Git`, the one door to git.
+Parsing only: every git command runs through `sparring.guard.git.Git`, the guard's one way to git.
 """
 
 from __future__ import annotations

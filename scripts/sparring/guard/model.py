@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from sparring.errors import SparringError
 from sparring.guard.files import Stat, keeper, spelled, walk
 from sparring.guard.records import AreaRecord, ChangeRecord, EntryRow
-from sparring.store.state import StateFile
+from sparring.store.statefile import StateFile
 
 CHANGES_KIND = "guard changes"
 AREA_ORIGINS = ("gitdir", "state", "submodule")

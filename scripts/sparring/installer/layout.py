@@ -35,7 +35,7 @@ INBOX_RULE = f"Edit({INBOX}/**)"
 COMMAND = "sparring"  # the command a person runs, linked into bin_dir() to the runtime's
 NEW_SUFFIX = ".sparring-new"  # the new version of a file the user edited, written beside it
 BACKUP_DIR = "sparring-backup"  # in the `.claude` folder: what --force replaced, by time
-# What the launcher runs, as `python -I -c ENTRY ARGS`: the first door of `python -m sparring`
+# What the launcher runs, as `python -I -c ENTRY ARGS`: the entry of `python -m sparring`
 # without runpy, which `-m` would load on every call (a few milliseconds, several calls a
 # round). The launcher spells it again; tests/test_layout.py holds the two together.
 ENTRY = "import sys; from sparring.__main__ import main; sys.exit(main())"

@@ -4,7 +4,7 @@ The skills hand text over through the *inbox*: Claude writes a file with its Wri
 `.sparring/inbox/` of the directory Claude Code runs in (the one place the skills' `allowed-tools`
 let it write), then names it with `--file`. No text ever passes through a shell command line,
 so nothing in it (braces with quotes, `$(…)`, backticks, apostrophes) can trip Claude Code's
-command checks. Every file is read through the one door (paths.py): inside the project, no
+command checks. Every file is read through paths.py: inside the project, no
 link, a regular file of bounded size, UTF-8. A file read from an inbox is *taken*: once the
 verb has done its job, the bytes it read are kept in the session's `inputs/` folder and the
 file leaves the inbox, so the inbox holds only what is still to be handed in and the next file
@@ -19,7 +19,7 @@ import time
 
 from sparring import paths
 from sparring.errors import SparringError
-from sparring.store.state import write_private
+from sparring.store.statefile import write_private
 from sparring.store.workspace import find_root
 
 TYPE_CHECKING = False
@@ -49,7 +49,7 @@ def project_root() -> Path:
 def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
                limit: int = paths.MAX_INPUT_BYTES) -> bytes:
     """Bytes from `path`, or from stdin when it is None or `-` (never from a terminal): a
-    regular file inside the project, read through the one door (paths.py), or stdin; at
+    regular file inside the project, read through paths.py, or stdin; at
     most `limit` bytes, and UTF-8 text either way (everything handed in is text)."""
     if not is_stdin(path):
         assert path is not None

@@ -28,7 +28,7 @@ from sparring.errors import SparringError
 from sparring.process import Identity
 from sparring.store import locate
 from sparring.store.locate import SESSION_FILE
-from sparring.store.state import locked, write_atomic
+from sparring.store.statefile import locked, write_atomic
 
 FORMAT = 1
 KIND = "run"

@@ -17,7 +17,7 @@ record whose bytes are not its copy's was written by someone else. It is never r
 sparring's (nor followed, if it is a link, nor waited on, if it is a FIFO): it is moved
 aside (`<name>.foreign-<time>-<id>`, kept for the user to inspect), the copy is put back,
 and the event is logged beside the copies, where the turn's check finds it: a change to the
-runner's records during a Codex turn is a violation (turn/guard.py). Between turns nothing
+runner's records during a Codex turn is a violation (turn/watch.py). Between turns nothing
 of Codex's runs (the runner ends it all), so a record that differs is the user's own edit:
 it is read as it is (a damaged one is `state_corrupt`, never repaired), and the next
 snapshot adopts it (unless a turn's runner died before its check: then what changed is put

@@ -8,7 +8,7 @@ reach until both exist, in a sealed workflow (think-about, dual-model).
 - **Claude cannot read Codex's answer before its own is sealed.** What each turn's codex
   prints lies out of the project (store/locate.outputs_folder), where Claude Code asks
   before Claude reads; the answer goes into session.json only once sealed
-  (turn/record.keep_withheld); and until then no verb shows it (`withheld`). The first time
+  (turn/turns.keep_withheld); and until then no verb shows it (`withheld`). The first time
   a verb shows it, `reveal` records when: a seal after that would prove nothing.
 - **What the mechanism cannot cover is checked** when the seal is taken (turn/seal.py,
   turn/independence.py): a copy of the analysis Codex found elsewhere, or sparring's own
@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
 
 def require_open(data: dict[str, Any], round_no: int) -> None:

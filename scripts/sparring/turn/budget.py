@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from sparring.errors import SparringError
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
 STOP_KEY = "budget_stop"  # in session.json: the latest refusal, until a turn starts again
 

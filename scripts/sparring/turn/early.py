@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from sparring import disk, process
 from sparring.codex import sandbox
 from sparring.process import spawn
-from sparring.store.session import Session
-from sparring.turn import record as turns
+from sparring.store.sessions import Session
+from sparring.turn import turns
 
 if TYPE_CHECKING:
     from subprocess import Popen

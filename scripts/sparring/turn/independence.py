@@ -47,7 +47,7 @@ from sparring.guard.git import Git
 from sparring.paths import read_own
 from sparring.store import locate
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STATE_DIR
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 
 WORDS = 8  # the shortest run of words taken for a copy of the analysis
 # A word; a character of the scripts written without spaces (CJK) is one word of its own.
@@ -306,7 +306,7 @@ def _in_git(root: str, runs: set[tuple[str, ...]], hints: list[str]
             ) -> set[tuple[str, ...]]:
     """Which of `runs` the repository's history holds where a command most often shows it:
     its recent commit messages (`git log`) and the committed version of each file the
-    hints name (what `git diff` shows removed). git runs through the guard's door to it,
+    hints name (what `git diff` shows removed). git runs as the guard runs it (guard/git.py),
     with nothing the tree configured switched on; an empty set where there is no git."""
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sparring import process
 from sparring.store import runs
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import watchdog
 
 if TYPE_CHECKING:

@@ -21,11 +21,10 @@ from sparring import codex, config, limits, paths, process, states, templates
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.records import TurnRecord
-from sparring.store import session as sessions
+from sparring.store import sessions
 from sparring.store.inputs import read_input, template_variables
-from sparring.store.session import Session, find_turn
-from sparring.turn import budget, lifecycle, runner, view
-from sparring.turn import record as turns
+from sparring.store.sessions import Session, find_turn
+from sparring.turn import budget, lifecycle, runner, turns, view
 from sparring.turn.brief import brief
 
 _START_POLL_S = 0.05
@@ -166,7 +165,7 @@ def _resume(session: Session, options: dict[str, Any],
         if given is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
-        # Through the one door too: the turn's folder sits in the project, where a widened
+        # Through paths.py too: the turn's folder sits in the project, where a widened
         # sandbox lets Codex put a link in place of the prompt it was sent.
         given = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
                                   Path(data["root"]), "the interrupted round's prompt",
@@ -233,12 +232,12 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool,
     if not found:
         return
     if not accept:
-        from sparring.turn import guard as turnguard
+        from sparring.turn import watch
 
         violation = found[-1]["guard"]["violation"]
         retry = again or f"run this `sparring resume {session.id}` again"
         raise SparringError("guard_violation", violation["message"],
-                            turnguard.hint(session, retry),
+                            watch.hint(session, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
         for turn in unaccepted_violations(locked):

@@ -19,8 +19,8 @@ from sparring import states
 from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.store.locate import EVENTS_FILE, run_record, state_home
-from sparring.store.session import Session, find_turn, latest_turn
-from sparring.store.state import locked
+from sparring.store.sessions import Session, find_turn, latest_turn
+from sparring.store.statefile import locked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from sparring.records import TurnRecord
     from sparring.store import runs
-    from sparring.turn import record as turns
+    from sparring.turn import turns
 
 # A runner gets this long to record its own identity before we doubt it.
 _RUNNER_GRACE_S = 15.0
@@ -191,7 +191,7 @@ def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> 
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
     from sparring import process
     from sparring.store import runs
-    from sparring.turn import record as turns  # recording an end: not on a look
+    from sparring.turn import turns  # recording an end: not on a look
 
     reason = None
     if run is not None and process.is_alive(run.codex):
@@ -249,7 +249,7 @@ def _end(session: Session, n: int, run: runs.Run | None) -> None:
     if run is not None:
         process.end(run.scope())  # the runner too, if it did not finish in time
     if not states.is_terminal(find_turn(session.load(), n)["status"]):
-        from sparring.turn import record as turns
+        from sparring.turn import turns
 
         turns.record_end(session, n, exit_code=None, end_reason="stopped",
                          follow_up=_ended(session, run))

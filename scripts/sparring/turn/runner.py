@@ -51,9 +51,8 @@ from sparring.errors import SparringError
 from sparring.process import spawn, standby
 from sparring.records import TurnRecord
 from sparring.store import runs
-from sparring.store.session import Session, find_turn
-from sparring.turn import budget, lifecycle, watchdog
-from sparring.turn import record as turns
+from sparring.store.sessions import Session, find_turn
+from sparring.turn import budget, lifecycle, turns, watchdog
 from sparring.turn.early import Early
 from sparring.turn.keeper import Keeper
 
@@ -145,14 +144,14 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
                  early: Early | None) -> int:
     """The forked runner's part once codex started early (or could not): git for the
     snapshot, then the turn the verb names, if it names one."""
-    from sparring.turn import guard as turnguard
+    from sparring.turn import watch
 
     if session is not None:
-        turnguard.start_early(session)
+        watch.start_early(session)
     if message["kind"] == CODEX:
         message = _message(lines)
     if message.get("kind") != TURN:  # the turn did not start
-        turnguard.finish_early()
+        watch.finish_early()
         return 0
     session = Session(Path(message["session"]))  # the session the verb found
     n = int(message["turn"])
@@ -255,16 +254,16 @@ def _run_one(session: Session, n: int, keeper: Keeper, stop: Stop, early: Early 
     codex, started already, waiting for its prompt (turn/early.py)."""
     # Here, not at the top: `start` imports this module for launch() alone, and the guard is
     # the largest part of it that only the runner's own process needs.
-    from sparring.turn import guard as turnguard
+    from sparring.turn import watch
 
     if early is not None:
         early = _adopted(early, session, n)
-    watch = turnguard.snapshot(session, n)
-    turnguard.finish_early()  # a listing started early serves this snapshot alone
+    watched = watch.snapshot(session, n)
+    watch.finish_early()  # a listing started early serves this snapshot alone
     keeper.check_watchdog()  # from now on, if we are killed, the watchdog ends the turn
     proc = _spawn_codex(session, n, keeper, stop, early)
     if proc is None:
-        turnguard.release(watch)
+        watch.release(watched)
         return None
     turn = find_turn(session.load(), n)
     end_reason: str | None
@@ -277,11 +276,11 @@ def _run_one(session: Session, n: int, keeper: Keeper, stop: Stop, early: Early 
     keeper.end(proc)
     exit_code = proc.wait()
     if not _still_listed(session, turn):
-        turnguard.release(watch)
+        watch.release(watched)
         return None
     queued: list[int] = []
     turns.record_end(session, n, exit_code=exit_code, end_reason=end_reason,
-                     guard=turnguard.check(session, n, watch),
+                     guard=watch.check(session, n, watched),
                      follow_up=lambda data, ended: _follow(session, data, ended, queued,
                                                            keeper))
     return queued[0] if queued else None
@@ -421,7 +420,7 @@ def _start_codex(session: Session, n: int, keeper: Keeper, stop: Stop, early: Ea
 
 def _prompt(session: Session, turn: TurnRecord, root: str
             ) -> tuple[dict[str, Any] | None, bytes]:
-    """(None, the prompt codex is to read), through the one door: the turn's folder is in
+    """(None, the prompt codex is to read), through paths.py: the turn's folder is in
     the project, within reach of a workspace-write Codex (another session's too), and a
     link put in place of the prompt would hand codex, and its model, any file the user can
     read. (the error, b"") when the prompt is not a plain file there."""

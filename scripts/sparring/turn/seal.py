@@ -11,11 +11,10 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import SparringError
-from sparring.store import session as sessions
-from sparring.store.session import SEALED_FILE, Session, local_time
-from sparring.store.state import write_private
-from sparring.turn import independence, lifecycle
-from sparring.turn import record as turns
+from sparring.store import sessions
+from sparring.store.sessions import SEALED_FILE, Session, local_time
+from sparring.store.statefile import write_private
+from sparring.turn import independence, lifecycle, turns
 
 
 def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import time
 
 from sparring import states
 from sparring.codex import rollout
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import budget
 
 TYPE_CHECKING = False

@@ -14,7 +14,7 @@ from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import barrier, budget
 
 TYPE_CHECKING = False

@@ -21,7 +21,7 @@ from sparring.store import runs
 if TYPE_CHECKING:
     from subprocess import Popen
 
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
     Watchdog = Popen[bytes] | standby.Standby
 

@@ -38,9 +38,9 @@ from sparring import paths
 from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.records import AnySession, TurnRecord
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import independence
-from sparring.turn.record import EVENTS
+from sparring.turn.turns import EVENTS
 from sparring.workflows import markers
 
 CLAUDE, CODEX = "claude", "codex"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from sparring.store.session import Session
+    from sparring.store.sessions import Session
 
 WORKFLOWS: dict[str, Workflow] = {flow.name: flow for flow in (
     structured.THINK_ABOUT, structured.DUAL_MODEL, arch_debate.WORKFLOW,

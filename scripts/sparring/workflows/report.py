@@ -17,7 +17,7 @@ import time
 from sparring import paths, states
 from sparring.errors import SparringError
 from sparring.store import workspace
-from sparring.store.session import Session, local_time
+from sparring.store.sessions import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import question, summarize
 

@@ -11,8 +11,8 @@ checks it before every turn).
 
 from __future__ import annotations
 
-from sparring.store import session as sessions
-from sparring.store.session import Session
+from sparring.store import sessions
+from sparring.store.sessions import Session
 from sparring.workflows.workflow import Context
 
 TYPE_CHECKING = False

@@ -23,7 +23,7 @@ that reading the registry loads no workflow's code):
 - `next_step(session, data, cwd) -> Hint`: where an unfinished session picks up, from its
   record (`sparring status`), for a conversation that lost track of it.
 Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb` names
-its function and declares its parameters as data (`Param`); cli/workflows.py makes the
+its function and declares its parameters as data (`Param`); cli/groups.py makes the
 click command, and the function is called as `function(context, **values)`.
 
 It imports nothing at run time.

@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sparring.store import session as sessions
-from sparring.store import workspace
+from sparring.store import sessions, workspace
 from sparring.store.inputs import read_input
-from sparring.store.session import Session
-from sparring.turn import launch
-from sparring.turn import record as turns
+from sparring.store.sessions import Session
+from sparring.turn import launch, turns
 from sparring.workflows import sessions as new_sessions
 from sparring.workflows.workflow import Context
 

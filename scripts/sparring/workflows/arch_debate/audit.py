@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.records import AnySession, TurnRecord
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.workflows import audit, markers
 from sparring.workflows.arch_debate import folder as debate
 

@@ -94,7 +94,7 @@ def read(directory: str | Path, root: str | Path,
          written: dict[str, str] | None = None) -> DebateState:
     """The rounds in order; `written` maps each Codex round file the runner wrote (from
     Codex's answer, or a labelled stand-in) to the digest it wrote. Each round file is read
-    through the one door (paths.py): a link, a FIFO, a huge file or one that is not UTF-8,
+    through paths.py: a link, a FIFO, a huge file or one that is not UTF-8,
     committed or planted in the folder, is refused and named, never followed or rewritten."""
     present = {}
     for name in os.listdir(directory) if os.path.isdir(directory) else []:

@@ -12,9 +12,8 @@ import os
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.store import locate, workspace
-from sparring.store import session as sessions
-from sparring.store.session import Session, latest_turn
+from sparring.store import locate, sessions, workspace
+from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports

@@ -16,7 +16,7 @@ from sparring.output import shell_word
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows.arch_debate import folder as debate

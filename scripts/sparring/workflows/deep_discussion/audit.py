@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.records import AnySession
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.workflows import audit
 from sparring.workflows.deep_discussion import transcript as discussion
 

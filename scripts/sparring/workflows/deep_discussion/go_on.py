@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sparring.output import shell_word
 from sparring.store import workspace
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

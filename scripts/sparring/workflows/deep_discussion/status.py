@@ -9,9 +9,8 @@ from __future__ import annotations
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import shell_word
-from sparring.store import session as sessions
-from sparring.store import workspace
-from sparring.store.session import Session, latest_turn
+from sparring.store import sessions, workspace
+from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import transcript as discussion

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from sparring.errors import SparringError
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import view
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW

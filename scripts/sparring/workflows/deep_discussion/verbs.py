@@ -15,7 +15,7 @@ from sparring.errors import Hint, SparringError
 from sparring.output import shell_word
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.turn import lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows import report as reports

@@ -17,7 +17,7 @@ from typing import Any
 
 from sparring import ledger as ledgers
 from sparring.records import AnySession
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.workflows import audit
 from sparring.workflows.audit import CLAUDE, CODEX, Entry, Record
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 
 
 def go_on(session: Session, data: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from sparring import answers, templates
 from sparring.errors import SparringError
 from sparring.records import AnySession
 from sparring.store.inputs import read_input
-from sparring.store.session import Session
+from sparring.store.sessions import Session
 from sparring.workflows import report as reports
 from sparring.workflows.structured import audit
 from sparring.workflows.workflow import Context

@@ -12,7 +12,7 @@ from sparring.errors import Hint
 from sparring.output import shell_word
 from sparring.records import TurnRecord
 from sparring.store import workspace
-from sparring.store.session import Session, latest_turn
+from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, launch
 
 # The first round's template and the inbox file its variables go in, per workflow.

@@ -18,8 +18,8 @@ from sparring.errors import Hint, SparringError
 from sparring.output import command
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
-from sparring.store.session import Session
-from sparring.store.state import write_private
+from sparring.store.sessions import Session
+from sparring.store.statefile import write_private
 from sparring.turn import launch
 from sparring.workflows.structured import engine
 from sparring.workflows.structured.go_on import go_on

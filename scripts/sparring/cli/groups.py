@@ -1,4 +1,11 @@
-"""`sparring guard ...`: the file-modification guard on the command line (cli/main.py adds it)."""
+"""The command groups: `sparring guard ...`, and one per workflow with verbs of its own.
+
+`guard` is the file-modification guard on the command line. A workflow's group (`sparring
+debate ...`, `sparring discuss ...`) is made from what it declares (workflows/workflow.py:
+`Verb` and `Param`, read as declarations by cli/declared.py) and found in the registry; the
+entry parses and runs those verbs from the same declarations, and a new workflow's verbs need
+nothing here. cli/main.py adds every group `groups()` makes.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,22 @@ from sparring.cli import declared
 from sparring.cli.options import CWD_OPTION, SESSION_ARG, command, run_verb
 from sparring.cli.verb import project_dir
 from sparring.errors import SparringError
+from sparring.workflows import registry
+from sparring.workflows.workflow import Workflow
+
+
+def groups() -> list[click.Group]:
+    """One group per workflow with verbs of its own, in the registry's order, then `guard`."""
+    return [*(_group(flow) for flow in registry.WORKFLOWS.values() if flow.command), guard]
+
+
+def _group(flow: Workflow) -> click.Group:
+    assert flow.command is not None
+    group = click.Group(flow.command, help=flow.command_help)
+    for verb in flow.verbs:
+        group.add_command(command(declared.of_workflow(flow, verb)))
+    return group
+
 
 
 @click.group()

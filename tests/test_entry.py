@@ -1,9 +1,9 @@
-"""The calls a debate makes, answered by the first door (cli/door.py, what `python -m
+"""The calls a debate makes, answered by the entry (cli/entry.py, what `python -m
 sparring` runs) without click: parsed against the declarations click's commands are made
 from (cli/declared.py), they get the values click gives, run the same function, and print
 what the CLI prints, byte for byte, in every workflow and for every way a turn ends.
-(conftest's `sparring` asks the door too after each call of the suite that changes
-nothing; here each one is asked explicitly, and must have been answered by the door.)
+(conftest's `sparring` asks the entry too after each call of the suite that changes
+nothing; here each one is asked explicitly, and must have been answered by the entry.)
 """
 
 from __future__ import annotations
@@ -18,17 +18,17 @@ from typing import Any
 
 import pytest
 
-from sparring.cli import door
+from sparring.cli import entry
 from sparring.cli.main import main
 from support.debates import ARCH_QUESTION, FRAME, Debate, answer, cpt
 
 
 def both(*argv: str) -> tuple[int, str]:
-    """The door's answer, then the CLI's to the same state: they must be the same."""
+    """The entry's answer, then the CLI's to the same state: they must be the same."""
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = door.run(list(argv))
-    assert code is not None, f"the door left {argv} to the CLI"
+        code = entry.run(list(argv))
+    assert code is not None, f"the entry left {argv} to the CLI"
     cli = io.StringIO()
     with contextlib.redirect_stdout(cli):
         cli_code = main(list(argv))
@@ -37,7 +37,7 @@ def both(*argv: str) -> tuple[int, str]:
 
 
 def rounds_calls(sid: str, *own: str) -> None:
-    """Every status call of a round, through both doors."""
+    """Every status call of a round, through the entry and the CLI."""
     for argv in (("poll", sid), ("wait", sid), ("wait", sid, "--timeout", "0"),
                  ("wait", sid, "--timeout=5"), ("status", sid)):
         both(*argv)
@@ -84,7 +84,7 @@ def test_structured_rounds_sealed_and_revealed(sparring: Any, fake_codex: Any,
     debate.wait()
     rounds_calls(debate.sid)  # withheld until Claude seals
     debate.seal()
-    code, first = both("wait", debate.sid)  # the first reveal, recorded by the door's call
+    code, first = both("wait", debate.sid)  # the first reveal, recorded by the entry's call
     assert code == 0 and '"X-1"' in first
     rounds_calls(debate.sid)
 
@@ -152,7 +152,7 @@ def test_errors_are_printed_as_the_cli_prints_them(sparring: Any, repo: Path,
         assert code == 1, argv
 
 
-def test_a_running_turn_is_reported_by_the_door_without_the_cli(
+def test_a_running_turn_is_reported_by_the_entry_without_the_cli(
         sparring: Any, fake_codex: Any, repo: Path) -> None:
     fake_codex.mode("hang")
     sid = sparring("debate", "new", "debate", ARCH_QUESTION).out["session"]
@@ -162,7 +162,7 @@ def test_a_running_turn_is_reported_by_the_door_without_the_cli(
                  ["debate", "status", "debate"]):
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            assert door.run(argv) == 0
+            assert entry.run(argv) == 0
         assert '"running"' in printed.getvalue(), argv
     assert sparring("stop", sid).exit_code == 0
 
@@ -186,7 +186,7 @@ def loaded_by_the_launchers_way_in(sparring: Any, repo: Path, argv: list[str]) -
     needs beyond the standard library is missing, so a call the CLI answered would fail."""
     from sparring.installer.layout import ENTRY
 
-    entry = f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); {ENTRY}"
+    program = f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); {ENTRY}"
 
     def imported(*args: str) -> tuple[str, set[str]]:
         done = subprocess.run([sys.executable, "-S", "-X", "importtime", *args], cwd=repo,
@@ -194,9 +194,9 @@ def loaded_by_the_launchers_way_in(sparring: Any, repo: Path, argv: list[str]) -
         return done.stdout, {line.rsplit("|", 1)[-1].strip()
                              for line in done.stderr.splitlines()}
 
-    printed, loaded = imported("-c", entry, *argv)
+    printed, loaded = imported("-c", program, *argv)
     assert printed == sparring(*argv).raw
-    assert "sparring.cli.door" in loaded
+    assert "sparring.cli.entry" in loaded
     return loaded - imported("-c", "pass")[1]
 
 
@@ -255,7 +255,7 @@ def test_a_debates_status_reads_no_other_workflows_sessions(
     assert reads and not [p for p in reads if any(f"/{o}/" in p for o in others)]
 
 
-# Command lines of every verb the door takes: (argv, whether the door parses it). A word
+# Command lines of every verb the entry takes: (argv, whether the entry parses it). A word
 # S is a session, inbox/... a file the test makes.
 CALLS = [
     (["poll", "S"], True), (["poll", "S", "--full"], True), (["poll", "--full", "S"], True),
@@ -321,9 +321,9 @@ def inbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize(("argv", "taken"), CALLS, ids=[" ".join(c[0]) for c in CALLS])
-def test_the_door_parses_what_click_parses_from_the_same_declarations(
+def test_the_entry_parses_what_click_parses_from_the_same_declarations(
         argv: list[str], taken: bool, inbox: Path) -> None:
-    """Every call the door takes gets the values click gives; anything else (a value that is
+    """Every call the entry takes gets the values click gives; anything else (a value that is
     not one, --help, a repeat, an option it does not declare) it leaves to click."""
     from sparring.cli import declared
 
@@ -359,9 +359,9 @@ def _cli(argv: list[str]) -> str:
     return printed.getvalue()
 
 
-def test_a_bug_in_a_verb_the_door_runs_is_internal_error_and_runs_once(
+def test_a_bug_in_a_verb_the_entry_runs_is_internal_error_and_runs_once(
         sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One failure policy: a verb the door ran is never run again by the CLI."""
+    """One failure policy: a verb the entry ran is never run again by the CLI."""
     sid = sparring("init", "--skill", "think-about").out["session"]
     calls: list[str] = []
 
@@ -372,7 +372,7 @@ def test_a_bug_in_a_verb_the_door_runs_is_internal_error_and_runs_once(
     monkeypatch.setattr("sparring.commands.poll.poll", broken)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = door.run(["poll", sid])
+        code = entry.run(["poll", sid])
     assert code == 1 and json.loads(printed.getvalue())["error"]["code"] == "internal_error"
     assert calls == ["ran"]
 
@@ -383,10 +383,10 @@ def test_a_bug_in_a_verb_the_door_runs_is_internal_error_and_runs_once(
     ["start", "{session}", "--prompt-file", "{file}"],
 ], ids=lambda argv: " ".join(argv[:2]))
 @pytest.mark.parametrize("way", ["outside", "link"])
-def test_a_file_the_door_takes_is_read_only_inside_the_project(
+def test_a_file_the_entry_takes_is_read_only_inside_the_project(
         argv: list[str], way: str, sparring: Any, fake_codex: Any, repo: Path,
         tmp_path: Path) -> None:
-    """The launcher is approved with any arguments: a file named to a call the first door
+    """The launcher is approved with any arguments: a file named to a call the entry
     runs without click is read only inside the project, never through a link out of it,
     and a refused one starts nothing and writes nothing."""
     secret = tmp_path / "secret.md"
@@ -402,7 +402,7 @@ def test_a_file_the_door_takes_is_read_only_inside_the_project(
     words = [w.format(file=named, session=session) for w in argv]
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = door.run(words)
+        code = entry.run(words)
     out = json.loads(printed.getvalue())
     assert code != 0 and out["error"]["code"] == (
         "path_outside_project" if way == "outside" else "path_is_link"), out

@@ -1,4 +1,4 @@
-"""The first door: `python -m sparring` and the `sparring` command.
+"""The entry: `python -m sparring` and the `sparring` command.
 
 The calls a debate makes (`poll`, `wait`, `status`, `start`, `resume`, `guard check`, and
 every workflow's own verb: cli/declared.py) are parsed here against the declarations click's
@@ -18,7 +18,7 @@ import sys
 
 
 def main() -> int:
-    """`python -m sparring` and the `sparring` command: this door, else the CLI."""
+    """`python -m sparring` and the `sparring` command: this entry, else the CLI."""
     code = run(sys.argv[1:])
     if code is None:
         from sparring.cli.main import main as cli

@@ -22,8 +22,8 @@ from sparring.errors import CODES, SparringError
 from sparring.fence import unfence
 from sparring.process import spawn
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
-from sparring.store.session import Session, find_turn
-from sparring.store.state import write_private
+from sparring.store.sessions import Session, find_turn
+from sparring.store.statefile import write_private
 from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity

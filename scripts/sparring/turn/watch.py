@@ -32,10 +32,9 @@ from typing import Any, NamedTuple
 from sparring import guard, process
 from sparring.errors import SparringError
 from sparring.guard import copies
-from sparring.store import session as sessions
-from sparring.store import witness, workspace
+from sparring.store import sessions, witness, workspace
 from sparring.store.locate import EVENTS_FILE, STDERR_FILE
-from sparring.store.session import SEALED_FILE, Session
+from sparring.store.sessions import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
 
 BASELINE = "guard-baseline.json"

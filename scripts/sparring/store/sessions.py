@@ -15,7 +15,7 @@ from sparring.errors import SparringError
 from sparring.store import locate, shapes, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
-from sparring.store.state import StateFile
+from sparring.store.statefile import StateFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
