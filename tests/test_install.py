@@ -960,7 +960,7 @@ def test_uninstall_names_what_it_leaves_behind_and_how_to_remove_it(
     (decisions / "2026-11-22-think-about-redis.md").write_text("# report\n")
     (decisions / "2026-11-22-think-about-redis.json").write_text("{}\n")
     (decisions / "adr-001.md").write_text("# the team's own record\n")
-    copies = witness.folder(project)
+    copies = Path(witness.folder(project))
     copies.mkdir(parents=True)
     kept = snapshot(project / "docs"), snapshot(project / "debate"), snapshot(copies)
 

@@ -270,12 +270,12 @@ def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: P
     """_spawn_codex changes the status with states.move: a move the machine does not allow
     is refused, and nothing is written (the turn stays as it was on disk)."""
     found, n = _starting_turn(session, repo)
-    before = (found.dir / "session.json").read_bytes()
+    before = Path(found.path, "session.json").read_bytes()
     with monkeypatch.context() as patched:
         patched.setitem(states._NEXT, states.STARTING, frozenset({states.RUNNING}))
         with pytest.raises(states.IllegalTransition, match="starting cannot become stopped"):
             runner._spawn_codex(found, n, KeeperStub(), runner.Stop())
-    assert (found.dir / "session.json").read_bytes() == before
+    assert Path(found.path, "session.json").read_bytes() == before
     assert runner._spawn_codex(found, n, KeeperStub(), runner.Stop()) is None
     ended = sessions.find_turn(found.load(), n)
     assert ended["status"] == states.STOPPED and ended["error"]["code"] == "turn_stopped"

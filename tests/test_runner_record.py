@@ -36,7 +36,7 @@ def edit(repo: Path, sid: str, change: Any, copy: bool = False) -> bytes:
     if not copy:
         kept = witness.copy_of(path)
         assert kept is not None
-        kept.unlink(missing_ok=True)
+        Path(kept).unlink(missing_ok=True)
     path.write_text(json.dumps(data, indent=2))
     return path.read_bytes()
 
@@ -145,7 +145,7 @@ def test_no_process_is_signalled_on_session_jsons_word(sparring: Any, session: s
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     assert sparring("wait", session).out["status"] == "completed"
-    record = runs.path_for(directory(repo, session))
+    record = runs.path_for(str(directory(repo, session)))
     deadline = time.monotonic() + 10
     while record.exists() and time.monotonic() < deadline:  # the runner has finished
         time.sleep(0.05)
@@ -171,10 +171,10 @@ def test_the_record_is_kept_outside_the_project_while_a_turn_runs_and_then_remov
         sparring: Any, session: str, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
     fake_codex.mode("hang")
     sparring("start", session, input=b"q")
-    record = runs.path_for(directory(repo, session))
+    record = runs.path_for(str(directory(repo, session)))
     assert record.is_file() and repo not in record.parents
     assert record.parent.stat().st_mode & 0o777 == 0o700
-    run = runs.read(directory(repo, session))
+    run = runs.read(str(directory(repo, session)))
     assert run is not None and run.turn == 1 and run.runner and run.codex and run.watchdog
     assert sparring("stop", session).out["status"] == "stopped"
     assert not record.exists()

@@ -349,7 +349,7 @@ def test_a_link_put_in_place_of_the_prompt_never_reaches_codex(
                            prompt=b"q", argv=argv, thread_id=None)["n"]
     early = Early.start(found, {"argv": argv, "cwd": str(repo), "root": str(repo),
                                 "mark": KeeperStub.mark}) if started == "early" else None
-    prompt = found.turn_file(n, turns.PROMPT)
+    prompt = Path(found.turn_path(n, turns.PROMPT))
     prompt.unlink()
     prompt.symlink_to(secret)
 

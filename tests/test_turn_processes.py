@@ -91,7 +91,7 @@ def test_stop_ends_what_a_turn_left_when_its_runner_and_watchdog_were_killed(
     pids = respawning(fake_codex, tmp_path, "respawn_hang")
     sparring("start", session, input=b"q")
     wait_for(lambda: len(pids_in(pids)) >= 5)
-    run = runs.read(repo / ".sparring" / "sessions" / session)
+    run = runs.read(str(repo / ".sparring" / "sessions" / session))
     assert run is not None and run.watchdog is not None and run.runner is not None
     codex = turn_of(repo, session)["codex"]["pid"]
     for doomed in (run.watchdog.pid, run.runner.pid):
@@ -109,7 +109,7 @@ def test_a_killed_watchdog_is_started_again(sparring: Any, session: str, fake_co
     directory = repo / ".sparring" / "sessions" / session
 
     def watchdog() -> process.Identity | None:
-        run = runs.read(directory)
+        run = runs.read(str(directory))
         return run.watchdog if run else None
 
     wait_for(lambda: watchdog() is not None)
@@ -248,7 +248,7 @@ def test_a_backend_this_system_lacks_is_refused_before_anything_starts(
 
 def test_the_runners_record_has_one_place(tmp_path: Path) -> None:
     directory = tmp_path / "a session"
-    where = runs.path_for(directory)
+    where = runs.path_for(str(directory))
     assert locate.run_record(str(directory)) == str(where)  # the one spelling of it
     assert where.is_relative_to(Path(locate.state_home()))
 

@@ -56,8 +56,9 @@ def test_real_codex_forging_the_seal_verdict_and_reports_is_put_back(
     debate = Debate(sparring, None, scratch)
     folder = repo / ".sparring" / "sessions" / debate.sid
     record = folder / "session.json"
-    copy = witness.copy_of(record)
-    assert copy is not None
+    kept = witness.copy_of(record)
+    assert kept is not None
+    copy = Path(kept)
     digest = hashlib.sha256(FORGED.encode()).hexdigest()
     forge = run_python(tmp_path, f"""
 folder = Path('.sparring/sessions/{debate.sid}')

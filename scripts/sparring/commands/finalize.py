@@ -22,7 +22,7 @@ def finalize(ref: str, cwd: Path, full: bool = True) -> dict[str, Any]:
         stopped_running = lifecycle.stop_running(session)
     summary = summarize(session, session.load())
     summary["stopped_running_turn"] = stopped_running
-    path = session.dir / SUMMARY_FILE
+    path = Path(session.path, SUMMARY_FILE)
     write_json_atomic(path, summary, witness=True)
     with session.update() as locked:
         locked["finalized_at"] = summary["finalized_at"]

@@ -121,14 +121,14 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
-    base = project_baseline(session.turn_file(turn["n"], watch.BASELINE),
+    base = project_baseline(Path(session.turn_path(turn["n"], watch.BASELINE)),
                             Path(data["root"]))
-    recorded = session.turn_file(turn["n"], watch.CHANGES)
+    recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
     if not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
                             "sparring, which kept no record of what it saw",
                             "`sparring guard revert --baseline "
-                            f"{session.turn_file(turn['n'], watch.BASELINE)}` undoes what "
+                            f"{session.turn_path(turn['n'], watch.BASELINE)}` undoes what "
                             "changed since that turn's snapshot", path=str(recorded))
     changes = guard.load_changes(recorded)
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))

@@ -15,7 +15,7 @@ def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, A
     created = sessions.create(context, root, cwd.resolve(), budget_tokens)
     return {
         "session": created.id,
-        "session_dir": str(created.dir),
+        "session_dir": created.path,
         "skill": skill,
         "root": str(root),
         "cwd": str(cwd.resolve()),

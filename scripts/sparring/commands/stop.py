@@ -15,7 +15,7 @@ def stop(ref: str, cwd: Path) -> dict[str, Any]:
     lifecycle.agreed(session)  # session.json shows the turn its runner runs, or state_corrupt
     data = session.load()
     if not data["turns"]:  # nothing ever ran: stopping is trivially done
-        return {"session": session.id, "session_dir": str(session.dir), "status": "new",
+        return {"session": session.id, "session_dir": session.path, "status": "new",
                 "already_ended": True}
     lifecycle.observe(session)
     stopped = lifecycle.stop_running(session)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,7 +63,7 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
 @contextlib.contextmanager
 def _one_verdict_at_a_time(session: Session) -> Iterator[None]:
     try:
-        with try_locked(session.dir / "verdict"):
+        with try_locked(os.path.join(session.path, "verdict")):
             yield
     except BlockingIOError:
         raise SparringError("session_busy", "another verdict for this session is being handed "

@@ -59,7 +59,7 @@ def _reports(ctx: Context, folder: Path) -> None:
 
 def _witness(ctx: Context, project: Path | None) -> None:
     """sparring's own copies of its records, out of Codex's reach (store/witness.py)."""
-    folder = witness.home() if project is None else witness.folder(project)
+    folder = Path(witness.home() if project is None else witness.folder(project))
     if folder.exists():
         ctx.note("left behind", folder, "sparring's copies of the runner's records (kept out "
                  f"of Codex's reach); remove it with `rm -rf {folder}` when no debate runs")

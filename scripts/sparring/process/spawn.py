@@ -22,11 +22,14 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from sparring import process
 from sparring.paths import read_own
 from sparring.process import backend
+
+if TYPE_CHECKING:
+    from sparring.disk import Where
 
 TimeoutExpired = subprocess.TimeoutExpired  # what `run` raises past its timeout
 
@@ -40,10 +43,10 @@ class Completed(NamedTuple):
 def background(
     argv: Sequence[str],
     *,
-    cwd: Path,
-    stdin: Path | None,
-    stdout: Path,
-    stderr: Path,
+    cwd: Where,
+    stdin: Where | None,
+    stdout: Where,
+    stderr: Where,
     env: Mapping[str, str] | None = None,
     die_with_parent: bool = False,
     stdin_pipe: bool = False,
@@ -118,15 +121,15 @@ def _tie(die_with_parent: bool) -> Callable[[], None] | None:
     return backend.current().tie_to_parent(os.getpid()) if die_with_parent else None
 
 
-def _append_private(path: Path) -> BinaryIO:
+def _append_private(path: Where) -> BinaryIO:
     """A child's output file, readable by the user alone (it may hold what the child saw);
     never a link (one planted there is refused: OSError)."""
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
                              0o600), "ab")
 
 
-def run(argv: Sequence[str], *, timeout: float | None, cwd: Path | None = None,
-        output: Path | None = None, own_session: bool = True) -> Completed:
+def run(argv: Sequence[str], *, timeout: float | None, cwd: Where | None = None,
+        output: Where | None = None, own_session: bool = True) -> Completed:
     """Run a command to its end and capture what it prints (`output`: both its streams
     appended to that file instead, as a log the user reads); on `timeout` its whole group
     is killed (TimeoutExpired). OSError when it cannot start. Without `own_session` (a long
@@ -149,7 +152,7 @@ def run(argv: Sequence[str], *, timeout: float | None, cwd: Path | None = None,
     return Completed(proc.returncode, decode(out or b""), decode(err or b""))
 
 
-def piped(argv: Sequence[str], *, cwd: Path,
+def piped(argv: Sequence[str], *, cwd: Where,
                 env: Mapping[str, str]) -> Callable[[], tuple[int, bytes, bytes]]:
     """Start a short command whose output we want, now; the call returned waits for it and
     gives (exit status, stdout, stderr). Its output goes to files in memory, not pipes, so
@@ -197,6 +200,6 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def read_tail(path: Path, limit: int = 2000) -> str:
+def read_tail(path: Where, limit: int = 2000) -> str:
     """The last `limit` bytes of a child's output file, decoded leniently."""
     return decode(read_own(path, 1 << 40, tail=limit) or b"").strip()

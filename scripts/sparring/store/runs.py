@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import secrets
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -75,11 +76,11 @@ def folder() -> Path:
     return Path(locate.state_home(), "runs")
 
 
-def path_for(session_dir: Path) -> Path:
-    return Path(locate.run_record(str(session_dir)))
+def path_for(session_dir: str) -> Path:
+    return Path(locate.run_record(session_dir))
 
 
-def read(session_dir: Path) -> Run | None:
+def read(session_dir: str) -> Run | None:
     """The record of the session's runner, if there is one."""
     path = path_for(session_dir)
     try:
@@ -94,11 +95,11 @@ def read(session_dir: Path) -> Run | None:
         raise _corrupt(path, f"is not as sparring wrote it ({exc})") from exc
 
 
-def begin(session_dir: Path, turn: Mapping[str, Any], mark: str | None = None) -> Run:
+def begin(session_dir: str, turn: Mapping[str, Any], mark: str | None = None) -> Run:
     """A new record for a runner about to start on `turn`, with its mark (`mark`, the one a
     codex started early for it carries, else a new one). An earlier record is replaced only
     if its runner is gone (lifecycle repaired its turn first)."""
-    run = Run(str(session_dir), int(turn["n"]), float(turn["created_at"]), mark or new_mark(),
+    run = Run(session_dir, int(turn["n"]), float(turn["created_at"]), mark or new_mark(),
               None, None, None, ())
     with _lock():
         before = read(session_dir)
@@ -114,7 +115,7 @@ def new_mark() -> str:
 
 
 @contextlib.contextmanager
-def change(session_dir: Path, runner: Identity | None = None) -> Iterator[dict[str, Any]]:
+def change(session_dir: str, runner: Identity | None = None) -> Iterator[dict[str, Any]]:
     """Read-modify-write the record as a dict (Run's fields; identities as dicts). With
     `runner`, only while the record is that runner's (else the block is skipped: a newer
     turn's record is never touched by an older runner)."""
@@ -129,7 +130,7 @@ def change(session_dir: Path, runner: Identity | None = None) -> Iterator[dict[s
             _write(session_dir, _from_dict(data, session_dir))
 
 
-def remove(session_dir: Path, turn: int, created_at: float) -> None:
+def remove(session_dir: str, turn: int, created_at: float) -> None:
     """Remove the record if it is still the one about that turn: its end is recorded (the
     runner does this under the session lock, with the end)."""
     with _lock():
@@ -152,7 +153,7 @@ def _lock() -> Iterator[None]:
         yield
 
 
-def _write(session_dir: Path, run: Run) -> None:
+def _write(session_dir: str, run: Run) -> None:
     write_atomic(path_for(session_dir), json.dumps(_to_dict(run), indent=2) + "\n")
 
 
@@ -164,10 +165,10 @@ def _to_dict(run: Run) -> dict[str, Any]:
     return data
 
 
-def _from_dict(data: dict[str, Any], session_dir: Path) -> Run:
+def _from_dict(data: dict[str, Any], session_dir: str) -> Run:
     if data.get("format") != FORMAT or data.get("kind") != KIND:
         raise ValueError(f"format {data.get('format')!r}, kind {data.get('kind')!r}")
-    if data["session_dir"] != str(session_dir):
+    if data["session_dir"] != session_dir:
         raise ValueError(f"it is about {data['session_dir']}")
     return Run(str(data["session_dir"]), int(data["turn"]), float(data["turn_created_at"]),
                str(data["mark"]), Identity.from_dict(data["runner"]),
@@ -175,10 +176,10 @@ def _from_dict(data: dict[str, Any], session_dir: Path) -> Run:
                tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]))
 
 
-def disagreement(session_dir: Path, problem: str) -> SparringError:
+def disagreement(session_dir: str, problem: str) -> SparringError:
     """session.json does not say what the runner's own record says: it was changed by
     something other than sparring. Raised once the record's processes are ended."""
-    path = session_dir / SESSION_FILE
+    path = os.path.join(session_dir, SESSION_FILE)
     return SparringError("state_corrupt", f"the session file {path} disagrees with sparring's "
                          f"own record of its runner: {problem}", "the file was left untouched "
                          "and no turn's processes run on; inspect it or move the session aside, "

@@ -35,8 +35,8 @@ def local_time(epoch: float) -> str:
 
 
 class Session:
-    """A session's folder: `path` as str (what the calls of every round read with, without
-    pathlib), `dir` as a Path for the rest."""
+    """A session's folder, `path`: text, as every path a round's calls read with (no
+    pathlib: store/witness.py says the figure)."""
 
     def __init__(self, directory: str | Path) -> None:
         self.path = os.fspath(directory)
@@ -44,12 +44,6 @@ class Session:
         self.state = StateFile(os.path.join(self.path, SESSION_FILE), "session", FORMAT,
                                shape=lambda data: shapes.session_problem(data) or
                                shapes.placement_problem(data, self.path), witness=True)
-
-    @property
-    def dir(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.path)
 
     @property
     def id(self) -> str:
@@ -86,15 +80,12 @@ class Session:
         with self.update() as data:
             yield cast("SessionRecord", data)
 
-    def turn_dir(self, n: int) -> Path:
-        return self.dir / "turns" / str(n)
-
-    def turn_file(self, n: int, name: str) -> Path:
-        return self.turn_dir(n) / name
+    def turn_dir(self, n: int) -> str:
+        """Turn `n`'s own folder: its prompt, its runner's log, its guard's files."""
+        return os.path.join(self.path, "turns", str(n))
 
     def turn_path(self, n: int, name: str) -> str:
-        """turn_file, as str."""
-        return os.path.join(self.path, "turns", str(n), name)
+        return os.path.join(self.turn_dir(n), name)
 
     @property
     def outputs(self) -> str:

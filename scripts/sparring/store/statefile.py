@@ -119,10 +119,8 @@ def read_record(path: str | Path) -> bytes:
     if not _witness.vouches(path, data):
         found = _witness.split(path)
         assert found is not None  # a record without a place has no copy: always vouched for
-        from pathlib import Path  # putting a record back: never on a plain read
-
         with _witness.locked(found[0]):
-            data = _witness.genuine(Path(path))
+            data = _witness.genuine(path)
     if data is None:
         if os.path.lexists(path):
             raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))

@@ -40,71 +40,47 @@ from sparring import disk
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR
 
-# Reading a record (poll, wait and status, every round) needs neither pathlib nor contextlib
-# (which bring re, fnmatch, collections and more): the readers work on str paths, and what
-# returns a Path, or writes, imports them where it runs.
+# Every path here is text, os.path's way: reading a record (poll, wait and status, every
+# round) then needs no pathlib (8-9 ms of a 20 ms start: bench/status_bench.py); contextlib
+# is imported only where a record is written.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from contextlib import AbstractContextManager
-    from pathlib import Path
+
+    from sparring.disk import Where
 
 _META = ".witness"  # in the copies' own folder: sparring never writes a record of that name
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
 
 
-def home() -> Path:
+def home() -> str:
     """Where every project's copies live (the XDG state folder, as the user's shell sets it)."""
-    from pathlib import Path
-
-    return Path(_home())
-
-
-def split(path: str | os.PathLike[str]) -> tuple[Path, str] | None:
-    """(project root, path below its `.sparring/`) of a record, or None for a file that is
-    not under a `.sparring/` folder (never witnessed)."""
-    from pathlib import Path
-
-    found = _split(os.fspath(path))
-    return None if found is None else (Path(found[0]), found[1])
-
-
-def folder(root: Path) -> Path:
-    """The copies of `root`'s records: the project's real path, mirrored under home()."""
-    from pathlib import Path
-
-    return Path(_folder(root))
-
-
-def copy_of(path: str | os.PathLike[str]) -> Path | None:
-    from pathlib import Path
-
-    found = _copy(os.fspath(path))
-    return None if found is None else Path(found)
-
-
-def _home() -> str:
     return os.path.join(locate.state_home(), "witness")
 
 
-def _split(path: str) -> tuple[str, str] | None:
-    """split, in str: the path's parts as pathlib reads them (no empty or `.` part)."""
-    parts = [part for part in path.split(os.sep) if part and part != "."]
+def split(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """(project root, path below its `.sparring/`) of a record, or None for a file that is
+    not under a `.sparring/` folder (never witnessed). The parts are read as pathlib reads
+    them (no empty or `.` part)."""
+    text = os.fspath(path)
+    parts = [part for part in text.split(os.sep) if part and part != "."]
     if STATE_DIR not in parts[:-1]:
         return None
     at = len(parts) - 1 - parts[::-1].index(STATE_DIR)
     root = os.sep.join(parts[:at])
-    return (os.sep + root if path.startswith(os.sep) else root or "."), "/".join(parts[at + 1:])
+    return (os.sep + root if text.startswith(os.sep) else root or "."), "/".join(parts[at + 1:])
 
 
-def _folder(root: str | os.PathLike[str]) -> str:
-    return os.path.join(_home(), os.path.realpath(root).lstrip(os.sep), STATE_DIR)
+def folder(root: Where) -> str:
+    """The copies of `root`'s records: the project's real path, mirrored under home()."""
+    return os.path.join(home(), os.path.realpath(root).lstrip(os.sep), STATE_DIR)
 
 
-def _copy(path: str) -> str | None:
-    found = _split(path)
-    return None if found is None else os.path.join(_folder(found[0]), found[1])
+def copy_of(path: Where) -> str | None:
+    found = split(path)
+    return None if found is None else os.path.join(folder(found[0]), found[1])
 
 
 def read(path: str | os.PathLike[str]) -> bytes | None:
@@ -129,7 +105,7 @@ def vouches(path: str | os.PathLike[str], data: bytes | None) -> bool:
     """Whether `data`, read from the record at `path` (None: no regular file there), is what
     sparring last wrote there, or the record has no copy. Lock-free: a writer between its
     two writes reads as False, and the caller then asks again under the lock (genuine)."""
-    copy = _copy(os.fspath(path))
+    copy = copy_of(path)
     if copy is None:
         return True
     try:
@@ -139,7 +115,7 @@ def vouches(path: str | os.PathLike[str], data: bytes | None) -> bool:
         return data is not None
 
 
-def locked(root: Path, name: str = "lock", wait: bool = True
+def locked(root: Where, name: str = "lock", wait: bool = True
            ) -> AbstractContextManager[None]:
     """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
     witness lock (the default): a record and its copy are written, checked and put back
@@ -149,8 +125,8 @@ def locked(root: Path, name: str = "lock", wait: bool = True
     return contextlib.contextmanager(_locked)(root, name, wait)
 
 
-def _locked(root: Path, name: str, wait: bool) -> Iterator[None]:
-    with disk.locked(_private(folder(root) / _META) / name, wait=wait):
+def _locked(root: Where, name: str, wait: bool) -> Iterator[None]:
+    with disk.locked(os.path.join(_private(_meta(root)), name), wait=wait):
         yield
 
 
@@ -168,7 +144,7 @@ def _keeping(path: str | os.PathLike[str], data: bytes) -> Iterator[None]:
         yield
         return
     try:
-        before: bytes | None = copy.read_bytes()
+        before: bytes | None = _read(copy)
     except FileNotFoundError:
         before = None
     _write(copy, data)
@@ -176,13 +152,13 @@ def _keeping(path: str | os.PathLike[str], data: bytes) -> Iterator[None]:
         yield
     except BaseException:
         if before is None:
-            copy.unlink()
+            os.unlink(copy)
         else:
             _write(copy, before)
         raise
 
 
-def genuine(path: Path) -> bytes | None:
+def genuine(path: Where) -> bytes | None:
     """The record at `path` as it may be read (call under `locked`). While a turn is watched,
     one that is not its copy's bytes is set aside and the copy put back (and logged);
     otherwise, and without a copy, the record as it is. None: no regular file there."""
@@ -191,7 +167,7 @@ def genuine(path: Path) -> bytes | None:
     if found is None or not watched(found[0]):
         return data
     try:
-        kept = (folder(found[0]) / found[1]).read_bytes()
+        kept = _read(os.path.join(folder(found[0]), found[1]))
     except OSError:
         return data  # never witnessed
     if data != kept:
@@ -202,47 +178,48 @@ def genuine(path: Path) -> bytes | None:
 # --- watching a turn -------------------------------------------------------------------------
 
 
-def watch(root: Path, name: str, owner: str) -> None:
+def watch(root: Where, name: str, owner: str) -> None:
     """Begin watching a turn (call under `locked`): `owner` says who ends it (the runner's
     identity, so that a runner that died leaves a watch a later snapshot can drop)."""
-    _write(folder(root) / _META / "watches" / name, owner.encode("utf-8"))
+    _write(os.path.join(_meta(root), "watches", name), owner.encode("utf-8"))
 
 
-def unwatch(root: Path, name: str) -> None:
+def unwatch(root: Where, name: str) -> None:
     import contextlib
 
     with contextlib.suppress(FileNotFoundError):
-        (folder(root) / _META / "watches" / name).unlink()
+        os.unlink(os.path.join(_meta(root), "watches", name))
 
 
-def watches(root: Path) -> dict[str, str]:
+def watches(root: Where) -> dict[str, str]:
     """The turns being watched: name -> owner."""
-    place = folder(root) / _META / "watches"
+    place = os.path.join(_meta(root), "watches")
     try:
         names = os.listdir(place)
     except FileNotFoundError:
         return {}
-    return {name: (place / name).read_text(encoding="utf-8") for name in names
+    return {name: _read(os.path.join(place, name)).decode("utf-8") for name in names
             if not name.startswith(".")}
 
 
-def watched(root: Path) -> bool:
+def watched(root: Where) -> bool:
     return bool(watches(root))
 
 
-def adopt(root: Path) -> None:
+def adopt(root: Where) -> None:
     """Take the records as they are for sparring's (call under `locked`, with no turn
     watched): between turns a record that differs is the user's own edit, and one that is
     gone was removed by the user."""
     for relative in _witnessed(root):
-        data = read(root / STATE_DIR / relative)
+        data = read(os.path.join(root, STATE_DIR, relative))
+        copy = os.path.join(folder(root), relative)
         if data is None:
-            (folder(root) / relative).unlink()
-        elif data != (folder(root) / relative).read_bytes():
-            _write(folder(root) / relative, data)
+            os.unlink(copy)
+        elif data != _read(copy):
+            _write(copy, data)
 
 
-def audit(root: Path) -> list[tuple[str, str]]:
+def audit(root: Where) -> list[tuple[str, str]]:
     """Check every witnessed record of the project against its copy (call under `locked`,
     while a turn is watched), putting back each one that differs and logging it:
     [(path below `.sparring/`, "modified" | "deleted")].
@@ -251,24 +228,25 @@ def audit(root: Path) -> list[tuple[str, str]]:
     not brought back, and their copies are dropped."""
     found = []
     for relative in _witnessed(root):
-        record = root / STATE_DIR / relative
-        kept = (folder(root) / relative).read_bytes()
+        record = os.path.join(root, STATE_DIR, relative)
+        copy = os.path.join(folder(root), relative)
+        kept = _read(copy)
         if read(record) == kept:
             continue
         kind = "modified" if os.path.lexists(record) else "deleted"
         found.append((relative, kind))
         if _removed_with_its_session(root, relative):
-            (folder(root) / relative).unlink()
+            os.unlink(copy)
             _log(root, relative, kind)
         else:
-            _put_back(record, kept, (root, relative))
+            _put_back(record, kept, (os.fspath(root), relative))
     return found
 
 
-def changed_since(root: Path, since: float) -> dict[str, str]:
+def changed_since(root: Where, since: float) -> dict[str, str]:
     """The records put back (or found gone) since `since`: path below `.sparring/` -> kind."""
     try:
-        lines = (folder(root) / _META / "log").read_text(encoding="utf-8").splitlines()
+        lines = _read(os.path.join(_meta(root), "log")).decode("utf-8").splitlines()
     except FileNotFoundError:
         return {}
     found: dict[str, str] = {}
@@ -283,51 +261,62 @@ def changed_since(root: Path, since: float) -> dict[str, str]:
     return found
 
 
-def within(root: Path) -> bool:
+def within(root: Where) -> bool:
     """Whether the copies of `root`'s records lie inside the project itself (a project that
     is the home folder, say), where a `workspace-write` sandbox may write them too."""
     copies, place = os.path.realpath(folder(root)), os.path.realpath(root)
     return copies == place or copies.startswith(place.rstrip(os.sep) + os.sep)
 
 
-def _removed_with_its_session(root: Path, relative: str) -> bool:
+def _removed_with_its_session(root: Where, relative: str) -> bool:
     parts = relative.split("/")
-    session = root / STATE_DIR / "/".join(parts[:2])
+    session = os.path.join(root, STATE_DIR, *parts[:2])
     return parts[0] == "sessions" and len(parts) > 2 and not os.path.lexists(session)
 
 
-def _witnessed(root: Path) -> list[str]:
+def _witnessed(root: Where) -> list[str]:
     base = folder(root)
     found = []
     for here, dirs, files in os.walk(base):
-        if here == str(base):
+        if here == base:
             dirs[:] = [d for d in dirs if d != _META]
         found += [os.path.relpath(os.path.join(here, f), base) for f in files
                   if not f.endswith(".tmp")]
     return sorted(found)
 
 
-def _put_back(path: Path, kept: bytes, found: tuple[Path, str]) -> None:
+def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
     """The record at `path` is not sparring's: keep what stands there aside (renamed, never
     read or followed), write the copy in its place, log it."""
     kind = "modified" if os.path.lexists(path) else "deleted"
     if kind == "modified":
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        os.replace(path, path.with_name(f"{path.name}.foreign-{stamp}-{os.urandom(3).hex()}"))
+        os.replace(path, f"{os.fspath(path)}.foreign-{stamp}-{os.urandom(3).hex()}")
     _write(path, kept)
     _log(*found, kind=kind)
 
 
-def _log(root: Path, relative: str, kind: str) -> None:
-    with open(folder(root) / _META / "log", "a", encoding="utf-8") as f:
+def _log(root: Where, relative: str, kind: str) -> None:
+    with open(os.path.join(_meta(root), "log"), "a", encoding="utf-8") as f:
         f.write(f"{time.time()} {kind} {relative}\n")
 
 
-def _write(path: Path, data: bytes) -> None:
-    disk.write(_private(path.parent) / path.name, data)
+def _meta(root: Where) -> str:
+    """The copies' own folder of `root`'s: the watches, the log and the locks."""
+    return os.path.join(folder(root), _META)
 
 
-def _private(path: Path) -> Path:
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _write(path: Where, data: bytes) -> None:
+    parent, name = os.path.split(path)
+    disk.write(os.path.join(_private(parent), name), data)
+
+
+def _private(path: str) -> str:
     """`path` and its missing parents as folders only the user can open (the copies' names
     spell the project's path)."""
     return disk.folders(path)

@@ -9,7 +9,6 @@ so do `stop` and `poll` (lifecycle.py).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sparring import process
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class Keeper:
-    def __init__(self, session: Session, me: process.Identity, mark: str, log: Path) -> None:
+    def __init__(self, session: Session, me: process.Identity, mark: str, log: str) -> None:
         self.session, self.me, self.mark, self.log = session, me, mark, log
         self.seen: frozenset[process.Identity] = frozenset()
         # Started just before codex (check_watchdog): until then there is nothing of the turn
@@ -39,7 +38,7 @@ class Keeper:
 
     def note(self, **fields: object) -> None:
         """Change the runner's record, while it is this runner's."""
-        with runs.change(self.session.dir, self.me) as run:
+        with runs.change(self.session.path, self.me) as run:
             if run:
                 run.update(fields)
 
@@ -75,7 +74,7 @@ class Keeper:
 
     def ended(self, turn: Mapping[str, Any]) -> None:
         """The end of `turn` is being recorded (under the session lock): its record goes."""
-        runs.remove(self.session.dir, turn["n"], turn["created_at"])
+        runs.remove(self.session.path, turn["n"], turn["created_at"])
 
     def close(self) -> None:
         """The runner is done: nothing of its turns runs on, nor does its watchdog. (A

@@ -167,7 +167,7 @@ def _resume(session: Session, options: dict[str, Any],
                                 "prompt; do not give another", "drop --prompt-file or --recover")
         # Through paths.py too: the turn's folder sits in the project, where a widened
         # sandbox lets Codex put a link in place of the prompt it was sent.
-        given = Prompt(paths.read(session.turn_file(previous["n"], turns.PROMPT),
+        given = Prompt(paths.read(session.turn_path(previous["n"], turns.PROMPT),
                                   Path(data["root"]), "the interrupted round's prompt",
                                   4 * codex.MAX_PROMPT_CHARS).data,
                        previous.get("template"))

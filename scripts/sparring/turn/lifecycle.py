@@ -99,7 +99,7 @@ def _record(session: Session) -> runs.Run | None:
         return None
     from sparring.store import runs
 
-    return runs.read(session.dir)
+    return runs.read(session.path)
 
 
 def _any_run() -> bool:
@@ -121,7 +121,7 @@ def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringEr
     if run is not None:
         process.send(run.runner, signal.SIGKILL)
         process.end(run.scope())
-    return runs.disagreement(session.dir, problem)
+    return runs.disagreement(session.path, problem)
 
 
 def _problem(data: dict[str, Any], run: runs.Run | None) -> str | None:
@@ -201,7 +201,7 @@ def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> 
     turns.record_end(session, turn["n"], exit_code=None, end_reason=reason or "runner_died",
                      follow_up=_ended(session, run))
     if run is not None:
-        runs.remove(session.dir, run.turn, run.turn_created_at)
+        runs.remove(session.path, run.turn, run.turn_created_at)
 
 
 def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
@@ -210,7 +210,7 @@ def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
         from sparring.store import runs
 
         if run is not None and run.names(turn):
-            runs.remove(session.dir, run.turn, run.turn_created_at)
+            runs.remove(session.path, run.turn, run.turn_created_at)
     return follow_up
 
 
@@ -254,7 +254,7 @@ def _end(session: Session, n: int, run: runs.Run | None) -> None:
         turns.record_end(session, n, exit_code=None, end_reason="stopped",
                          follow_up=_ended(session, run))
     if run is not None:
-        runs.remove(session.dir, run.turn, run.turn_created_at)
+        runs.remove(session.path, run.turn, run.turn_created_at)
 
 
 def _await_end(session: Session, n: int, run: runs.Run) -> None:

@@ -88,7 +88,7 @@ class Ready:
         """The forked runner, now running turn `n` of `session`; None when there is none
         (or it is gone: way 4 of the module's diagram)."""
         child, self.child = self.child, None
-        if child is None or not child.order(_line(TURN, session=str(session.dir), turn=n)):
+        if child is None or not child.order(_line(TURN, session=session.path, turn=n)):
             return None
         if process.has_exited(child):
             # Gone before its orders, though the pipe took them: a process it was starting
@@ -155,9 +155,9 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
         return 0
     session = Session(Path(message["session"]))  # the session the verb found
     n = int(message["turn"])
-    standby.write_output_to(session.turn_file(n, turns.RUNNER_LOG))
-    os.chdir(session.dir)  # where a runner started anew works
-    return main([str(session.dir), str(n)], early)
+    standby.write_output_to(session.turn_path(n, turns.RUNNER_LOG))
+    os.chdir(session.path)  # where a runner started anew works
+    return main([session.path, str(n)], early)
 
 
 def _line(kind: str, **fields: Any) -> bytes:
@@ -176,13 +176,13 @@ def launch(session: Session, n: int, ready: Ready) -> process.Identity:
     session, its output in the turn's log. Its record (store/runs.py) is written first, and
     names it before this returns."""
     try:
-        runs.begin(session.dir, find_turn(session.load(), n), ready.early_mark)
+        runs.begin(session.path, find_turn(session.load(), n), ready.early_mark)
     except runs.Busy as busy:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
                                  "start") from None
     identity = ready.hand_over(session, n) or _spawn(session, n)
-    with runs.change(session.dir) as run:
+    with runs.change(session.path) as run:
         if run.get("turn") == n:
             run["runner"] = identity.to_dict()
     return identity
@@ -190,10 +190,10 @@ def launch(session: Session, n: int, ready: Ready) -> process.Identity:
 
 def _spawn(session: Session, n: int) -> process.Identity:
     """A runner started anew, in an isolated interpreter (process.program)."""
-    log = session.turn_file(n, turns.RUNNER_LOG)
+    log = session.turn_path(n, turns.RUNNER_LOG)
     child = spawn.background(
-        spawn.program("sparring.turn.runner", str(session.dir), str(n)),
-        cwd=session.dir, stdin=None, stdout=log, stderr=log,
+        spawn.program("sparring.turn.runner", session.path, str(n)),
+        cwd=session.path, stdin=None, stdout=log, stderr=log,
     )
     return process.identity_of(child.pid)
 
@@ -210,7 +210,7 @@ def main(argv: list[str], early: Early | None = None) -> int:
     if run is None:
         print(f"the runner's record is not about turn {n}: a newer turn took over")
         return 1
-    keeper = Keeper(session, me, run.mark, session.turn_file(n, watchdog.LOG))
+    keeper = Keeper(session, me, run.mark, session.turn_path(n, watchdog.LOG))
     try:
         run_turn(session, n, keeper, stop, early)
     except Exception:
@@ -224,11 +224,11 @@ def main(argv: list[str], early: Early | None = None) -> int:
 
 
 def _claim(session: Session, n: int, me: process.Identity) -> runs.Run | None:
-    with runs.change(session.dir) as run:
+    with runs.change(session.path) as run:
         if run.get("turn") != n:
             return None
         run["runner"] = me.to_dict()
-    return runs.read(session.dir)
+    return runs.read(session.path)
 
 
 class Stop:
@@ -425,7 +425,7 @@ def _prompt(session: Session, turn: TurnRecord, root: str
     link put in place of the prompt would hand codex, and its model, any file the user can
     read. (the error, b"") when the prompt is not a plain file there."""
     try:
-        return None, paths.read(session.turn_file(turn["n"], turns.PROMPT), root,
+        return None, paths.read(session.turn_path(turn["n"], turns.PROMPT), root,
                                 "the turn's prompt", 4 * codex.MAX_PROMPT_CHARS).data
     except SparringError as exc:
         return dict(exc.to_dict()), b""
@@ -434,7 +434,7 @@ def _prompt(session: Session, turn: TurnRecord, root: str
 def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str) -> Popen[bytes]:
     return spawn.background(
         turn["argv"], cwd=cwd,
-        stdin=session.turn_file(turn["n"], turns.PROMPT),
+        stdin=session.turn_path(turn["n"], turns.PROMPT),
         stdout=Path(session.output(turn["n"], turns.EVENTS)),
         stderr=Path(session.output(turn["n"], turns.STDERR)),
         env=process.tree.marked(os.environ, mark),

@@ -66,7 +66,7 @@ def _take(session: Session, data: dict[str, Any], content: bytes, digest: str,
                             "sealing now would prove nothing", "continue with `sparring "
                             "verdict`")
     _require_round_one_over(session, data)
-    path = session.dir / SEALED_FILE
+    path = Path(session.path, SEALED_FILE)
     write_private(path, content, witness=True)  # a record: see store/witness.py
     state["seal"] = {"sha256": digest, "sealed_at": time.time(), "bytes": len(content),
                      "file": str(path)}

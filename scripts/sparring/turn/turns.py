@@ -85,10 +85,10 @@ def new_turn(
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     barrier.require_open(data, round_no)
     n = len(data["turns"]) + 1
-    directory, outputs = session.turn_dir(n), Path(session.output(n, EVENTS)).parent
+    directory, outputs = Path(session.turn_dir(n)), Path(session.output(n, EVENTS)).parent
     _set_aside(directory)
     _set_aside(outputs)
-    disk.folders(directory, under=session.dir)
+    disk.folders(directory, under=session.path)
     disk.folders(outputs)
     write_private(directory / PROMPT, prompt)
     turn: TurnRecord = {
@@ -197,7 +197,7 @@ def _deliver(session: Session, root: Path, turn: TurnRecord, path: str, text: st
                     make_folders=False)  # a folder moved away is not made again
     except (OSError, SparringError) as exc:  # it exists already, or its folder moved: keep
         # the answer anyway
-        kept = session.turn_file(turn["n"], "answer.md")
+        kept = session.turn_path(turn["n"], "answer.md")
         write_private(kept, body)
         turn["answer_file_kept"] = str(kept)
         turn["answer_file_error"] = f"{type(exc).__name__}: {exc}"

@@ -91,7 +91,7 @@ def snapshot(session: Session, n: int) -> Watch | None:
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
-    path = session.turn_file(n, BASELINE)
+    path = Path(session.turn_path(n, BASELINE))
     try:
         store = store_dir(root)
         with witness.locked(root, STORE):  # prune_store never takes a copy this one uses
@@ -157,7 +157,7 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
     store, the trash or other sessions, which others write meanwhile) and this session's
     folder but for what sparring writes there during the turn."""
     try:
-        mine = session.dir.relative_to(root).as_posix()
+        mine = Path(session.path).relative_to(root).as_posix()
     except ValueError:
         return {}
     top = guard.Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
@@ -174,7 +174,7 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
 def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline | None:
     """The latest earlier baseline of this session, whose hashes a snapshot may reuse."""
     for turn in reversed(data["turns"]):
-        path = session.turn_file(turn["n"], BASELINE)
+        path = Path(session.turn_path(turn["n"], BASELINE))
         if turn["n"] < n and path.is_file():
             try:
                 found = guard.Baseline.load(path)
@@ -218,7 +218,7 @@ def _needed(session: Session) -> set[str]:
         wanted.add(turns[-1]["n"])  # the session goes on: its latest turn may be undone
     found: set[str] = set()
     for turn in turns:
-        path = session.turn_file(turn["n"], BASELINE)
+        path = Path(session.turn_path(turn["n"], BASELINE))
         if path.is_file():
             base = guard.Baseline.load(path)
             found |= base.stored() if turn["n"] in wanted else base.bulk()
@@ -237,7 +237,7 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
         tree = guard.compare(watch.baseline) if watch.baseline is not None else None
         changes = _merged(tree or [], own)
         if tree is not None:
-            guard.save_changes(session.turn_file(n, CHANGES), changes)
+            guard.save_changes(Path(session.turn_path(n, CHANGES)), changes)
     except Exception:
         traceback.print_exc()
         return unchecked
@@ -270,7 +270,7 @@ def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
     finally:
         release(watch)
     seal = (data.get("engine") or {}).get("seal")
-    sealed = session.dir / SEALED_FILE
+    sealed = Path(session.path, SEALED_FILE)
     relative = f"sessions/{session.id}/{SEALED_FILE}"
     if seal is None and sealed.exists():
         found.setdefault(relative, "added")

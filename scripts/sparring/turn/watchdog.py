@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sparring import process
@@ -28,19 +27,19 @@ if TYPE_CHECKING:
 LOG = "watchdog.log"
 
 
-def start(session: Session, runner: process.Identity, log: Path) -> Watchdog:
+def start(session: Session, runner: process.Identity, log: str) -> Watchdog:
     """Start the watchdog of `runner` (this process) for `session`: forked, where that is as
     safe as a new interpreter (process/standby.py; it then costs codex's start nothing),
     else a new isolated interpreter."""
-    argv = [str(session.dir), str(runner.pid), repr(runner.started)]
-    forked = standby.fork(lambda _: _forked(session.dir, log, argv), orders=False)
+    argv = [session.path, str(runner.pid), repr(runner.started)]
+    forked = standby.fork(lambda _: _forked(session.path, log, argv), orders=False)
     if forked is not None:
         return forked
     return spawn.background(spawn.program("sparring.turn.watchdog", *argv),
-                                    cwd=session.dir, stdin=None, stdout=log, stderr=log)
+                                    cwd=session.path, stdin=None, stdout=log, stderr=log)
 
 
-def _forked(folder: Path, log: Path, argv: list[str]) -> int:
+def _forked(folder: str, log: str, argv: list[str]) -> int:
     standby.write_output_to(log)
     os.chdir(folder)  # where a watchdog started anew works
     return main(argv)
@@ -53,7 +52,7 @@ def stop(watchdog: Watchdog) -> None:
 
 
 def main(argv: list[str]) -> int:
-    session_dir, runner = Path(argv[0]), process.Identity(int(argv[1]), float(argv[2]))
+    session_dir, runner = argv[0], process.Identity(int(argv[1]), float(argv[2]))
     process.await_parent_exit(runner.pid)
 
     run = runs.read(session_dir)

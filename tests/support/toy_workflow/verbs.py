@@ -30,9 +30,9 @@ def say(context: Context, session: str, file: Path | None,
         locked["toy"]["said"].append(text.decode())
     prompt = launch.Prompt(text)
     if data.get("thread_id"):
-        return launch.resume(str(found.dir), context.cwd, options, prompt, schema="none",
+        return launch.resume(found.path, context.cwd, options, prompt, schema="none",
                              go_on=go_on, again=go_on(found, data))
-    return launch.start(str(found.dir), context.cwd, options, prompt, schema="none",
+    return launch.start(found.path, context.cwd, options, prompt, schema="none",
                         go_on=go_on)
 
 

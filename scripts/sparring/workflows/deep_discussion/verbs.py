@@ -91,7 +91,7 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
 
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
-        started = launch.start(str(session.dir), cwd, _effort(data, options), prompt,
+        started = launch.start(session.path, cwd, _effort(data, options), prompt,
                                schema="none", go_on=go_on)
     with session.update() as locked:
         locked["discussion"].update(topic=given["TOPIC"], framing=given["FRAMING"],
@@ -133,7 +133,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     if not retry and discussion.consensus(
             [*messages, discussion.Message(round_no, "claude", given["response"])]):
         _add_messages(session, [message])  # Claude confirms Codex's consensus: no new round
-        return _lean_status(str(session.dir), cwd)
+        return _lean_status(session.path, cwd)
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
@@ -141,7 +141,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
         return launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
                              {"name": "deep-discussion/round", "question": settings["topic"]})
 
-    resumed = launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
+    resumed = launch.resume(session.path, cwd, _effort(data, options), prompt,
                             schema="none", accept_changes=accept_changes, go_on=go_on,
                             again=go_on(session, data))
     _add_messages(session, [message], replace_round=round_no if retry else 0)
@@ -159,7 +159,7 @@ def _none_round(session: Session, messages: list[discussion.Message], raw: bytes
     if given.get("response"):
         new.append({"round": last.round + 1, "speaker": "claude", "text": given["response"]})
     _add_messages(session, new)
-    return _lean_status(str(session.dir), cwd)
+    return _lean_status(session.path, cwd)
 
 
 def _add_messages(session: Session, new: list[dict[str, Any]], replace_round: int = 0) -> None:
@@ -205,7 +205,7 @@ def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
             "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
             {"name": "deep-discussion/synthesis", "question": settings["topic"]})
 
-    return launch.resume(str(session.dir), cwd, _effort(data, options), prompt,
+    return launch.resume(session.path, cwd, _effort(data, options), prompt,
                          schema="none", purpose="synthesis", go_on=go_on,
                          again=go_on(session, data))
 

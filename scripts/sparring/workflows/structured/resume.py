@@ -61,7 +61,7 @@ def _after(sid: str, session: Session, data: dict[str, Any], decision: str, roun
     synthesis = f"{inbox}/synthesis.json"
     report = (f"write your synthesis to {synthesis}, then `sparring report {sid} --synthesis "
               f"{shell_word(synthesis)}`")
-    vars_file = session.dir / f"round-{round_no + 1}-vars.json"
+    vars_file = Path(session.path, f"round-{round_no + 1}-vars.json")
     if (decision == "continue" and data["skill"] == "think-about" and vars_file.is_file()
             and budget.reached(data) is None):
         return Hint(f"round {round_no} is judged (continue) and Codex's next round has not "

@@ -116,6 +116,6 @@ def _report_step(session: Session, inbox: str) -> dict[str, Any]:
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
-    path = session.dir / f"round-{round_no}-vars.json"
+    path = Path(session.path, f"round-{round_no}-vars.json")
     write_private(path, json.dumps(variables, ensure_ascii=False, indent=2))
     return path
