@@ -32,7 +32,7 @@ from sparring.errors import SparringError
 
 # pathlib and contextlib (with re, fnmatch, collections and more) load only where a Place's
 # Path is made or a file written: reading a turn's own files, every round, needs neither.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

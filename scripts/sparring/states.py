@@ -9,7 +9,7 @@ way a turn's status changes.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:  # typing stays out of poll's fast path (turn/quick.py), which imports this
     from typing import Any
 

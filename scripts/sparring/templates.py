@@ -13,7 +13,7 @@ from sparring.errors import SparringError
 
 # Loaded with a workflow's verbs, which its status (every round) is one of: what rendering
 # needs (jinja2, pathlib, re) is imported when a template is rendered.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -18,7 +18,7 @@ from sparring.output import EXIT_FAILED, EXIT_OK, emit, failure, success
 from sparring.store import sessions
 from sparring.store.locate import project_root
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

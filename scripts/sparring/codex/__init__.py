@@ -17,7 +17,7 @@ import re
 from sparring.errors import SparringError
 from sparring.store import locate
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
 

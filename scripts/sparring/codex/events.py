@@ -16,7 +16,7 @@ from __future__ import annotations
 from sparring.jsontext import MAX_DEPTH, loads, lone_surrogate, too_deep
 from sparring.paths import read_own
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -11,7 +11,7 @@ from sparring.turn import barrier, lifecycle, view
 from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

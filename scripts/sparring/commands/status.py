@@ -9,7 +9,7 @@ from sparring.turn import budget, lifecycle
 from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -22,7 +22,7 @@ from sparring.errors import SparringError
 from sparring.store.statefile import write_private
 from sparring.store.workspace import find_root
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path

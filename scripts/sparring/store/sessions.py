@@ -17,7 +17,7 @@ from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.statefile import StateFile
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from contextlib import AbstractContextManager

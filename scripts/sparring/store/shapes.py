@@ -17,7 +17,7 @@ import os
 
 from sparring import states
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:  # poll's fast path (turn/quick.py) checks shapes too: it imports nothing more
     from typing import Any
 

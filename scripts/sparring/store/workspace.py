@@ -15,7 +15,7 @@ from sparring.errors import SparringError
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR as STATE_DIR
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path

@@ -24,7 +24,7 @@ import time
 
 from sparring.errors import SparringError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

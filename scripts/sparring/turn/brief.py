@@ -4,7 +4,7 @@ CLI). `--full` prints the whole object (view.py)."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:  # the quick path imports this module: nothing at run time
     from typing import Any
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from sparring.codex.events import USAGE_KEYS
 from sparring.errors import SparringError
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

@@ -22,7 +22,7 @@ from sparring.store.locate import EVENTS_FILE, run_record, state_home
 from sparring.store.sessions import Session, find_turn, latest_turn
 from sparring.store.statefile import locked
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

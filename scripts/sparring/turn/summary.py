@@ -12,7 +12,7 @@ from sparring.codex import rollout
 from sparring.store.sessions import Session
 from sparring.turn import budget
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any

@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sparring import answers, codex, disk, paths, states
 from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
@@ -28,7 +28,6 @@ from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sparring.config import TurnSettings
     from sparring.records import TurnRecord

@@ -17,7 +17,7 @@ from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.sessions import Session
 from sparring.turn import barrier, budget
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     import re
     from collections.abc import Iterator

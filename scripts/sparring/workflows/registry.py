@@ -21,7 +21,7 @@ from __future__ import annotations
 from sparring.workflows import arch_debate, deep_discussion, structured
 from sparring.workflows.workflow import Context, Workflow
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -21,7 +21,7 @@ from sparring.store.sessions import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import question, summarize
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -15,7 +15,7 @@ from sparring.store import sessions
 from sparring.store.sessions import Session
 from sparring.workflows.workflow import Context
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -22,7 +22,7 @@ from sparring import paths
 from sparring.errors import SparringError
 from sparring.workflows import markers
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -20,7 +20,7 @@ from sparring.workflows import report as reports
 from sparring.workflows.arch_debate import WORKFLOW
 from sparring.workflows.arch_debate import folder as debate
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

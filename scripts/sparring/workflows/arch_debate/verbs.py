@@ -29,7 +29,7 @@ from sparring.workflows.workflow import Context
 # What the reply that settled a debate need not repeat (Claude has it, or acts on the rest).
 _REPEATED = ("session", "question", "codex_turn")
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -7,7 +7,7 @@ from sparring.output import shell_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,7 +15,7 @@ from sparring.turn import budget, lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import transcript as discussion
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

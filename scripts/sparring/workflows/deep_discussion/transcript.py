@@ -17,7 +17,7 @@ from sparring.turn import view
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from typing import Any
 

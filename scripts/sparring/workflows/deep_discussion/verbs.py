@@ -26,7 +26,7 @@ from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
