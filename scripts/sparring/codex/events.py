@@ -43,6 +43,7 @@ class TurnView:
         self.usage: dict[str, int] | None = None
         self.malformed = 0
         self.events = 0
+        self.readable = True  # False: no plain file of bounded size held the events
         self._items: dict[str, dict[str, Any]] = {}
 
     @property
@@ -69,8 +70,12 @@ EVENTS_LIMIT = 256 * 1024 * 1024
 
 def read(path: Path | str, finished: bool) -> TurnView:
     """The turn's events so far. A file that is not a plain file of bounded size (Codex may
-    swap it for a link, a FIFO or a sparse giant during its turn) reads as no events."""
-    return parse(read_own(path, EVENTS_LIMIT) or b"", finished)
+    swap it for a link, a FIFO or a sparse giant during its turn) reads as no events, and
+    not `readable`."""
+    raw = read_own(path, EVENTS_LIMIT)
+    view = parse(raw or b"", finished)
+    view.readable = raw is not None
+    return view
 
 
 def parse(data: bytes, finished: bool) -> TurnView:

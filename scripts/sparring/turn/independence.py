@@ -41,13 +41,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.guard.git import Git
 from sparring.paths import read_own
 from sparring.store import locate
-from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STATE_DIR
+from sparring.store.locate import PROMPT_FILE, STATE_DIR
 from sparring.store.sessions import Session
+from sparring.turn.view import seen
 
 WORDS = 8  # the shortest run of words taken for a copy of the analysis
 # A word; a character of the scripts written without spaces (CJK) is one word of its own.
@@ -142,11 +142,10 @@ def _pieces(session: Session, turns: list[dict[str, Any]]) -> tuple[list[Piece],
     pieces: list[Piece] = []
     missing = []
     for turn in turns:
-        raw = read_own(session.output(turn["n"], EVENTS_FILE), events.EVENTS_LIMIT)
-        if raw is None:  # gone, or not a plain file of bounded size: nothing can be read
+        view = seen(session, turn["n"])
+        if not view.readable:  # gone, or not a plain file of bounded size
             missing.append(turn["n"])
             continue
-        view = events.parse(raw, finished=True)
         for item in view.items:
             pieces += _of_item(turn["n"], item)
     return pieces, missing

@@ -18,9 +18,10 @@ import time
 from sparring import states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.store.locate import EVENTS_FILE, run_record, state_home
+from sparring.store.locate import run_record, state_home
 from sparring.store.sessions import Session, find_turn, latest_turn
 from sparring.store.statefile import locked
+from sparring.turn import view
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         data = session.load()
         turn = find_turn(data, turn["n"])
     finished = states.is_terminal(turn["status"])
-    return data, turn, events.read(session.output(turn["n"], EVENTS_FILE), finished)
+    return data, turn, view.seen(session, turn["n"], finished)
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:

@@ -26,7 +26,7 @@ from sparring.store.sessions import Session, find_turn
 from sparring.store.statefile import write_private
 from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
-from sparring.turn.view import last_activity
+from sparring.turn.view import last_activity, seen
 
 if TYPE_CHECKING:
     from sparring.config import TurnSettings
@@ -147,7 +147,7 @@ def record_end(
     `follow_up(data, turn)` runs under the same lock, so a turn queued by it (a
     re-ask) appears together with the end it answers: `wait` never sees a gap.
     """
-    view = events.read(session.output(n, EVENTS), finished=True)
+    view = seen(session, n)
     stderr_tail = spawn.read_tail(Path(session.output(n, STDERR)))
     with session.update() as data:
         turn = find_turn(data, n)
@@ -240,7 +240,7 @@ def keep_withheld(session: Session, data: dict[str, Any]) -> None:
     for turn in data["turns"]:
         schema = turn.get("schema")
         if turn["status"] == states.COMPLETED and schema and turn.get("answer") is None:
-            view = events.read(session.output(turn["n"], EVENTS), finished=True)
+            view = seen(session, turn["n"])
             if _check_answer(data, turn, schema, view.final_message).status != \
                     states.COMPLETED:
                 raise SparringError(

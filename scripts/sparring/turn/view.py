@@ -110,6 +110,12 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if a["kind"] == "reasoning" else a for a in activities]
 
 
+def seen(session: Session, n: int, finished: bool = True) -> events.TurnView:
+    """What turn `n`'s codex printed, read from its events (`finished`: its last line is
+    whole): the one reader of a turn's events, for poll, wait, status and the rest."""
+    return events.read(session.output(n, EVENTS_FILE), finished)
+
+
 def final_text(session: Session, turn: TurnRecord) -> str | None:
     """Codex's last message in an ended turn, from its events."""
-    return events.read(session.output(turn["n"], EVENTS_FILE), finished=True).final_message
+    return seen(session, turn["n"]).final_message

@@ -35,12 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from sparring import paths
-from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.records import AnySession, TurnRecord
 from sparring.store.sessions import Session
 from sparring.turn import independence
-from sparring.turn.turns import EVENTS
+from sparring.turn.view import seen
 from sparring.workflows import markers
 
 CLAUDE, CODEX = "claude", "codex"
@@ -95,7 +94,7 @@ def codex_activity(session: Session, data: AnySession,
     turn's recorded events: what a cited command or test is checked against."""
     found: dict[int, list[str]] = {}
     for turn in data["turns"]:
-        view = events.read(session.output(turn["n"], EVENTS), finished=True)
+        view = seen(session, turn["n"])
         n = round_of(turn) if round_of else int(turn["round"])
         found.setdefault(n, []).extend(
             str(a["command"]) for a in view.activities if a["kind"] == "command")
