@@ -22,7 +22,7 @@ Goals (issue 22): at most 1,500 bytes for the set-up, per round and for the clos
 most 2 Bash calls per round.
 
 Needs the pinned binaries `.ci/run` installs (or SPARRING_TEST_CLAUDE / SPARRING_TEST_CODEX).
-Run: .venv/bin/python bench/workflow_bench.py [--only think-about-consensus] [--calls]
+Run: .venv/bin/python bench/workflow_bench.py [--only think-about-consensus] [--calls] [--printed]
      [--claude PATH]   (.venv/: the environment `python3 tests/run.py` makes)
 """
 
@@ -107,7 +107,8 @@ def measure(scenario: Scenario, claude: Path, codex: Path, data: Path) -> dict[s
             "loop": sum(leg["loop"] for leg in legs),
             "loop_bytes": sum(leg["loop_bytes"] for leg in legs),
             "close": max(leg["close"] for leg in legs), "legs": len(legs),
-            "calls": [(verb(c), own_bytes(c)) for c in calls]}
+            "calls": [(verb(c), own_bytes(c)) for c in calls],
+            "printed": [c.result or "" for c in calls]}
 
 
 def split_legs(calls: list[Exchanged]) -> list[list[Exchanged]]:
@@ -147,6 +148,8 @@ def main() -> None:
     parser.add_argument("--claude", type=Path, default=find_claude())
     parser.add_argument("--calls", action="store_true",
                         help="also print each Bash call's verb and its bytes")
+    parser.add_argument("--printed", action="store_true",
+                        help="also print what each Bash call printed, as Claude received it")
     args = parser.parse_args()
     codex = find_codex()
     if args.claude is None or codex is None:
@@ -167,6 +170,9 @@ def main() -> None:
               f"{per_round(r['loop'], r['rounds']):>11} {r['close']:>8,}")
         if args.calls:
             print("    " + ", ".join(f"{v} {b:,}" for v, b in r["calls"]))
+        if args.printed:
+            for (v, b), text in zip(r["calls"], r["printed"]):
+                print(f"      {v} ({b:,} B): {text}")
     with_codex = [r for r in rows if r["rounds"]]
     print(f"\nworst set-up {max(r['setup'] for r in rows):,} B, worst close "
           f"{max(r['close'] for r in rows):,} B (goal <= {GOAL_BYTES:,} each)")

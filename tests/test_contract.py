@@ -60,7 +60,8 @@ def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: s
     assert len(documented) == len(set(documented))
     fake_codex.mode("slow", delay="4")
     sparring("start", session, input=b"q")
-    running = [sparring("poll", session).out, sparring("poll", session, "--full").out]
+    running = [sparring("poll", session).out, sparring("poll", session, "--full").out,
+               sparring("wait", session, "--timeout", "0").out]
     done = [sparring("wait", session).out, sparring("wait", session, "--full").out]
     fake_codex.mode("rate_limited")
     sparring("resume", session, input=b"again")
@@ -72,7 +73,8 @@ def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: s
     assert full_keys == set(documented) - _AROUND, "contract.POLL_KEYS differs from view.py"
     for out in printed:
         assert set(out) - envelope <= set(documented), set(out) - envelope - set(documented)
-    assert "wait_timed_out" in done[0] and "last_event_s" in running[0]
+    assert "wait_timed_out" not in done[0] and "last_event_s" in running[0]
+    assert running[2]["wait_timed_out"] is True
     assert "error" in failed[0] and "recoverable" in failed[0]
 
 

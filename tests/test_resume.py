@@ -115,7 +115,8 @@ def test_arch_debate_picks_up_in_its_folder_at_claudes_round(
     # A new conversation has not seen Codex's round: it reads it before answering.
     assert f"read Codex's round {repo / 'debate'}/round-1-codex.md whole, then write" in \
         row["next"]
-    assert f"sparring debate round {repo / 'debate'} --file" in row["next"]
+    # The command names the folder as the next call, run where this one ran, finds it.
+    assert "`sparring debate round debate --file .sparring/inbox/round.md`" in row["next"]
 
 
 def test_deep_discussion_picks_up_at_its_framing(sparring: Any, repo: Path) -> None:

@@ -41,6 +41,21 @@ def command(*words: str) -> Command:
     return Command(" ".join(["sparring", *(shell_word(w) for w in words)]))
 
 
+def here(path: str) -> str:
+    """A file sparring made, as a command it prints names it: relative to the folder the
+    command runs in (this process's, which Claude's next call shares) when it lies below it,
+    else whole. The output stays short, and holds no absolute path the next step does not
+    need."""
+    top = os.getcwd().rstrip(os.sep) + os.sep
+    return path[len(top):] if path.startswith(top) and len(path) > len(top) else path
+
+
+def path_word(path: str | os.PathLike[str]) -> str:
+    """A file or folder sparring made, as one word of a command it prints (here, then
+    shell_word)."""
+    return shell_word(here(os.fspath(path)))
+
+
 def is_text(arg: str) -> bool:
     """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes):
     one that is not is `not_utf8` (cli/main.py), before any verb runs, the entry's too."""

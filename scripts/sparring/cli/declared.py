@@ -342,8 +342,9 @@ the complete usage.""", (SESSION,), (FULL,))
 WAIT = Verb("wait", _wait, """\
 Block until the turn ends (or --timeout passes); print the poll object.
 
-Adds `wait_timed_out`: true when the turn was still running. The default
-stays under the two minutes a Bash tool call gets by default. With --seal
+Adds `wait_timed_out`: true when the turn was still running (absent
+otherwise). The default stays under the two minutes a Bash tool call gets by
+default. With --seal
 (once Codex's round one has ended) the analysis is sealed before anything of
 Codex's is shown (adds `sealed` and the check's `independence`); if the seal
 is refused, nothing is shown and the seal's error is printed.""", (SESSION,), (

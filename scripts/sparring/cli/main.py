@@ -205,8 +205,10 @@ def verdict(session: str, file: Path | None, full: bool, rejudge: int | None) ->
        "proposed_summary": null, "approve_summary": null, "message": "..."}
     Every point Codex made this round must be classified. Prints `decision`
     (consensus | stalemate | continue), `reasons`, `open_points` (one row each:
-    id, claim, claude and codex stance, pending), `agreed_points` (ids),
-    `concessions_without_evidence`, and `next` (what to do, and the command).
+    id, claude and codex stance, pending), `agreed_points` (ids), `summary` and
+    `concessions_without_evidence` when there are any, and `next` (what to do,
+    and the command, which names files relative to where it runs); --full
+    prints every point whole (claim, stances, evidence, rounds).
     In a think-about debate a `continue` starts Codex's next round at once:
     `next.action` is then `wait` (if it could not start: `resume`, with `error`;
     `report` when the token budget is spent).

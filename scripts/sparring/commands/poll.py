@@ -44,7 +44,8 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,
                             cwd)
-            result["wait_timed_out"] = not states.is_terminal(turn["status"])
+            if not states.is_terminal(turn["status"]):
+                result["wait_timed_out"] = True
             if sealed is not None:
                 result["sealed"] = True
                 result["independence"] = sealed["independence"]

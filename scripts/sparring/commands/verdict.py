@@ -57,7 +57,8 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
     if isinstance(changed, dict):
         extra["rejudged"] = {"round": round_no, "before": changed["decision"]["decision"],
                              "after": result["decision"]}
-    return {"session": session.id, "max_rounds": max_rounds, **shown, **extra, "next": step}
+    cap = {"max_rounds": max_rounds} if full else {}  # the brief names it when it decides
+    return {"session": session.id, **cap, **shown, **extra, "next": step}
 
 
 @contextlib.contextmanager
@@ -135,16 +136,21 @@ def _require_latest(session: Session, data: AnySession, rejudge: int) -> None:
 
 
 def brief(result: DecisionRecord) -> dict[str, Any]:
-    """The decision as Claude acts on it: each open point's standing in one row, the agreed
-    points by id. `--full` (and the session's state) keep every stance, evidence and round."""
-    return {**result,
-            "open_points": [_row(point) for point in result["open_points"]],
-            "agreed_points": [point["id"] for point in result["agreed_points"]]}
+    """The decision as Claude acts on it: each open point's standing in one row (its claim
+    Claude has read already), the agreed points by id, a summary and the concessions made
+    without evidence only when there are any. `--full` (and the session's state) keep every
+    claim, stance, evidence and round."""
+    shown: dict[str, Any] = {
+        **result, "open_points": [_row(point) for point in result["open_points"]],
+        "agreed_points": [point["id"] for point in result["agreed_points"]]}
+    for key in ("summary", "concessions_without_evidence"):
+        if not shown[key]:
+            del shown[key]
+    return shown
 
 
 def _row(point: dict[str, Any]) -> dict[str, Any]:
-    row = {"id": point["id"], "claim": point["claim"],
-           "claude": (point["claude"] or {}).get("stance"),
+    row = {"id": point["id"], "claude": (point["claude"] or {}).get("stance"),
            "codex": (point["codex"] or {}).get("stance")}
     if point.get("pending"):
         row["pending"] = True

@@ -47,9 +47,8 @@ def withheld(data: dict[str, Any]) -> str | None:
     state = data["engine"]
     if not state["barrier"] or state["seal"]:
         return None
-    return ("Codex's answer stays hidden until you seal your own analysis: once its round "
-            f"has ended, write your analysis to a file, then `sparring wait {data['id']} "
-            "--seal FILE`")
+    return ("hidden until you seal your own analysis (once Codex's round has ended): "
+            f"`sparring wait {data['id']} --seal FILE`")
 
 
 def reveal(session: Session, data: dict[str, Any]) -> None:

@@ -30,8 +30,9 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     guard = full["guard"]
     if guard is not None:
         found["guard"] = {"clean": True} if guard.get("clean") else guard
-    found["usage"] = {"round": tokens(full["usage"]["round"]),
-                      "total": tokens(full["usage"]["total"])}
+    found["usage"] = {"round": tokens(full["usage"]["round"])}
+    if full["usage"]["total"] != full["usage"]["round"]:  # the first turn's are the same
+        found["usage"]["total"] = tokens(full["usage"]["total"])
     if full["usage"]["budget"] is not None:
         found["usage"]["budget"] = full["usage"]["budget"]
     if full["malformed_lines"]:
@@ -60,8 +61,9 @@ def tokens(usage: dict[str, Any] | None) -> dict[str, int] | None:
 
 
 # Where a workflow stands (arch-debate's `debate`, deep-discussion's `discussion`), as a round
-# prints it: what Claude acts on. `--full` (and `debate status`, `discuss status`) print all.
-LEFT_TO_FULL = ("dir", "files", "max_rounds", "stuck", "label")
+# prints it: what Claude acts on. `--full` (and `debate status`, `discuss status`) print all;
+# a stuck debate's positions side by side are DECISION-NEEDED.md's, which Claude shows.
+LEFT_TO_FULL = ("dir", "files", "max_rounds", "stuck", "label", "positions")
 
 
 def lean_status(status: dict[str, Any]) -> dict[str, Any]:

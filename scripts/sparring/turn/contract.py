@@ -40,8 +40,8 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not "
      "sealed its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
-     "this is the difference) and `total` (the session's); input and output tokens (--full: "
-     "also cached and reasoning)"),
+     "this is the difference) and `total` (the session's; left out of the brief object while "
+     "it is the round's); input and output tokens (--full: also cached and reasoning)"),
     ("error", "on a failure", "`{code, message, hint}`, plus `stderr_tail` when Codex wrote one; "
      "printed right after `status`, with `recoverable`"),
     ("recoverable", "on a failure", "whether `sparring resume SESSION --recover` is worth one "
@@ -53,13 +53,14 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("malformed_lines", "when any", "lines Codex printed that were not JSON events"),
     ("files", "--full", "paths of the turn's prompt, and of what its codex printed (events, "
      "stderr: out of the project) once its answer may be shown"),
-    ("wait_timed_out", "wait", "true when `wait` returned while the turn still ran"),
+    ("wait_timed_out", "wait, when it ran out", "true: `wait` returned while the turn still ran"),
     ("sealed", "wait --seal", "true: the analysis was sealed before anything was shown"),
     ("independence", "wait --seal", "the runner's check of Codex's round one: `{state: "
      "checked}`, or `void` (Codex saw Claude's analysis or sparring's records) or "
      "`not_measured`, with `why`"),
     ("debate", "arch-debate, once ended", "where the debate stands (as `debate status DIR`, "
-     "without its folder, files, round cap and what is empty; --full: all)"),
+     "without its folder, files, round cap, a stuck debate's positions (DECISION-NEEDED.md "
+     "holds them) and what is empty; --full: all)"),
     ("discussion", "deep-discussion, once ended", "where the discussion stands (as `discuss "
      "status`, without its round cap and what is empty; --full: all); its `last_message` "
      "carries Codex's answer"),

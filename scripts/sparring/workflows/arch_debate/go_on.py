@@ -3,7 +3,7 @@ registry's `go_on` part: every turn records it, for the hint of a guard violatio
 
 from __future__ import annotations
 
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
 
@@ -14,5 +14,5 @@ if TYPE_CHECKING:
 
 def go_on(session: Session, data: dict[str, Any]) -> str:
     inbox = workspace.session_inbox(data)
-    return (f"hand in your round: `sparring debate round {shell_word(data['debate']['dir'])} "
-            f"--file {shell_word(f'{inbox}/round.md')}`")
+    return (f"hand in your round: `sparring debate round {path_word(data['debate']['dir'])} "
+            f"--file {path_word(f'{inbox}/round.md')}`")

@@ -11,7 +11,7 @@ import os
 
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import locate, sessions, workspace
 from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
@@ -93,7 +93,7 @@ def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[
 def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
     found = status(data["debate"]["dir"], cwd)
-    return Hint(f"the debate in {shell_word(found['dir'])} (session {session.id}), "
+    return Hint(f"the debate in {path_word(found['dir'])} (session {session.id}), "
                 f"step {found['step']}: {_unread(found)}{found['next']}")
 
 
@@ -165,13 +165,13 @@ def _next(step: str, state: debate.DebateState, directory: str, session: Session
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 "no further Codex round starts; show the user where the debate stands; to go "
                 f"on, they can raise it with --budget-tokens N on `sparring debate round "
-                f"{shell_word(str(directory))}`")
+                f"{path_word(directory)}`")
     if step == "codex":
-        return f"`sparring debate round {shell_word(str(directory))}` runs Codex's next round"
+        return f"`sparring debate round {path_word(directory)}` runs Codex's next round"
     last = state.last
     wanted = f"round-{last.n if last else 0}-claude.md"
     file = f"{workspace.session_inbox(data)}/round.md"
-    hand_in = f"`sparring debate round {shell_word(str(directory))} --file {shell_word(file)}`"
+    hand_in = f"`sparring debate round {path_word(directory)} --file {path_word(file)}`"
     if state.proposal is not None and state.proposal.side == "codex":
         return (f"Codex opened with AGREED: — write your round ({wanted}) to {file}: "
                 f"open it with AGREED: and restate the brief to confirm (or answer its points "

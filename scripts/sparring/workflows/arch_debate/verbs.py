@@ -12,7 +12,7 @@ import os
 
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
@@ -70,7 +70,7 @@ def _new(context: Context, directory: Path, question: str, slots: dict[str, str]
     if os.path.lexists(directory / debate.PROTOCOL) or existing.rounds or existing.misplaced:
         raise SparringError("debate_exists", f"{directory} already holds a debate",
                             f"continue it with `sparring debate status "
-                            f"{shell_word(str(directory))}`, or pick a new folder")
+                            f"{path_word(directory)}`, or pick a new folder")
     root = workspace.find_root(directory.parent if not directory.exists() else directory)
     max_rounds = context.settings(root)["max_rounds"]
     debate.locate(directory, project, create=True)
@@ -84,8 +84,8 @@ def _new(context: Context, directory: Path, question: str, slots: dict[str, str]
     return {"dir": str(directory), "session": session.id, "question": question,
             "files": [debate.PROTOCOL], "inbox": str(inbox),
             "next": Hint(f"write your opening round (round 0) to {inbox}/round.md, then "
-                         f"`sparring debate round {shell_word(str(directory))} --file "
-                         f"{shell_word(f'{inbox}/round.md')}`")}
+                         f"`sparring debate round {path_word(directory)} --file "
+                         f"{path_word(f'{inbox}/round.md')}`")}
 
 
 def protocol_from(raw: bytes) -> tuple[str, dict[str, str]]:
@@ -127,14 +127,14 @@ def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
             return {"session": session.id, "started": False, "debate": lean_status(
                 {k: v for k, v in settled.items() if k not in _REPEATED})}
         raise SparringError("invalid_transition", f"the debate is {step}; there is no next "
-                            "round", f"see `sparring debate status {shell_word(str(directory))}`")
+                            "round", f"see `sparring debate status {path_word(directory)}`")
     n = state.codex_rounds + 1
     if step == "claude":
         wanted = f"round-{state.last.n if state.last else 0}-claude.md"
         file = f"{workspace.session_inbox(data)}/round.md"
         raise SparringError("round_missing", f"{wanted} has not been written yet",
                             f"write your round to {file} and run `sparring debate round "
-                            f"{shell_word(str(directory))} --file {shell_word(file)}`")
+                            f"{path_word(directory)} --file {path_word(file)}`")
     claude_round = state.rounds[-1]
     codex_file = directory / f"round-{n}-codex.md"
     if stand_in is not None:
@@ -177,14 +177,14 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes, project: 
         if last.name in data["debate"]["sent"] or state.agreed:
             raise SparringError("invalid_transition", f"{last.name} is already written and "
                                 "read; it is Codex's turn",
-                                f"`sparring debate round {shell_word(str(directory))}` "
+                                f"`sparring debate round {path_word(directory)}` "
                                 "(without --file)")
         # not read by Codex yet: the newer version counts
         paths.write(last.path, text, project, "the debate folder", replace=True, mode=0o666)
         return
     if state.agreed or debate.next_step(state, data["debate"]["max_rounds"]) == "stuck":
         raise SparringError("invalid_transition", "the debate is over; no round is due",
-                            f"see `sparring debate status {shell_word(str(directory))}`")
+                            f"see `sparring debate status {path_word(directory)}`")
     _write_new(directory / f"round-{last.n if last else 0}-claude.md", text, project)
 
 

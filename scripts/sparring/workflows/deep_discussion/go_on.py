@@ -3,7 +3,7 @@ registry's `go_on` part: every turn records it, for the hint of a guard violatio
 
 from __future__ import annotations
 
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
 
@@ -15,4 +15,4 @@ if TYPE_CHECKING:
 def go_on(session: Session, data: dict[str, Any]) -> str:
     inbox = workspace.session_inbox(data)
     return (f"answer Codex: `sparring discuss round {session.id} --file "
-            f"{shell_word(f'{inbox}/round.yaml')}`")
+            f"{path_word(f'{inbox}/round.yaml')}`")

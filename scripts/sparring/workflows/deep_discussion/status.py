@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import sessions, workspace
 from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
@@ -70,29 +70,29 @@ def _next(session: Session, settings: DiscussionRecord, messages: list[discussio
     frame, report, answer = (f"{inbox}/{name}" for name in ("frame.yaml", "report.yaml",
                                                            "round.yaml"))
     if settings["topic"] is None:
-        return f"frame the problem: `sparring discuss frame {sid} --file {shell_word(frame)}`"
+        return f"frame the problem: `sparring discuss frame {sid} --file {path_word(frame)}`"
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is answering: `sparring wait {sid}`, then `sparring discuss status {sid}`"
     spent = budget.reached(session.load())
     if spent is not None and settings["model"] != "NONE":
         return (f"the token budget is spent ({spent['used']:,} of {spent['budget']:,} tokens): "
                 f"no further Codex turn starts, its synthesis neither; write your synthesis to "
-                f"{report} and `sparring discuss report {sid} --file {shell_word(report)}` "
+                f"{report} and `sparring discuss report {sid} --file {path_word(report)}` "
                 f"(to go on instead, the user can raise the budget with "
                 f"--budget-tokens N on `sparring discuss round {sid}`)")
     if reached or codex_rounds(messages) >= settings["max_rounds"]:
         why = "consensus reached" if reached else f"round cap ({settings['max_rounds']}) reached"
         return (f"{why}: `sparring discuss synthesis {sid}`, then write your synthesis to "
-                f"{report} and `sparring discuss report {sid} --file {shell_word(report)}`")
+                f"{report} and `sparring discuss report {sid} --file {path_word(report)}`")
     if settings["model"] == "NONE":
         return (f"write the critic's answer (and your next response) as YAML `critic:` / "
                 f"`response:` to {answer}, then `sparring discuss round {sid} --file "
-                f"{shell_word(answer)}`")
+                f"{path_word(answer)}`")
     if messages and messages[-1].speaker == "claude":
         return (f"Codex has not answered yet: `sparring wait {sid}` (a failed turn: "
                 "`resume --recover`)")
     answer_it = (f"write `response:` (and `search_results:` for its search requests) as YAML "
-                 f"to {answer}, then `sparring discuss round {sid} --file {shell_word(answer)}`")
+                 f"to {answer}, then `sparring discuss round {sid} --file {path_word(answer)}`")
     if picking_up:  # a new conversation has not read Codex's round yet
         return (f"Codex's round {codex_rounds(messages)} is in: `sparring wait {sid}` shows it "
                 f"again (`discussion.last_message`); answer it: {answer_it}")

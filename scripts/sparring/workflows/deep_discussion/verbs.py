@@ -12,7 +12,7 @@ import time
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.sessions import Session
@@ -63,7 +63,7 @@ def new(context: Context, arguments: str, file: Path | None,
             "max_rounds": max_rounds, "inbox": str(inbox),
             "next": Hint(f"frame the problem ({source}): write TOPIC, FRAMING, CONTEXT and "
                          f"CLAUDE_VIEW as YAML to {inbox}/frame.yaml, then `sparring discuss "
-                         f"frame {session.id} --file {shell_word(f'{inbox}/frame.yaml')}`")}
+                         f"frame {session.id} --file {path_word(f'{inbox}/frame.yaml')}`")}
 
 
 def frame(context: Context, session: str, file: Path | None,
@@ -197,7 +197,7 @@ def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
         report = f"{workspace.session_inbox(session.load())}/report.yaml"
         return {**_status(ref, cwd), "next": Hint(
             f"write your synthesis to {report}, then `sparring discuss report {session.id} "
-            f"--file {shell_word(report)}`")}
+            f"--file {path_word(report)}`")}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
     def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)

@@ -9,7 +9,7 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import Hint
-from sparring.output import shell_word
+from sparring.output import path_word
 from sparring.records import TurnRecord
 from sparring.store import workspace
 from sparring.store.sessions import Session, latest_turn
@@ -27,7 +27,7 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
         template, name = _FIRST[data["skill"]]
         return Hint(f"Codex has not started: write the question to {inbox}/{name}, then "
                     f"`sparring start {sid} --template {template} --vars-file "
-                    f"{shell_word(f'{inbox}/{name}')}`")
+                    f"{path_word(f'{inbox}/{name}')}`")
     if launch.unaccepted_violations(data):
         return Hint(f"files changed during Codex's turn: show the user `sparring poll {sid}`'s "
                     f"guard.changed; once they have decided, `sparring guard accept {sid}`")
@@ -38,7 +38,7 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
         if unsealed:  # the analysis is written once round one has ended, then sealed
             return Hint(f"Codex is answering round 1: `sparring wait {sid}` until it has "
                         f"ended (its answer stays hidden); then write your own analysis to "
-                        f"{analysis} and `sparring wait {sid} --seal {shell_word(analysis)}`")
+                        f"{analysis} and `sparring wait {sid} --seal {path_word(analysis)}`")
         return Hint(f"Codex is answering round {turn['round']}: `sparring wait {sid}`")
     if data.get("reports"):
         return Hint(f"the report is written ({data['reports'][-1]}): `sparring finalize "
@@ -47,12 +47,12 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
         return _failed(sid, turn, inbox)
     if unsealed:
         return Hint(f"Codex answered round 1; your own analysis is not sealed yet: write it to "
-                    f"{analysis}, then `sparring wait {sid} --seal {shell_word(analysis)}`")
+                    f"{analysis}, then `sparring wait {sid} --seal {path_word(analysis)}`")
     decided = engine["decisions"].get(str(turn["round"]))
     if decided is None:
         return Hint(f"Codex answered round {turn['round']} and you have not judged it: "
                     f"`sparring wait {sid}` shows its answer again; write your verdict to "
-                    f"{verdict}, then `sparring verdict {sid} --file {shell_word(verdict)}`")
+                    f"{verdict}, then `sparring verdict {sid} --file {path_word(verdict)}`")
     return _after(sid, session, data, decided["decision"], turn["round"], inbox)
 
 
@@ -60,13 +60,13 @@ def _after(sid: str, session: Session, data: dict[str, Any], decision: str, roun
            inbox: str) -> Hint:
     synthesis = f"{inbox}/synthesis.json"
     report = (f"write your synthesis to {synthesis}, then `sparring report {sid} --synthesis "
-              f"{shell_word(synthesis)}`")
+              f"{path_word(synthesis)}`")
     vars_file = Path(session.path, f"round-{round_no + 1}-vars.json")
     if (decision == "continue" and data["skill"] == "think-about" and vars_file.is_file()
             and budget.reached(data) is None):
         return Hint(f"round {round_no} is judged (continue) and Codex's next round has not "
                     f"started: `sparring resume {sid} --template think-about/round2+ "
-                    f"--vars-file {shell_word(str(vars_file))}`")
+                    f"--vars-file {path_word(vars_file)}`")
     return Hint(f"round {round_no} is judged ({decision}): {report}")
 
 
@@ -78,4 +78,4 @@ def _failed(sid: str, turn: TurnRecord, inbox: str) -> Hint:
     synthesis = f"{inbox}/synthesis.json"
     return Hint(f"Codex's round {turn['round']} ended {status}: report what you have; write "
                 f"your synthesis to {synthesis}, then `sparring report {sid} --synthesis "
-                f"{shell_word(synthesis)}`")
+                f"{path_word(synthesis)}`")

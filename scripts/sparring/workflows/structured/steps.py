@@ -15,7 +15,7 @@ from typing import Any
 
 from sparring import ledger
 from sparring.errors import Hint, SparringError
-from sparring.output import command
+from sparring.output import command, here
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
 from sparring.store.sessions import Session
@@ -33,13 +33,13 @@ def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.
     else:
         path = _write_vars(session, decision.round + 1,
                            engine.next_vars(known, decision, given))
-        step = {"action": "resume", "kind": decision.kind, "vars_file": str(path),
-                "command": command("resume", session.id, "--template", "think-about/round2+",
-                                   "--vars-file", str(path))}
+        step = _resume_step(session, decision, "think-about/round2+", path)
     stop = _guard_stop(session, data, step)
     if stop is not None:
         return stop
-    return _continue(session, cwd, step, inbox) if step["action"] == "resume" else step
+    if step["action"] != "resume":
+        return step
+    return _continue(session, cwd, step, inbox, "think-about/round2+", path)
 
 
 def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
@@ -60,8 +60,8 @@ def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.D
     step = {**_report_step(session, inbox), "optional": {
         "action": "resume",
         "command": command("resume", session.id, "--template", "dual-model/continue",
-                           "--vars-file", str(path), "--var-file",
-                           f"FOLLOW_UP={inbox}/follow-up.md")}}
+                           "--vars-file", here(str(path)), "--var-file",
+                           f"FOLLOW_UP={here(inbox)}/follow-up.md")}}
     return _guard_stop(session, data, step) or step
 
 
@@ -70,21 +70,27 @@ def _dive(session: Session, cwd: Path, data: AnySession, decision: ledger.Decisi
     """The verdict's `message` says what Codex should look into: the deeper dive starts now,
     on the same thread (one call less a round than a separate `resume`)."""
     path = _write_vars(session, decision.round + 1, variables)
-    step = {"action": "resume", "kind": decision.kind, "vars_file": str(path),
-            "command": command("resume", session.id, "--template", "dual-model/continue",
-                               "--vars-file", str(path))}
+    step = _resume_step(session, decision, "dual-model/continue", path)
     return _guard_stop(session, data, step) or _continue(session, cwd, step, inbox,
-                                                         "dual-model/continue")
+                                                         "dual-model/continue", path)
+
+
+def _resume_step(session: Session, decision: ledger.Decision, template: str,
+                 path: Path) -> dict[str, Any]:
+    """Codex's next round, on the variables written for it (`path`), as a command."""
+    return {"action": "resume", "kind": decision.kind,
+            "command": command("resume", session.id, "--template", template,
+                               "--vars-file", here(str(path)))}
 
 
 def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
-              template: str = "think-about/round2+") -> dict[str, Any]:
-    """The debate goes on: start Codex's next round now. If it cannot start, the verdict
-    still stands and `next` is the resume command, with the reason; when the token budget
-    is spent, `next` is the report."""
+              template: str, path: Path) -> dict[str, Any]:
+    """The debate goes on: start Codex's next round now, on the variables at `path`. If it
+    cannot start, the verdict still stands and `next` is the resume command, with the
+    reason; when the token budget is spent, `next` is the report."""
     try:
         def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
-            return launch.prompt_from(None, template, vars_file=Path(step["vars_file"]))
+            return launch.prompt_from(None, template, vars_file=path)
 
         started = launch.resume(session.id, cwd, {}, prompt, False, None, False, go_on=go_on)
     except SparringError as error:
@@ -92,7 +98,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
             return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
         return {**step, "started": False, "error": error.to_dict()}
     return {"action": "wait", "started": True, "round": started["round"], "kind": step["kind"],
-            "vars_file": step["vars_file"], "command": command("wait", session.id)}
+            "command": command("wait", session.id)}
 
 
 def _guard_stop(session: Session, data: AnySession,
@@ -112,7 +118,8 @@ def _guard_stop(session: Session, data: AnySession,
 
 def _report_step(session: Session, inbox: str) -> dict[str, Any]:
     return {"action": "report", "write": f"{inbox}/synthesis.json",
-            "command": command("report", session.id, "--synthesis", f"{inbox}/synthesis.json")}
+            "command": command("report", session.id, "--synthesis",
+                               f"{here(inbox)}/synthesis.json")}
 
 
 def _write_vars(session: Session, round_no: int, variables: dict[str, Any]) -> Path:
