@@ -171,7 +171,7 @@ def main() -> None:
         if args.calls:
             print("    " + ", ".join(f"{v} {b:,}" for v, b in r["calls"]))
         if args.printed:
-            for (v, b), text in zip(r["calls"], r["printed"]):
+            for (v, b), text in zip(r["calls"], r["printed"], strict=True):
                 print(f"      {v} ({b:,} B): {text}")
     with_codex = [r for r in rows if r["rounds"]]
     print(f"\nworst set-up {max(r['setup'] for r in rows):,} B, worst close "
