@@ -167,17 +167,20 @@ def commands_in(text: str) -> list[list[str]]:
 def test_paths_with_a_space_are_whole_words_in_double_quotes(sparring: Any,
                                                              spaced_repo: Path) -> None:
     """Every path in a command the runner prints survives a shell as one word, and is in
-    double quotes, the one quoting Claude Code approves."""
-    box = str(spaced_repo / ".sparring" / "inbox")
+    double quotes, the one quoting Claude Code approves; a file below where the command runs
+    is named from there."""
+    box = ".sparring/inbox"
     args = inbox(spaced_repo) / "args.txt"
     args.write_text("high CODEX a topic")
     discussion = sparring("discuss", "new", "--file", str(args)).out
     protocol = inbox(spaced_repo) / "protocol.yaml"
     protocol.write_text("question: Redis or SQLite?\n")
-    debate = sparring("debate", "new", str(spaced_repo / "debate" / "store"), "--file",
+    debate = sparring("debate", "new", str(spaced_repo / "debate" / "my store"), "--file",
                       str(protocol)).out
     nexts = [discussion["next"], debate["next"]]
     assert [c[-1] for c in commands_in(" ".join(nexts))] == [f"{box}/frame.yaml",
                                                              f"{box}/round.md"]
-    assert commands_in(debate["next"])[0][3] == str(spaced_repo / "debate" / "store")
-    assert f'"{box}/round.md"' in debate["next"] and "'" not in " ".join(nexts)
+    assert commands_in(debate["next"])[0][3] == "debate/my store"
+    assert '"debate/my store"' in debate["next"] and "'" not in " ".join(nexts)
+    # Where Claude writes is named whole: its Write tool takes an absolute path.
+    assert f"(round 0) to {spaced_repo}/.sparring/inbox/round.md, then" in debate["next"]
