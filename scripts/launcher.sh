@@ -13,6 +13,43 @@ if [ "${OS:-}" = Windows_NT ] || [ -n "${MSYSTEM:-}" ]; then
   esac
 fi
 data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
+# A project's Claude Code settings may set any variable (`env`): the Python that a variable
+# leads to runs only when it lies outside the project, else one JSON error naming the
+# variable. The project is the nearest folder, from here up, that holds .git or sparring's
+# sessions (else here), as sparring finds it. Where the Python lies: its folder's real path,
+# and where its link leads (a virtual environment's python is a link to the system's but
+# runs with its folder's packages: both count). A project that holds the user's own home
+# (a home kept in git, or no project at all) chose nothing: its settings are the user's.
+# One subshell of builtins: readlink runs only for a link that lies outside, id only inside.
+outside_project() { # $1: the variable that chose it, $2: the program
+  root=$(
+    cd -P . 2>/dev/null || exit
+    d=$PWD
+    while [ -n "$d" ] && ! [ -e "$d/.git" ] && ! [ -d "$d/.sparring/sessions" ]; do
+      d=${d%/*}
+    done
+    root=${d:-$PWD}
+    case "$2" in */*) folder=${2%/*} ;; *) folder=. ;; esac
+    cd -P "${folder:-/}" 2>/dev/null || exit
+    case "$PWD/" in
+      "${root%/}"/*) ;;
+      *) [ -L "${2##*/}" ] || exit
+         case "$(readlink -f "${2##*/}" 2>/dev/null)/" in "${root%/}"/*) ;; *) exit ;; esac ;;
+    esac
+    user=$(id -un 2>/dev/null)
+    case "$user" in "" | *[!A-Za-z0-9._-]*) ;; *)
+      eval "home=~$user"
+      case "$(cd -P "$home" 2>/dev/null && pwd)/" in "${root%/}"/*) exit ;; esac ;;
+    esac
+    echo "$root"
+  )
+  [ -n "$root" ] || return 0
+  case "$1$root" in *\"* | *\\*) root="the project" ;; esac
+  cat <<JSON
+{"schema_version": 1, "ok": false, "verb": "launcher", "error": {"code": "runtime_in_project", "message": "$1 makes the launcher run a Python inside $root, which the project controls; nothing ran", "hint": "remove $1 from the project's Claude Code settings (its env), or point it outside the project: only the user chooses the runtime sparring runs on"}}
+JSON
+  exit 1
+}
 # Tells `sparring doctor` which skill folder is in use (the plugin's, a clone's, an install).
 SPARRING_LAUNCHER="$0"
 export SPARRING_LAUNCHER
@@ -21,9 +58,13 @@ export SPARRING_LAUNCHER
 # (installer/layout.py ENTRY, the same text).
 entry='import sys; from sparring.__main__ import main; sys.exit(main())'
 if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
+  outside_project SPARRING_PYTHON "$SPARRING_PYTHON"
   exec "$SPARRING_PYTHON" -c "$entry" "$@"
 fi
 if [ -x "$data/venv/bin/python" ]; then
+  chose=HOME
+  [ -n "${XDG_DATA_HOME:-}" ] && chose=XDG_DATA_HOME
+  outside_project "$chose" "$data/venv/bin/python"
   # -I: nothing in the project's working directory or the user's PYTHONPATH can stand in
   # for the runtime's own sparring and its dependencies (with -c as with -m).
   exec "$data/venv/bin/python" -I -c "$entry" "$@"

@@ -161,6 +161,9 @@ def test_every_write_from_an_argument_stays_inside_and_off_protected_files(
         ".sparring/sessions/x/session.json": "path_protected",
         "CLAUDE.md": "path_protected",
         "docs/AGENTS.md": "path_protected",
+        "AGENTS.override.md": "path_protected",
+        "docs/agents.OVERRIDE.md": "path_protected",
+        ".Claude/hooks/x.sh": "path_protected",
         "sparring.yaml": "path_protected",
         "README.md": "path_protected",  # the user's file: never replaced
     }
@@ -191,7 +194,9 @@ def test_report_paths_stay_inside(sparring: Any, fake_codex: Any, repo: Path, sc
     assert refused.error_code == "path_outside_project"
     for pattern, code in ((f"{tmp_path}/{{slug}}.md", "path_outside_project"),
                           ("../../{slug}.md", "path_outside_project"),
-                          (".git/hooks/post-checkout", "path_protected")):
+                          (".git/hooks/post-checkout", "path_protected"),
+                          ("docs/AGENTS.override.md", "path_protected"),
+                          ("{slug}/CLAUDE.md", "path_protected")):
         (repo / "sparring.yaml").write_text(json.dumps({"think-about": {
             "report_path": pattern}}))
         refused = sparring("report", debate.sid)
@@ -209,7 +214,9 @@ def test_debate_folders_stay_inside(sparring: Any, repo: Path, home: Path, tmp_p
     for folder, code in (("../outside", "path_outside_project"),
                          (str(tmp_path / "outside"), "path_outside_project"),
                          ("debates/queue", "path_is_link"),
-                         (".git/debate", "path_protected")):
+                         (".git/debate", "path_protected"),
+                         (".CODEX/debate", "path_protected"),
+                         ("docs/.claude/debate", "path_protected")):
         refused = sparring("debate", "new", folder, "Which queue?")
         assert refused.error_code == code, (folder, refused.raw)
     assert not (tmp_path / "outside").exists() and not list((tmp_path / "elsewhere").iterdir())

@@ -332,3 +332,17 @@ def test_a_search_request_is_read_as_its_pattern(line: str) -> None:
     its markers every round): what the pattern it stands for reads, and only that."""
     match = re.fullmatch(r'\[SEARCH_REQUEST:\s*"([^"\n]+)"\s*\]', line)
     assert markers.search_requests(line) == ([match.group(1).strip()] if match else [])
+
+
+def test_a_huge_answer_is_cut_in_the_discussion_as_in_the_review(
+        sparring: Any, fake_codex: Any) -> None:
+    said = "Codex goes on and on. " * 50_000
+    fake_codex.script([{"reply": said}])
+    sid = sparring("discuss", "new", "--args", "high").out["session"]
+    sparring("discuss", "frame", sid, input=FRAME)
+    done = sparring("wait", sid, "--timeout", "30")
+    assert done.out["status"] == "completed" and len(done.raw) < 60_000, len(done.raw)
+    last = done.out["discussion"]["last_message"]
+    assert said.startswith(last["text"]) and last["cut"]["total_chars"] == len(said)
+    assert len(done.raw) < 30_000 and "review" not in done.out, "the answer is printed once"
+    assert done.raw.index('"guard"') < done.raw.index('"discussion"')

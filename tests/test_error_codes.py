@@ -160,6 +160,14 @@ def _path_is_link(case: Case) -> dict[str, Any]:
                            str(case.inbox / "round.md")))
 
 
+@provokes("path_too_long")
+def _path_too_long(case: Case) -> dict[str, Any]:
+    """A folder or file name no file system holds: refused before the disk is touched."""
+    error = failed(case.run("debate", "new", "d" * 300, "Which queue?"))
+    assert not list(case.repo.glob("ddd*"))
+    return error
+
+
 @provokes("path_protected")
 def _path_protected(case: Case) -> dict[str, Any]:
     error = failed(case.run("render", "reask", "--var", "PROBLEMS=p", "--out",
@@ -589,6 +597,22 @@ def _runtime_missing(case: Case) -> dict[str, Any]:
     out = json.loads(done.stdout)
     assert out["ok"] is False and set(out) == {"schema_version", "ok", "verb", "error"}
     error: dict[str, Any] = out["error"]
+    return error
+
+
+@provokes("runtime_in_project")
+def _runtime_in_project(case: Case) -> dict[str, Any]:
+    """The launcher, told by a variable the project's settings may set to run a Python that
+    lies in the project (tests/test_layout.py tries each variable)."""
+    planted = case.repo / "tools" / "py"
+    planted.parent.mkdir()
+    planted.write_text("#!/bin/sh\nexit 0\n")
+    planted.chmod(0o755)
+    done = subprocess.run([str(ROOT / "skills" / "think-about" / "sparring"), "poll", "x"],
+                          env={**os.environ, "SPARRING_PYTHON": str(planted)}, cwd=case.repo,
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 1
+    error: dict[str, Any] = json.loads(done.stdout)["error"]
     return error
 
 

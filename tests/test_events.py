@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+import pytest
 
 from sparring.codex import events
 
@@ -83,3 +86,37 @@ def test_usage_ignores_unknown_and_non_integer_values() -> None:
     assert events.usage_of({"input_tokens": 5, "output_tokens": "7", "extra": 1}) == {
         "input_tokens": 5, "cached_input_tokens": 0, "cache_write_input_tokens": 0,
         "output_tokens": 0, "reasoning_output_tokens": 0}
+
+
+@pytest.mark.parametrize("said", ["--sandbox=danger-full-access", "-c", "a b", "x;rm -rf /",
+                                  "", "é" * 3, "t" * 200])
+def test_a_thread_id_codex_gives_is_taken_only_as_a_thread_id(said: str) -> None:
+    """Codex is not trusted: a thread id that could read as a flag (or anything else but a
+    plain word) on `codex exec resume`'s command line is not taken."""
+    view = events.parse(lines({"type": "thread.started", "thread_id": said},
+                              {"type": "turn.started"}), finished=True)
+    assert view.thread_id is None
+    taken = events.parse(lines(THREAD), finished=True)
+    assert taken.thread_id == THREAD["thread_id"]
+
+
+@pytest.mark.parametrize("also_completed", [False, True])
+def test_a_turn_failed_event_is_a_failure_even_when_codex_exits_0(also_completed: bool) -> None:
+    """Only turn.failed and the exit code mean failure (top-level `error` events are retry
+    notices): a stream that says turn.failed failed, whatever else it says."""
+    from sparring.turn import turns
+
+    said = [THREAD, {"type": "turn.started"}, {"type": "error", "message": "Reconnecting..."},
+            {"type": "item.completed", "item": {"id": "m", "type": "agent_message",
+                                                "text": "an answer"}},
+            {"type": "turn.failed", "error": {"message": "stream error"}}]
+    if also_completed:
+        said.append({"type": "turn.completed", "usage": USAGE})
+    turn: Any = {"settings": {"timeout": 600, "stall_after": 120}}
+    outcome = turns.classify(events.parse(lines(*said), finished=True), 0, None, "", turn)
+    assert outcome.status == "failed" and "stream error" in outcome.error["message"]
+    notices = events.parse(lines(THREAD, {"type": "error", "message": "Reconnecting... 1/5"},
+                                 *said[3:4], {"type": "turn.completed", "usage": USAGE}),
+                           finished=True)
+    assert turns.classify(notices, 0, None, "", turn).status == "completed", \
+        "a retry notice alone is no failure"

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from sparring.errors import CODES
+from sparring.workflows.registry import SKILLS
 from support.gitrepo import git
 
 
@@ -58,3 +62,36 @@ def test_twenty_concurrent_inits_get_twenty_ids(repo: Path) -> None:
     assert all(p.returncode == 0 for p in procs)
     assert len(set(ids)) == 20
     assert len(list((repo / ".sparring" / "sessions").iterdir())) == 20
+
+
+# Every verb that takes a session, as a call on one that `init` alone made (files empty).
+_ON_A_SESSION = (("start", "{sid}"), ("resume", "{sid}"), ("resume", "{sid}", "--recover"),
+                 ("poll", "{sid}"), ("wait", "{sid}", "--timeout", "0"), ("status", "{sid}"),
+                 ("seal", "{sid}", "--file", "{empty}"),
+                 ("verdict", "{sid}", "--file", "{empty}"), ("report", "{sid}"),
+                 ("debate", "status", "{sid}"), ("discuss", "status", "{sid}"),
+                 ("discuss", "round", "{sid}", "--file", "{empty}"),
+                 ("discuss", "synthesis", "{sid}"), ("discuss", "report", "{sid}"),
+                 ("guard", "accept", "{sid}"), ("guard", "revert", "--session", "{sid}"),
+                 ("status",), ("status", "--open"), ("stop", "{sid}"), ("finalize", "{sid}"))
+
+
+@pytest.mark.parametrize("skill", SKILLS)
+def test_every_verb_on_a_session_init_alone_made_answers_with_a_stable_code(
+        sparring: Any, fake_codex: Any, repo: Path, scratch: Path, skill: str) -> None:
+    """An arch-debate (or any) session that `init` made without its workflow's own `new`:
+    nothing crashes, the project's `status` lists it with what to do, and every refusal is
+    a documented code."""
+    fake_codex.mode("ok")
+    sid = sparring("init", "--skill", skill).out["session"]
+    (scratch / "empty.md").write_text("x\n")
+    for call in _ON_A_SESSION:
+        argv = [word.format(sid=sid, empty=scratch / "empty.md") for word in call]
+        out = sparring(*argv, input=b"a question").out
+        if not out["ok"]:
+            assert out["error"]["code"] in CODES and out["error"]["code"] != "internal_error", \
+                (argv, out)
+        if argv[0] in ("start", "resume") and out["ok"]:
+            sparring("wait", sid, "--timeout", "30")
+    listed = sparring("status").out
+    assert listed["ok"] and [row["session"] for row in listed["sessions"]] == [sid]

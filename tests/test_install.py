@@ -373,9 +373,10 @@ def test_uninstall_leaves_nothing_of_ours_and_keeps_what_is_not_ours(
     theirs = {p: p.read_text() for p in (skills / "my-skill" / "SKILL.md",
                                          skills / SKILLS[0] / "NOTES.md",
                                          project / ".claude" / "settings.json")}
-    # A plugin user of the same runtime (--runtime-only) keeps it while registered.
-    assert run_install("--runtime-only", env=env).returncode == 0
-    done = run_install("--runtime-only", "--uninstall", env=env)
+    # A plugin user of the same runtime (--runtime-only) keeps it while registered. (Run in
+    # the project: here, the folder above holds the runtime, which the launcher refuses.)
+    assert run_install("--runtime-only", env=env, cwd=project).returncode == 0
+    done = run_install("--runtime-only", "--uninstall", env=env, cwd=project)
     assert done.returncode == 0 and "runtime still used by 1 other target" in done.stdout
 
     done = run_install("--project", project, "--uninstall", env=env)

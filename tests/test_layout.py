@@ -91,3 +91,64 @@ def test_the_launcher_reads_the_marker_installation_names(
     assert f"it creates the runtime in {runtime_of(tmp_path / 'no-data').venv};" in hint
     assert (f"python3 {clone}/install.py --project {tmp_path / 'project'}`" in hint) is \
         knows_the_source, hint
+
+
+def _planted(project: Path, variable: str, ran: Path) -> tuple[Path, Path]:
+    """A program the project holds where `variable` would make the launcher run it: (the
+    program, the value that leads to it)."""
+    if variable == "SPARRING_PYTHON":
+        program = project / "tools" / "py"
+        value = program
+    elif variable == "XDG_DATA_HOME":
+        value = project / "data"
+        program = runtime_of(value).python
+    else:  # HOME, with no XDG_DATA_HOME: the runtime in its .local/share
+        value = project / "home"
+        program = runtime_of(value / ".local" / "share").python
+    program.parent.mkdir(parents=True)
+    program.write_text(f'#!/bin/sh\ntouch "{ran}"\n')
+    program.chmod(0o755)
+    return program, value
+
+
+@pytest.mark.parametrize("variable", ["SPARRING_PYTHON", "XDG_DATA_HOME", "HOME"])
+@pytest.mark.parametrize("how", ["in the project", "through a link outside it"])
+def test_the_launcher_never_runs_a_python_the_project_holds(tmp_path: Path, variable: str,
+                                                            how: str) -> None:
+    """A cloned project's Claude Code settings may set any variable: a SPARRING_PYTHON or an
+    XDG_DATA_HOME that leads into the project runs nothing, with one JSON error naming it,
+    however deep in the project Claude Code runs and through whatever link outside."""
+    project, ran = tmp_path / "project", tmp_path / "ran"
+    (project / ".git").mkdir(parents=True)
+    (project / "src" / "deep").mkdir(parents=True)
+    _, value = _planted(project, variable, ran)
+    if how == "through a link outside it":
+        (tmp_path / "elsewhere").symlink_to(value)
+        value = tmp_path / "elsewhere"
+    env = {"HOME": str(tmp_path / "home"), variable: str(value)}
+
+    done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
+                          capture_output=True, text=True, timeout=30, check=False,
+                          cwd=project / "src" / "deep")
+
+    assert done.returncode == 1 and not ran.exists(), done.stdout + done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "runtime_in_project" and variable in error["message"]
+    assert str(project.resolve()) in error["message"] and variable in error["hint"]
+
+
+@pytest.mark.parametrize("variable", ["SPARRING_PYTHON", "XDG_DATA_HOME", "HOME"])
+@pytest.mark.parametrize("where", ["a project", "a folder that holds the user's own home"])
+def test_the_launcher_runs_the_python_the_user_chose_outside_the_project(
+        tmp_path: Path, variable: str, where: str) -> None:
+    """The runtime the user chose runs: one outside the project, and any runtime when the
+    project holds the user's own home (a home kept in git, or Claude Code run from `/` with
+    no project at all): its settings are the user's own."""
+    project, mine, ran = tmp_path / "project", tmp_path / "mine", tmp_path / "ran"
+    (project / ".git").mkdir(parents=True)
+    _, value = _planted(mine, variable, ran)
+    env = {"HOME": str(tmp_path / "home"), variable: str(value)}
+    cwd = project if where == "a project" else Path("/")
+    done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
+                          capture_output=True, text=True, timeout=30, check=False, cwd=cwd)
+    assert done.returncode == 0 and ran.exists(), done.stdout + done.stderr

@@ -95,3 +95,42 @@ def test_text_of_names_the_first_bad_byte() -> None:
     assert caught.value.code == "not_utf8"
     assert caught.value.message == "round.md is not UTF-8 text (byte 0xff at offset 3)"
     assert paths.text_of("naïve — 東京\n".encode(), "x") == "naïve — 東京\n"
+
+
+def _spellings(name: str) -> list[str]:
+    return sorted({name, name.upper(), name.title(), name[:1].upper() + name[1:]})
+
+
+@pytest.mark.parametrize("name", sorted(paths.PROTECTED_FILES))
+@pytest.mark.parametrize("depth", ["", "docs/", "docs/deep/er/"])
+def test_a_file_that_steers_an_agent_or_git_is_never_written_in_any_case_at_any_depth(
+        root: Path, name: str, depth: str) -> None:
+    """The one list (paths.PROTECTED_FILES): AGENTS.md and AGENTS.override.md, CLAUDE.md and
+    the rest, however they are spelled and wherever they are."""
+    for spelled in _spellings(name):
+        target = f"{depth}{spelled}"
+        assert code_of(lambda t=target: paths.write(t, "x", root, "--out")) == "path_protected"
+        assert not (root / target).exists()
+    assert list(root.rglob("*")) == [root / "docs"], "not even a folder was made"
+
+
+@pytest.mark.parametrize("name", sorted(paths.PROTECTED_FOLDERS))
+@pytest.mark.parametrize("depth", ["", "docs/"])
+def test_nothing_is_written_in_a_folder_that_steers_an_agent_or_git(
+        root: Path, name: str, depth: str) -> None:
+    for spelled in _spellings(name):
+        for target in (f"{depth}{spelled}/settings.json", f"{depth}{spelled}/hooks/x"):
+            assert code_of(lambda t=target: paths.write(t, "x", root, "--out")) == \
+                "path_protected"
+            assert code_of(lambda t=target: paths.folder(t, root, "a debate folder",
+                                                         create=True)) == "path_protected"
+        assert not (root / f"{depth}{spelled}").exists()
+
+
+@pytest.mark.parametrize("given", ["d" * 256, f"docs/{'é' * 128}/x", "/".join(["d" * 200] * 21)])
+def test_a_name_or_path_too_long_for_a_file_system_is_refused_untouched(
+        root: Path, given: str) -> None:
+    assert code_of(lambda: paths.write(given, "x", root, "--out")) == "path_too_long"
+    assert code_of(lambda: paths.folder(given, root, "a folder", create=True)) == \
+        "path_too_long"
+    assert list(root.rglob("*")) == [root / "docs"]

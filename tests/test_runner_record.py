@@ -185,3 +185,28 @@ def test_the_record_is_kept_outside_the_project_while_a_turn_runs_and_then_remov
     while record.exists() and time.monotonic() < deadline:  # the runner removes it as it exits
         time.sleep(0.05)
     assert not record.exists()
+
+
+@pytest.mark.parametrize("where", ["session", "turn"])
+def test_a_thread_id_that_could_read_as_a_flag_is_state_corrupt_and_starts_nothing(
+        sparring: Any, fake_codex: Any, session: str, repo: Path, where: str) -> None:
+    """A session.json from a clone (no copy of sparring's vouches for it) whose thread id
+    would be a flag on codex's command line: every verb says the record is damaged, and no
+    codex starts."""
+    fake_codex.mode("ok")
+    sparring("start", session, input=b"q")
+    sparring("wait", session, "--timeout", "30")
+
+    def forge(data: dict[str, Any]) -> None:
+        if where == "session":
+            data["thread_id"] = "--sandbox=danger-full-access"
+        else:
+            data["turns"][0]["thread_id"] = "-c"
+
+    edit(repo, session, forge)
+    calls = len(fake_codex.calls())
+    for argv in (("resume", session), ("poll", session), ("status", session)):
+        refused = sparring(*argv, input=b"next")
+        assert refused.error_code == "state_corrupt", refused.raw
+        assert "thread id" in refused.out["error"]["message"]
+    assert len(fake_codex.calls()) == calls

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -160,3 +161,35 @@ def test_a_turn_folder_the_session_does_not_list_is_set_aside_not_reused(
     assert len(aside) == 1
     assert {p.name: p.read_bytes() for p in aside[0].iterdir()} == first
     assert b"first question" in first["prompt.txt"]
+
+
+@pytest.mark.parametrize("damage", ["folder", "link out", "fifo"])
+def test_a_damaged_lock_is_state_corrupt_for_its_session_alone(
+        sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path, damage: str) -> None:
+    """What a workspace-write Codex may put where session.json's lock goes: a folder, a link
+    to a file outside, a FIFO. Every verb that would write that session says so, naming the
+    lock; nothing is created through the link nor waited on; the project's `status` and
+    every other session go on."""
+    fake_codex.mode("ok")
+    sid, other = (sparring("init", "--skill", "deep-discussion").out["session"]
+                  for _ in range(2))
+    sparring("start", sid, input=b"q")
+    sparring("wait", sid, "--timeout", "30")
+    lock = repo / ".sparring" / "sessions" / sid / "session.json.lock"
+    lock.unlink()
+    outside = tmp_path / "outside-lock"
+    if damage == "folder":
+        lock.mkdir()
+    elif damage == "link out":
+        lock.symlink_to(outside)
+    else:
+        os.mkfifo(lock)
+    for argv in (("resume", sid), ("stop", sid), ("finalize", sid), ("guard", "accept", sid)):
+        refused = sparring(*argv, input=b"again")
+        assert refused.error_code == "state_corrupt", (argv, refused.raw)
+        assert "session.json.lock" in refused.out["error"]["message"]
+    assert not os.path.lexists(outside)
+    for argv in (("status",), ("status", "--open"), ("poll", sid), ("status", sid)):
+        assert sparring(*argv).exit_code == 0, argv
+    assert sparring("start", other, input=b"q").exit_code == 0
+    assert sparring("wait", other, "--timeout", "30").out["status"] == "completed"

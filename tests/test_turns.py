@@ -228,3 +228,25 @@ def test_codex_gets_the_users_environment_untouched(sparring: Any, session: str,
     env = fake_codex.turn_calls()[0]["env"]
     assert env["CODEX_HOME"] == str(home) and env["SPARRING_PROBE"] == "kept"
     assert list(home.glob("sessions/*/*/*/rollout-*.jsonl")), "codex used the user's CODEX_HOME"
+
+
+@pytest.mark.parametrize("flags", [(), ("--full",)])
+def test_a_huge_answer_is_cut_and_the_guard_comes_before_it(sparring: Any, session: str,
+                                                            fake_codex: Any,
+                                                            flags: tuple[str, ...]) -> None:
+    """A 2 MB answer is not printed whole (Claude Code keeps 30,000 characters of a Bash
+    call's output): its start, how long it is and where it lies whole; the status, the
+    guard's verdict and the tokens come first."""
+    said = "An answer that goes on. " * 90_000
+    fake_codex.script([{"reply": said}])  # through a file: an environment holds no 2 MB
+    sparring("start", session, input=b"q")
+    done = sparring("wait", session, "--timeout", "30", *flags)
+    assert done.exit_code == 0 and done.out["status"] == "completed"
+    assert len(done.raw) < 30_000, len(done.raw)
+    review = done.out["review"]
+    assert said.startswith(review["text"]) and len(review["text"]) == 20_000
+    assert review["cut"]["total_chars"] == len(said)
+    whole = Path(review["cut"]["whole_in"]).read_text()
+    assert said in whole, "the whole answer stays in the turn's events"
+    assert done.raw.index('"guard"') < done.raw.index('"review"')
+    assert done.raw.index('"usage"') < done.raw.index('"review"')

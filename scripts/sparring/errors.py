@@ -42,6 +42,8 @@ CODES: dict[str, str] = {
     "path_outside_project": "a path named on the command line or in sparring.yaml leads "
                             "outside the project",
     "path_is_link": "a path named, or a folder on its way, is a symbolic link; none is followed",
+    "path_too_long": "a path named has a name longer than a folder can hold, or is longer than "
+                     "a path can be",
     "path_protected": "sparring does not write there: git's, Claude Code's or Codex's own "
                       "files, its own records, or a file it did not write",
     "not_a_file": "a file handed in is not a regular file (a FIFO, socket, device or folder)",
@@ -67,6 +69,8 @@ CODES: dict[str, str] = {
                            "sandbox than the user allows",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
+    "runtime_in_project": "SPARRING_PYTHON or XDG_DATA_HOME would make the skill launcher run a "
+                          "Python that lies in the project (printed by the launcher)",
     "platform_unsupported": "native Windows is not supported yet; sparring runs in WSL",
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",

@@ -48,19 +48,21 @@ _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os,
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHUNK = 1 << 20
 
-# Folders whose files steer git, Claude Code or Codex, or are sparring's own records: a file
-# an argument names is never written there (`.sparring/inbox` excepted: Claude's own drop).
-_PROTECTED_FOLDERS = {
+# The one list of places no file an argument names is written to, in any case and at any
+# depth. Folders whose files steer git, Claude Code or Codex, or are sparring's own records
+# (`.sparring/inbox` excepted: Claude's own drop):
+PROTECTED_FOLDERS = {
     ".git": "git's own folder (hooks and config there run commands)",
     ".claude": "Claude Code's settings and skills (they say what Claude may do)",
     ".codex": "Codex's project settings",
     ".sparring": "sparring's own records",
 }
-# Files that instruct an agent, or configure git or sparring, wherever they are.
-_PROTECTED_FILES = {
+# and files that instruct an agent, or configure git or sparring, wherever they are:
+PROTECTED_FILES = {
     "claude.md": "Claude Code reads it as instructions",
     "claude.local.md": "Claude Code reads it as instructions",
     "agents.md": "Codex reads it as instructions",
+    "agents.override.md": "Codex reads it as instructions, before AGENTS.md",
     ".mcp.json": "it adds tools to Claude Code",
     "sparring.yaml": "it is sparring's configuration",
     ".gitmodules": "it configures git",
@@ -118,7 +120,22 @@ def place(path: Path | str, root: str | Path, what: str, hint: str = "") -> Plac
             hint or f"sparring reads and writes only inside the project: put the file under "
             f"{real} (files for the runner go into the inbox, .sparring/inbox/) and name it "
             "there", path=absolute, root=real)
+    _require_short(parts, given, what, absolute)
     return Place(real, parts, given)
+
+
+# The longest name a folder holds, and the longest path, on the file systems sparring runs on.
+NAME_MAX, PATH_MAX = 255, 4095
+
+
+def _require_short(parts: tuple[str, ...], given: str, what: str, absolute: str) -> None:
+    long = next((part for part in parts if len(os.fsencode(part)) > NAME_MAX), None)
+    if long is not None or len(os.fsencode(absolute)) > PATH_MAX:
+        too = (f"its name {long[:40]}... has {len(os.fsencode(long))} bytes, more than "
+               f"{NAME_MAX}" if long is not None else f"it has more than {PATH_MAX} bytes")
+        raise SparringError("path_too_long", f"{given[:80]}{'...' if len(given) > 80 else ''} "
+                            f"({what}) cannot be a file's path: {too}",
+                            "choose a shorter name", path=absolute[:300])
 
 
 def _below(absolute: str, root: str) -> tuple[str, ...] | None:
@@ -379,9 +396,9 @@ def _require_writable(where: Place, what: str, folder: bool = False) -> None:
         if key == ".sparring" and where.parts[i:i + 2] == INBOX and (
                 len(where.parts) > i + 2 or folder):
             continue
-        why = _PROTECTED_FOLDERS.get(key)
+        why = PROTECTED_FOLDERS.get(key)
         if why is None and i == len(where.parts) - 1 and not folder:
-            why = _PROTECTED_FILES.get(key)
+            why = PROTECTED_FILES.get(key)
         if why is not None:
             raise SparringError(
                 "path_protected", f"sparring does not write {where.given} ({what}): "

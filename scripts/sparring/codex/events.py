@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from sparring.jsontext import MAX_DEPTH, loads, lone_surrogate, too_deep
 from sparring.paths import read_own
+from sparring.store import shapes
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
@@ -102,7 +103,9 @@ def _apply(view: TurnView, raw: bytes) -> None:
     view.events += 1
     kind = event["type"]
     if kind == "thread.started":
-        view.thread_id = str(event.get("thread_id") or "") or view.thread_id
+        said = str(event.get("thread_id") or "")
+        if shapes.is_thread_id(said):  # never a word codex's command line could take for a flag
+            view.thread_id = said
     elif kind == "turn.started":
         view.turn_started = True
     elif kind in ("item.started", "item.updated", "item.completed"):

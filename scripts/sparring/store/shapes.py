@@ -70,7 +70,24 @@ def session_problem(data: Any) -> str | None:
             found = f"turns[{i}].n is {turn['n']}, not {i + 1}: turns are numbered in order"
         if found:
             return found
-    return _sections_problem(data)
+    return _thread_problem(data) or _sections_problem(data)
+
+
+def is_thread_id(text: str) -> bool:
+    """What a Codex thread id looks like (a UUID today): a word of letters, digits, `-`, `_`
+    and `.` that begins with a letter or a digit. Anything else, set on codex's command line
+    after `resume`, could read as a flag."""
+    bare = text.replace("-", "").replace("_", "").replace(".", "")
+    return 0 < len(text) <= 128 and text[:1].isalnum() and bare.isascii() and bare.isalnum()
+
+
+def _thread_problem(data: dict[str, Any]) -> str | None:
+    for where, value in [("thread_id", data.get("thread_id")),
+                         *((f"turns[{i}].thread_id", turn.get("thread_id"))
+                           for i, turn in enumerate(data["turns"]))]:
+        if value is not None and not is_thread_id(value):
+            return f"{where} {value[:40]!r} is not a Codex thread id"
+    return None
 
 
 def _is_name(text: str) -> bool:

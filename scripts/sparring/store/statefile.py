@@ -129,8 +129,30 @@ def read_record(path: str | Path) -> bytes:
 
 
 def locked(path: str | Path) -> AbstractContextManager[None]:
-    """Hold an exclusive lock tied to `path` (on `path` + '.lock', disk.locked)."""
-    return disk.locked(os.fspath(path) + ".lock", under=_root_of(path))
+    """Hold an exclusive lock tied to `path` (on `path` + '.lock', disk.locked). A lock that
+    is not a regular file (a folder, a FIFO, a link put there) is `state_corrupt`, naming
+    it: never followed, never waited on, and no other session's business."""
+    return _Lock(disk.locked(os.fspath(path) + ".lock", under=_root_of(path)))
+
+
+class _Lock:
+    """disk.locked, whose damaged lock is a clear error of the record it guards."""
+
+    def __init__(self, lock: disk.locked) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        try:
+            self.lock.__enter__()
+        except disk.LockDamaged as exc:
+            raise SparringError(
+                "state_corrupt", f"the lock {exc.filename} is not a regular file (a folder, "
+                "a FIFO or a link stands there); nothing was written", "move it aside (sparring "
+                "makes a new one), and look at what put it there", path=str(exc.filename)
+            ) from None
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.__exit__(*exc)  # type: ignore[arg-type]
 
 
 def _read_bytes(path: str) -> bytes:
@@ -152,7 +174,7 @@ def _loads(raw: str) -> Any:
 
 def try_locked(path: str | Path) -> AbstractContextManager[None]:
     """Hold the lock tied to `path` if nobody else does; BlockingIOError when someone does."""
-    return disk.locked(os.fspath(path) + ".lock", wait=False, under=_root_of(path))
+    return _Lock(disk.locked(os.fspath(path) + ".lock", wait=False, under=_root_of(path)))
 
 
 class StateFile:

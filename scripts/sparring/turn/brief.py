@@ -19,14 +19,8 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     if full["error"]:  # a failed turn: what went wrong and what to do, before anything else
         found.update(error=full["error"], recoverable=full["recoverable"])
     found.update((key, full[key]) for key in ("round", "turn", "purpose", "elapsed_s"))
-    if full["status"] == "running":
-        found["last_event_s"] = full["last_event_s"]
-        found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
-    if review:
-        found["review"] = _one_form(full["review"])
-    # Withheld only matters for an answer there is: a failed turn has none to reveal.
-    if review and full["review_withheld"] and full["status"] == "completed":
-        found["review_withheld"] = full["review_withheld"]
+    # The guard's verdict and the tokens before Codex's answer: an output cut short (a long
+    # answer) still says them.
     guard = full["guard"]
     if guard is not None:
         found["guard"] = {"clean": True} if guard.get("clean") else guard
@@ -37,6 +31,14 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
         found["usage"]["budget"] = full["usage"]["budget"]
     if full["malformed_lines"]:
         found["malformed_lines"] = full["malformed_lines"]
+    if full["status"] == "running":
+        found["last_event_s"] = full["last_event_s"]
+        found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
+    if review:
+        found["review"] = _one_form(full["review"])
+    # Withheld only matters for an answer there is: a failed turn has none to reveal.
+    if review and full["review_withheld"] and full["status"] == "completed":
+        found["review_withheld"] = full["review_withheld"]
     return found
 
 
@@ -45,6 +47,8 @@ def _one_form(review: dict[str, Any] | None) -> dict[str, Any] | None:
     the id of the summary it proposes, which a verdict approves it by."""
     if review is None:
         return None
+    if review.get("cut"):
+        return {"text": review["text"], "cut": review["cut"]}
     if review.get("data") is None:
         return {"text": review["text"]}
     if review.get("summary_id"):

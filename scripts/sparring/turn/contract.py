@@ -36,7 +36,9 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
     ("activities_total", "--full", "how many activities there were in all"),
     ("review", "once completed", "Codex's answer: `data` when it is JSON, else `text` "
      "(--full: both); `summary_id`, the id (`S-n`) of the summary it proposes, which a verdict "
-     "approves it by"),
+     "approves it by; an answer longer than 20,000 characters is cut there: `text` is its "
+     "start and `cut` says `shown_chars`, `total_chars` and the file that holds it whole "
+     "(`whole_in`); the status, the guard's verdict and the tokens are printed before it"),
     ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not "
      "sealed its own analysis yet"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "

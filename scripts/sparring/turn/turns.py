@@ -272,10 +272,10 @@ def classify(
             "check codex's network and `sparring doctor`"))
     if end_reason == "offline":
         return Outcome(states.FAILED, _offline_error(view, settings))
+    if view.failure:  # a turn.failed is a failure, whatever else came and however codex exited
+        return Outcome(states.FAILED, _turn_failure(view.failure))
     if view.completed:
         return _completed(view)
-    if view.failure:
-        return Outcome(states.FAILED, _turn_failure(view.failure))
     return Outcome(states.FAILED, _process_failure(exit_code, end_reason, stderr_tail))
 
 

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from sparring.records import TurnRecord
 
 MAX_ACTIVITIES = 20
+# What poll and wait print of Codex's answer at most: with the rest of the object, under the
+# 30,000 characters of a Bash call's output Claude Code keeps. The whole answer stays in the
+# turn's events (`cut.whole_in`; an arch-debate's round file holds it too).
+ANSWER_SHOWN = 20_000
 
 
 def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
@@ -33,7 +37,9 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
     started = turn.get("started_at") or turn["created_at"]
     withheld = barrier.withheld(data)
     activities = _redacted(view.activities) if withheld else view.activities
-    review = None if withheld else _review(turn, view)
+    review = None if withheld else _review(session, turn, view)
+    # The status, the guard's verdict and the tokens come before Codex's answer: an output
+    # cut short still says them.
     return {
         "session": session.id,
         "session_dir": session.path,
@@ -46,16 +52,16 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
         "elapsed_s": round((turn.get("ended_at") or now) - started, 2),
         "last_event_s": (round(now - last_activity(session, turn), 2)
                          if status == states.RUNNING else None),
+        "error": runner_said(turn.get("error")),
+        "recoverable": bool(turn.get("recoverable")),
+        "guard": guard_said(turn.get("guard")),
+        "usage": {"round": turn.get("usage"), "total": budget.total_usage(data),
+                  "budget": budget.figures(data)},
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],
         "activities_total": len(activities),
         "review": review,
         "review_withheld": withheld,
-        "usage": {"round": turn.get("usage"), "total": budget.total_usage(data),
-                  "budget": budget.figures(data)},
-        "error": runner_said(turn.get("error")),
-        "recoverable": bool(turn.get("recoverable")),
         "settings": turn["settings"],
-        "guard": guard_said(turn.get("guard")),
         "malformed_lines": view.malformed,
         "files": _files(session, turn["n"], withheld is not None),
     }
@@ -94,10 +100,15 @@ def _activities(turn: TurnRecord, view: events.TurnView,
     return [{"kind": "waiting", "message": f"{what} ({now - started:.0f} s)"}]
 
 
-def _review(turn: TurnRecord, view: events.TurnView) -> dict[str, Any] | None:
+def _review(session: Session, turn: TurnRecord, view: events.TurnView
+            ) -> dict[str, Any] | None:
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message
+    if text is not None and len(text) > ANSWER_SHOWN:
+        return {"text": text[:ANSWER_SHOWN], "data": None, "cut": {
+            "shown_chars": ANSWER_SHOWN, "total_chars": len(text),
+            "whole_in": session.output(turn["n"], EVENTS_FILE)}}
     found = {"text": text, "data": events.parse_review(text)}
     if turn.get("summary_id"):
         found["summary_id"] = turn["summary_id"]

@@ -3,6 +3,7 @@ registry's `go_on` part: every turn records it, for the hint of a guard violatio
 
 from __future__ import annotations
 
+from sparring.errors import SparringError
 from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
@@ -13,6 +14,18 @@ if TYPE_CHECKING:
 
 
 def go_on(session: Session, data: dict[str, Any]) -> str:
+    if "debate" not in data:
+        raise no_folder(session)
     inbox = workspace.session_inbox(data)
     return (f"hand in your round: `sparring debate round {path_word(data['debate']['dir'])} "
             f"--file {path_word(f'{inbox}/round.md')}`")
+
+
+def no_folder(session: Session) -> SparringError:
+    """An arch-debate session made by `init` alone: its rounds run in a debate folder, which
+    `debate new` makes; nothing else starts a turn of it."""
+    return SparringError(
+        "invalid_transition", f"{session.id} has no debate folder: it was made by `init`, and "
+        "an arch-debate runs its rounds in the folder `debate new` makes",
+        f"start the debate with `sparring debate new DIR \"QUESTION\"`; close this session "
+        f"with `sparring finalize {session.id}`")

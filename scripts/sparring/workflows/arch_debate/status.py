@@ -19,6 +19,7 @@ from sparring.workflows import markers
 from sparring.workflows import report as reports
 from sparring.workflows.arch_debate import WORKFLOW
 from sparring.workflows.arch_debate import folder as debate
+from sparring.workflows.arch_debate.go_on import no_folder
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[
 
 def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
+    if "debate" not in data:  # made by `init` alone: nothing to pick up
+        return Hint(no_folder(session).hint)
     found = status(data["debate"]["dir"], cwd)
     return Hint(f"the debate in {path_word(found['dir'])} (session {session.id}), "
                 f"step {found['step']}: {_unread(found)}{found['next']}")

@@ -14,6 +14,7 @@ import re
 from sparring.errors import SparringError
 from sparring.store.sessions import Session
 from sparring.turn import view
+from sparring.turn.view import ANSWER_SHOWN
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import WORKFLOW
 
@@ -108,8 +109,13 @@ class Message:
         return markers.has_consensus(self.text)
 
     def to_dict(self) -> dict[str, Any]:
+        """The message as printed: a text longer than poll and wait print of an answer is
+        cut there (`cut`: how long it is; the turn's events hold it whole)."""
+        shown = self.text[:ANSWER_SHOWN]
+        cut = {"cut": {"shown_chars": ANSWER_SHOWN, "total_chars": len(self.text)}} if len(
+            self.text) > ANSWER_SHOWN else {}
         return {"round": self.round, "speaker": self.speaker, "label": SPEAKERS[self.speaker],
-                "text": self.text, "search_results": self.search_results,
+                "text": shown, **cut, "search_results": self.search_results,
                 "consensus": self.consensus,
                 "search_requests": markers.search_requests(self.text),
                 "ignored_markers": self.ignored()}
