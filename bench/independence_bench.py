@@ -65,11 +65,13 @@ def check_cost(base: Path, commands: int, output_kb: int, files: int, runs: int
         folder = project / "lib" / f"m{n // 100}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"f{n}.py").write_text(f"# module {n}\n" + "x = 1\n" * 200)
-    session_dir = project / ".sparring" / "sessions" / "think-about-20260101-000000-abcdef"
-    (session_dir / "turns" / "1").mkdir(parents=True)
-    (session_dir / "turns" / "1" / "prompt.txt").write_text("Should sessions expire?\n")
-    session = Session(session_dir)
-    data = {"root": str(project), "turns": [{"n": 1, "round": 1, "guard": None}]}
+    env = {**os.environ, "HOME": str(base / "home")}
+    made = cli(ROOT / "scripts", project, env, "init", "--skill", "think-about")
+    session = Session(made["session_dir"])  # a real session: its outputs lie where it says
+    Path(session.turn_dir(1)).mkdir(parents=True)
+    Path(session.turn_path(1, "prompt.txt")).write_text("Should sessions expire?\n")
+    data = {**session.load(), "turns": [{"n": 1, "round": 1, "guard": None,
+                                         "created_at": time.time()}]}  # after the files
     filler = "\n".join(f"line {i} of ordinary output from a search of the code" for i in range(
         output_kb * 1024 // 50))
     cases = {"nothing shared": filler, "the quoted file printed": f"{filler}\n{CODE}",

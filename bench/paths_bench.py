@@ -6,10 +6,10 @@ on the way opened without following a link, the file looked at (lstat), opened, 
 its descriptor (fstat), read in bounded chunks, checked again, decoded as UTF-8. Before, a
 verb did `Path.read_bytes()` and a lenient decode. This measures, in one process, interleaved:
 
-1. reading a hand-in from `.sparring/inbox/` of a project six folders deep, through the door
+1. reading a hand-in from `.sparring/inbox/` of a project six folders deep, through paths.py
    and the plain way, for 1 KiB to 4 MiB files (medians of --runs);
-2. writing a new 10 KiB report file through the door and the plain way, and replacing one
-   (the door's atomic replace against the plain temp-file-and-rename);
+2. writing a new 10 KiB report file through paths.py and the plain way, and replacing one
+   (paths.py's atomic replace against the plain temp-file-and-rename);
 3. to put both in proportion, one whole verb that reads a file and writes one
    (`python -m sparring render reask --var-file … --out …` with this interpreter, medians of
    --verbs runs; the skills' launcher runs `-I -c ENTRY` in its runtime instead, a little
@@ -61,17 +61,17 @@ def reads(root: Path, runs: int) -> list[tuple[str, float, float]]:
         path = root / ".sparring" / "inbox" / f"round-{size}.md"
         path.write_bytes(b"SQLite in WAL mode, because: " * (size // 29) + b"x" * (size % 29))
 
-        def door(path: Path = path) -> str:
+        def confined(path: Path = path) -> str:
             return paths.text_of(paths.read(path, root, "--file").data, str(path))
 
         def plain(path: Path = path) -> str:
             return path.read_bytes().decode("utf-8", errors="replace")
 
-        door_us = plain_us = 0.0
+        confined_us = plain_us = 0.0
         for _ in range(3):  # interleaved, so a busy moment hits both
-            door_us += median_us(door, runs) / 3
+            confined_us += median_us(confined, runs) / 3
             plain_us += median_us(plain, runs) / 3
-        rows.append((f"read {size // 1024:,} KiB", door_us, plain_us))
+        rows.append((f"read {size // 1024:,} KiB", confined_us, plain_us))
     return rows
 
 
@@ -81,7 +81,7 @@ def writes(root: Path, runs: int) -> list[tuple[str, float, float]]:
     folder.mkdir(parents=True)
     counter = iter(range(10**9))
 
-    def door_new() -> None:
+    def confined_new() -> None:
         paths.write(folder / f"d-{next(counter)}.md", text, root, "the report")
 
     def plain_new() -> None:
@@ -90,7 +90,7 @@ def writes(root: Path, runs: int) -> list[tuple[str, float, float]]:
     target = folder / "report.md"
     target.write_text(text)
 
-    def door_replace() -> None:
+    def confined_replace() -> None:
         paths.write(target, text, root, "the report", replace=True)
 
     def plain_replace() -> None:  # what the runner did before: temp file, fsync, rename
@@ -101,8 +101,8 @@ def writes(root: Path, runs: int) -> list[tuple[str, float, float]]:
             os.fsync(f.fileno())
         os.replace(tmp, target)
 
-    return [("write a new 10 KiB file", median_us(door_new, runs), median_us(plain_new, runs)),
-            ("replace it atomically", median_us(door_replace, runs // 4),
+    return [("write a new 10 KiB file", median_us(confined_new, runs), median_us(plain_new, runs)),
+            ("replace it atomically", median_us(confined_replace, runs // 4),
              median_us(plain_replace, runs // 4))]
 
 
@@ -130,10 +130,10 @@ def main() -> None:
         root = project(Path(tmp))
         rows = reads(root, args.runs) + writes(root, args.runs)
         verb = verb_ms(root, args.verbs)
-    print(f"{'':28} {'door':>10} {'plain':>10} {'added':>10}")
-    for what, door, plain in rows:
-        print(f"{what:28} {door:8.1f}us {plain:8.1f}us {door - plain:+8.1f}us")
-    typical = next(door - plain for what, door, plain in rows if what == "read 64 KiB")
+    print(f"{'':28} {'paths.py':>10} {'plain':>10} {'added':>10}")
+    for what, confined, plain in rows:
+        print(f"{what:28} {confined:8.1f}us {plain:8.1f}us {confined - plain:+8.1f}us")
+    typical = next(confined - plain for what, confined, plain in rows if what == "read 64 KiB")
     print(f"\none verb that reads a hand-in and writes a file "
           f"(`render reask --var-file … --out …`): {verb:.1f} ms (median of {args.verbs})")
     print(f"confinement adds {typical:.0f} us to a 64 KiB read: "

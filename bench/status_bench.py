@@ -5,18 +5,18 @@ Whole-process wall time of each call, run as the skills' launcher runs it
 (`venv/bin/python -I -c ENTRY ARGS`, ENTRY installer/layout.py's, in a runtime
 `install.py --runtime-only` makes in a temporary folder: a non-editable install), against
 the same interpreter's `python -I -c pass`; medians over N rounds measured in one run,
-interleaved, goal <= 2.0x:
+interleaved, goal <= 3.0x (the budget that keeps one implementation of each behaviour):
 
 - `status SESSION` of an arch-debate whose Codex round ended,
 - `wait SESSION` and `poll SESSION` of that arch-debate (they add where the debate stands),
 - `debate status DIR` after three Codex rounds,
 - `discuss status SESSION` after two Codex rounds,
 - `wait SESSION` of that deep-discussion (it adds where the discussion stands),
-- and, for comparison, `wait` of a finished think-about round (turn/quick.py).
+- and, for comparison, `wait` of a finished think-about round.
 
 Before timing, each call's answer is checked against the full command line's (cli/main.py,
-run by the same interpreter on the same state): the same bytes, so a fast path never
-answers differently from the CLI.
+run by the same interpreter on the same state): the same bytes, so the entry never answers
+differently from the CLI.
 
 Run: python3 bench/status_bench.py [--runs 30] [--python PATH]
 """
@@ -43,7 +43,7 @@ from runner_bench import (  # the benchmarks' shared helpers
     wall,
 )
 
-GOAL_RATIO = 2.0
+GOAL_RATIO = 3.0
 FULL_CLI = "import sys; from sparring.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
