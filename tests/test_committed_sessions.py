@@ -148,10 +148,10 @@ HINTS = ["`sparring stop SESSION; touch PWNED`", "`sparring poll SESSION && touc
 def test_a_hint_read_back_from_a_record_never_chains_a_command(
         hint: str, sparring: Any, repo: Path, session: str, launcher: Path, tmp_path: Path,
         fake_codex: Any) -> None:
-    """A turn's error is kept in session.json and its hint printed again as the runner's
-    own words; a record the user (or a cloned repository) edited between turns is read as
-    it is. A command in it that a shell would read as more than words is not spelled with
-    the launcher."""
+    """A turn's error is kept in session.json; a record the user (or a cloned repository)
+    edited between turns is read as it is. Its hint is never spelled with the launcher:
+    the one printed as the runner's words is rebuilt from the error's code, and any other
+    stays the data it is (test_printed_commands.py)."""
     assert sparring("start", session, input=b"q").exit_code == 0
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
     record = repo / ".sparring" / "sessions" / session / "session.json"

@@ -34,7 +34,7 @@ def test_arch_debate_a_violation_has_a_way_forward_and_revert_spares_the_round_f
     hint = waited["guard"]["violation"]["hint"]
     assert f"`sparring guard accept {debate.session}`" in hint
     assert f"`sparring guard revert --session {debate.session}`" in hint
-    assert "`sparring debate round" in hint and "--accept-changes" not in hint
+    assert "it prints the next step" in hint and "--accept-changes" not in hint
 
     (debate.dir / "round-1-claude.md").write_text("Round one, Claude.\n")
     refused = sparring("debate", "round", str(debate.dir))
@@ -65,11 +65,13 @@ def test_deep_discussion_goes_on_after_guard_accept(sparring: Any, fake_codex: A
     sid = sparring("discuss", "new", "--args", "high").out["session"]
     sparring("discuss", "frame", sid, input=FRAME)
     waited = sparring("wait", sid).out
-    assert "`sparring discuss round" in waited["guard"]["violation"]["hint"]
+    assert f"`sparring guard accept {sid}`" in waited["guard"]["violation"]["hint"]
     refused = sparring("discuss", "round", sid, input=b"response: next\n")
     assert refused.error_code == "guard_violation"
     assert f"sparring guard accept {sid}" in refused.out["error"]["hint"]
-    assert sparring("guard", "accept", sid).exit_code == 0
+    assert "`sparring discuss round" in refused.out["error"]["hint"]
+    accepted = sparring("guard", "accept", sid)
+    assert accepted.exit_code == 0 and "`sparring discuss round" in accepted.out["next"]
     assert sparring("discuss", "round", sid, input=b"response: next\n").exit_code == 0
 
 

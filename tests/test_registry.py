@@ -155,7 +155,10 @@ def test_a_toy_workflow_runs_through_the_real_command_line(
     assert sparring("toy", "say", sid, input=b"Again.").exit_code == 0
     changed = sparring("wait", sid, "--timeout", "30").out
     toy_on = f"say something again: `sparring toy say {sid} --file FILE`"
-    assert changed["guard"]["violation"]["hint"].endswith(toy_on)
+    # The violation as the turn recorded it names `guard accept`, which prints the go-on
+    # part rebuilt from the session (never a record's text); a refused verb names it too.
+    assert changed["guard"]["violation"]["hint"].endswith(
+        f"`sparring guard accept {sid}`; it prints the next step")
     refused = sparring("toy", "say", sid, input=b"Once more.")
     assert refused.error_code == "guard_violation" and refused.out["error"]["hint"].endswith(
         toy_on)

@@ -91,20 +91,67 @@ class Hint(str):
     __slots__ = ()
 
 
+# What to do about each error a turn can end with, by its code: what poll, wait and status
+# print is rebuilt from here, never read back from the turn's record, which lies in the
+# project (a clone can hold one, a widened sandbox can rewrite one). turn/turns.py records
+# the same words.
+TURN_HINTS: dict[str, str] = {
+    "turn_stopped": "resume the session when you want another round",
+    "turn_timeout": "report what you have; retry once with `sparring resume SESSION --recover "
+                    "--effort <lower>` or raise --timeout",
+    "turn_stalled": "run `sparring resume SESSION --recover` once; if it stalls again, check "
+                    "codex's network and `sparring doctor`",
+    "network_unreachable": "check the network (a proxy, a VPN, the provider's base_url in "
+                           "Codex's config.toml); once `codex exec` reaches the provider "
+                           "again, `sparring resume SESSION --recover` asks the round once more",
+    "rate_limited": "wait, then `sparring resume SESSION --recover`; check the plan and quota "
+                    "of the account codex uses",
+    "turn_failed": "see the message; `sparring resume SESSION --recover` retries the round "
+                   "once on the same thread",
+    "codex_not_found": "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX "
+                       "to the codex executable",
+    "codex_start_failed": "run `sparring doctor`",
+    "codex_protocol_error": "run `sparring resume SESSION --recover` to ask again",
+    "codex_usage_error": "run `sparring doctor`: this codex may be too old or too new",
+    "prompt_too_large": "shorten what goes into the prompt and run the command again; asking "
+                        "again with the same prompt fails the same way",
+    "thread_not_found": "CODEX_HOME changed or the thread was removed; start a new session",
+    "runner_died": "retry once with `sparring resume SESSION --recover`",
+    "codex_crashed": "read stderr_tail; `sparring doctor` checks the installation",
+    "invalid_answer": "a re-ask on the same thread follows once; if that fails too the round "
+                      "is failed",
+}
+
+
 def runner_said(record: dict[str, Any] | None) -> dict[str, Any] | None:
-    """An error record sparring wrote and kept on disk (a turn's error, a guard violation),
-    read back: its `hint` is the runner's own words again (JSON keeps no Hint)."""
-    if not record or not isinstance(record.get("hint"), str):
+    """A turn's error read back from its record: its hint is spelled as the runner's own
+    words (commands ready to run) only when it is the table's for the error's code
+    (TURN_HINTS), rebuilt from there; any other (a refusal with its own details, a note
+    that no re-ask follows) is printed as the data it now is."""
+    if not record:
         return record
-    return {**record, "hint": Hint(record["hint"])}
+    hint = TURN_HINTS.get(record.get("code"))  # type: ignore[arg-type]
+    return {**record, "hint": Hint(hint)} if hint == record.get("hint") else record
 
 
-def guard_said(guard: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A turn's guard record read back: its violation's hint is the runner's own words (the
-    changed files it lists are data)."""
+def violation_hint(session_id: str, then: str | None = None) -> str:
+    """What Claude does about files changed during a Codex turn: the same words whenever
+    they are printed, made from the session's id (its folder's name) alone. `then`: the
+    command that carries on, when the verb that found the violation knows it."""
+    after = f"then {then}" if then else "it prints the next step"
+    return (f"stop and show the user the changed files. To undo them: `sparring guard revert "
+            f"--session {session_id}` (what it removes or replaces is kept in "
+            ".sparring/guard-trash; files the runner wrote are never touched). Once the user "
+            f"has decided (undone or kept), `sparring guard accept {session_id}`; {after}")
+
+
+def guard_said(guard: dict[str, Any] | None, session_id: str) -> dict[str, Any] | None:
+    """A turn's guard record read back: its violation's hint rebuilt (violation_hint), the
+    changed files it lists printed as the data they are."""
     if not guard or not guard.get("violation"):
         return guard
-    return {**guard, "violation": runner_said(guard["violation"])}
+    return {**guard, "violation": {**guard["violation"],
+                                   "hint": Hint(violation_hint(session_id))}}
 
 
 class SparringError(Exception):

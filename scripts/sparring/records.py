@@ -149,7 +149,7 @@ class TurnRecord(TypedDict, total=False):
     prompt_sha256: str
     # added by launch.py (and the runner's re-ask): the sandbox and where it came from
     sandbox: dict[str, Any] | None
-    go_on: str | None  # what carries the workflow on after `guard accept` (launch.py)
+    go_on: str | None  # kept by older sparring; never read (a command is rebuilt, not read)
     summary_id: str  # the id of the summary Codex's answer proposes (record.py), when it does
     # added when Codex's answer is delivered to its file (arch-debate)
     answer_sha256: str

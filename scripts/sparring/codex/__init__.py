@@ -14,16 +14,14 @@ from __future__ import annotations
 import os
 import re
 
-from sparring.errors import SparringError
+from sparring.errors import TURN_HINTS, SparringError
 from sparring.store import locate
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from pathlib import Path
 
-INSTALL_HINT = (
-    "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX to the codex executable"
-)
+INSTALL_HINT = TURN_HINTS["codex_not_found"]
 LOGIN_HINT = ("log Codex in: run `codex login` (a ChatGPT account) or "
               "`printenv OPENAI_API_KEY | codex login --with-api-key` (an API key)")
 

@@ -139,16 +139,16 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
             "not_reverted": [r["path"] for r in result.not_reverted], "trash": result.trash}]
     shown = result.to_dict()
     return {"session": session.id, "turn": turn["n"], "round": turn["round"], **shown,
-            "next": Hint(f"`sparring guard accept {session.id}` once the user has decided, "
-                         f"then {watch.go_on(session)}")}
+            "next": Hint(f"`sparring guard accept {session.id}` once the user has decided: "
+                         "it prints the next step")}
 
 
 def accept(ref: str, cwd: Path) -> dict[str, Any]:
     """The user has seen the changed files and goes on (whether they were undone or kept):
     the one way past a violation, the same in every workflow."""
     from sparring.store import sessions  # as revert_turn's, for guard check
-    from sparring.turn import watch
     from sparring.turn.launch import unaccepted_violations
+    from sparring.workflows import registry
 
     session = sessions.resolve(ref, cwd)
     with session.update() as data:
@@ -159,7 +159,8 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     accepted = [{"turn": t["n"], "round": t["round"], "changed": t["guard"]["changed"]}
                 for t in found]
     return {"session": session.id, "accepted": accepted,
-            "next": Hint(watch.go_on(session) if accepted else "nothing to accept: go on")}
+            "next": Hint(registry.go_on(session, data) if accepted
+                         else "nothing to accept: go on")}
 
 
 def _turn_with_changes(session: Session, data: dict[str, Any],

@@ -1,5 +1,4 @@
-"""`sparring start` and `sparring resume`: launch a turn in the background (launch.py);
-after `guard accept`, the session's workflow carries on as the registry says."""
+"""`sparring start` and `sparring resume`: launch a turn in the background (launch.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from typing import Any
 
 from sparring.store import sessions
 from sparring.turn import launch, runner
-from sparring.workflows import registry
 
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
@@ -17,8 +15,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None
           vars_file: Path | None, schema: str | None) -> dict[str, Any]:
     with runner.prepared(lambda: sessions.resolve(ref, cwd)) as ready:  # while it is made
         prompt = _prompt(prompt_file, template, var_pairs, var_file_pairs, vars_file)
-        return launch.start(ref, cwd, options, prompt, schema, go_on=registry.go_on,
-                            ready=ready)
+        return launch.start(ref, cwd, options, prompt, schema, ready=ready)
 
 
 def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | None,
@@ -31,7 +28,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any], prompt_file: Path | Non
         prompt = None if recover and not given else _prompt(
             prompt_file, template, var_pairs, var_file_pairs, vars_file)
         return launch.resume(ref, cwd, options, prompt, recover, schema, accept_changes,
-                             go_on=registry.go_on, ready=ready)
+                             ready=ready)
 
 
 def _prompt(prompt_file: Path | None, template: str | None, var_pairs: tuple[str, ...],

@@ -2,8 +2,8 @@
 
 `start` opens round one, `resume` follows the thread (or asks an interrupted round again);
 files changed during an earlier turn stop both until the user accepts them. Their caller
-says how its workflow carries on after `guard accept` (`go_on`): each turn records it, for
-the hint of a guard violation the runner finds when the turn ends. Both return
+says what to run again once the user has accepted files changed during an earlier turn
+(`again`, rebuilt from the session's state, never read back from a record). Both return
 once codex has run for a short start window (or ended sooner), so a codex that dies at
 once — a rejected flag, a missing binary, a bad config — is reported as a failed start
 with its stderr, not as `running`.
@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from sparring import codex, config, limits, paths, process, states, templates
 from sparring.codex import sandbox
-from sparring.errors import Hint, SparringError
+from sparring.errors import Hint, SparringError, violation_hint
 from sparring.records import TurnRecord
 from sparring.store import sessions
 from sparring.store.inputs import read_input, template_variables
@@ -29,9 +29,6 @@ from sparring.turn.brief import brief
 
 _START_POLL_S = 0.05
 _START_CAP_S = 30.0
-
-# (session, its data) -> the command that carries its workflow on after `guard accept`.
-GoOn = Callable[[Session, dict[str, Any]], str]
 
 
 def start_window() -> float:
@@ -91,19 +88,19 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
 
 def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | Callable[[], Prompt],
           schema: str | None = None, answer_file: str | None = None, *,
-          go_on: GoOn, ready: runner.Ready | None = None) -> dict[str, Any]:
+          ready: runner.Ready | None = None) -> dict[str, Any]:
     """Round one. `prompt` may be the call that makes it (a template to render): it is
     made once codex's command line is known, while codex already starts (Ready.warm_up).
     `ready`: the runner a caller prepared already (else one is prepared here)."""
     session = sessions.resolve(ref, cwd)
     if ready is not None:
-        return _start(session, options, prompt, schema, answer_file, go_on, ready)
+        return _start(session, options, prompt, schema, answer_file, ready)
     with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
-        return _start(session, options, prompt, schema, answer_file, go_on, made)
+        return _start(session, options, prompt, schema, answer_file, made)
 
 
 def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[], Prompt],
-           schema: str | None, answer_file: str | None, go_on: GoOn, ready: runner.Ready
+           schema: str | None, answer_file: str | None, ready: runner.Ready
            ) -> dict[str, Any]:
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
@@ -129,7 +126,7 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
         turn = turns.new_turn(session, locked, round_no=1, purpose="round", settings=settings,
                               prompt=prompt.text, argv=argv,
                               thread_id=None, schema=schema, template=prompt.template,
-                              answer_file=answer_file, go_on=go_on(session, locked))
+                              answer_file=answer_file)
         turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"], executable, ready)
 
@@ -138,7 +135,7 @@ def resume(ref: str, cwd: Path, options: dict[str, Any],
            prompt: Prompt | Callable[[], Prompt] | None, recover: bool = False,
            schema: str | None = None, accept_changes: bool = False,
            answer_file: str | None = None,
-           purpose: str = "round", *, go_on: GoOn, again: str | None = None,
+           purpose: str = "round", *, again: str | None = None,
            ready: runner.Ready | None = None) -> dict[str, Any]:
     """`prompt` may be the call that makes it, as for start. `again`: the command to run
     again once the user accepted changed files, when it is not this `resume` itself (a
@@ -146,16 +143,16 @@ def resume(ref: str, cwd: Path, options: dict[str, Any],
     session = sessions.resolve(ref, cwd)
     if ready is not None:
         return _resume(session, options, prompt, recover, schema, accept_changes,
-                       answer_file, purpose, go_on, again, ready)
+                       answer_file, purpose, again, ready)
     with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
         return _resume(session, options, prompt, recover, schema, accept_changes,
-                       answer_file, purpose, go_on, again, made)
+                       answer_file, purpose, again, made)
 
 
 def _resume(session: Session, options: dict[str, Any],
             given: Prompt | Callable[[], Prompt] | None, recover: bool,
             schema: str | None, accept_changes: bool, answer_file: str | None, purpose: str,
-            go_on: GoOn, again: str | None, ready: runner.Ready) -> dict[str, Any]:
+            again: str | None, ready: runner.Ready) -> dict[str, Any]:
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
@@ -196,7 +193,7 @@ def _resume(session: Session, options: dict[str, Any],
             purpose=_purpose(previous, recover, purpose),
             argv=argv,
             recovers=previous["n"] if recover else None, schema=schema,
-            template=prompt.template, answer_file=answer_file, go_on=go_on(session, locked),
+            template=prompt.template, answer_file=answer_file,
         )
         turn["sandbox"] = chosen.to_dict()
     return _launch(session, turn["n"], executable, ready)
@@ -232,12 +229,10 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool,
     if not found:
         return
     if not accept:
-        from sparring.turn import watch
-
         violation = found[-1]["guard"]["violation"]
         retry = again or f"run this `sparring resume {session.id}` again"
         raise SparringError("guard_violation", violation["message"],
-                            watch.hint(session, retry),
+                            violation_hint(session.id, retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
         for turn in unaccepted_violations(locked):

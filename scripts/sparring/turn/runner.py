@@ -334,7 +334,7 @@ def _queue_reask(session: Session, data: dict[str, Any], ended: TurnRecord,
         argv=turns.codex_argv(ended["argv"][0], data, settings, thread_id=data["thread_id"],
                               schema=ended["schema"]),
         thread_id=data["thread_id"],
-        schema=ended["schema"], go_on=ended.get("go_on"))
+        schema=ended["schema"])
     turn["runner"] = ended["runner"]  # this same runner carries on with it
     turn["sandbox"] = ended.get("sandbox")  # the same round, the same sandbox (and why)
     queued.append(turn["n"])

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sparring import answers, codex, disk, paths, states
-from sparring.codex import INSTALL_HINT, MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
+from sparring.codex import MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
 from sparring.config import OFFLINE_AFTER
-from sparring.errors import CODES, SparringError
+from sparring.errors import CODES, TURN_HINTS, SparringError
 from sparring.fence import unfence
 from sparring.process import spawn
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
@@ -79,7 +79,6 @@ def new_turn(
     schema: str | None = None,
     template: dict[str, Any] | None = None,
     answer_file: str | None = None,
-    go_on: str | None = None,
 ) -> TurnRecord:
     """Append a `starting` turn to `data` (held under the session lock) and write its prompt."""
     barrier.require_open(data, round_no)
@@ -103,7 +102,6 @@ def new_turn(
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
         "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
-        "go_on": go_on,
     }
     data["turns"].append(turn)
     return turn
@@ -216,7 +214,6 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
     if found:
         return Outcome(states.FAILED, _error(
             "invalid_answer", f"codex's answer breaks its schema: {'; '.join(found)}",
-            "a re-ask on the same thread follows once; if that fails too the round is failed",
             problems=found))
     if barrier.withheld(data) is None:
         _keep(data, turn, answer)
@@ -263,13 +260,11 @@ def classify(
     if end_reason == "timeout":
         return Outcome(states.TIMEOUT, _error(
             "turn_timeout", f"codex ran past the {settings['timeout']:.0f} s turn timeout and "
-            "was ended", "report what you have; retry once with `sparring resume SESSION "
-            "--recover --effort <lower>` or raise --timeout"))
+            "was ended"))
     if end_reason == "stalled":
         return Outcome(states.STALLED, _error(
             "turn_stalled", f"codex printed no event for {settings['stall_after']:.0f} s and "
-            "was ended", "run `sparring resume SESSION --recover` once; if it stalls again, "
-            "check codex's network and `sparring doctor`"))
+            "was ended"))
     if end_reason == "offline":
         return Outcome(states.FAILED, _offline_error(view, settings))
     if view.failure:  # a turn.failed is a failure, whatever else came and however codex exited
@@ -284,69 +279,54 @@ def _offline_error(view: events.TurnView, settings: dict[str, Any]) -> dict[str,
     waited = settings.get("offline_after", OFFLINE_AFTER)
     return _error(
         "network_unreachable", f"codex could not reach its model provider: for {waited:g} s "
-        f"it only reported reconnecting (last: {last}) and was ended",
-        "check the network (a proxy, a VPN, the provider's base_url in Codex's config.toml); "
-        "once `codex exec` reaches the provider again, `sparring resume SESSION --recover` "
-        "asks the round once more")
+        f"it only reported reconnecting (last: {last}) and was ended")
 
 
 def stopped_error() -> dict[str, Any]:
-    return _error("turn_stopped", "the turn was stopped on request",
-                  "resume the session when you want another round")
+    return _error("turn_stopped", "the turn was stopped on request")
 
 
 def spawn_error(executable: str, exc: OSError) -> dict[str, Any]:
     if isinstance(exc, (FileNotFoundError, PermissionError)):
-        return _error("codex_not_found", f"cannot run {executable}: {exc.strerror}",
-                      INSTALL_HINT)
-    return _error("codex_start_failed", f"cannot run {executable}: {exc}",
-                  "run `sparring doctor`")
+        return _error("codex_not_found", f"cannot run {executable}: {exc.strerror}")
+    return _error("codex_start_failed", f"cannot run {executable}: {exc}")
 
 
 def _completed(view: events.TurnView) -> Outcome:
     if view.final_message is None or not view.final_message.strip():
         return Outcome(states.FAILED, _error(
-            "codex_protocol_error", "codex completed the turn without an answer",
-            "run `sparring resume SESSION --recover` to ask again"))
+            "codex_protocol_error", "codex completed the turn without an answer"))
     return Outcome(states.COMPLETED, None)
 
 
 def _turn_failure(message: str) -> dict[str, Any]:
     if _RATE_LIMIT.search(message):
-        return _error("rate_limited", message, "wait, then `sparring resume SESSION --recover`; "
-                      "check the plan and quota of the account codex uses")
-    return _error("turn_failed", message, "see the message; `sparring resume SESSION "
-                  "--recover` retries the round once on the same thread")
+        return _error("rate_limited", message)
+    return _error("turn_failed", message)
 
 
 def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -> dict[str, Any]:
     if exit_code == 2:
         return _error("codex_usage_error", "codex rejected the command line sparring built",
-                      "run `sparring doctor`: this codex may be too old or too new",
                       stderr_tail=tail)
     if PROMPT_TOO_LARGE in tail or "Input exceeds the maximum length" in tail:
         return _error("prompt_too_large", "codex refused the prompt as too long (at most "
-                      f"{MAX_PROMPT_CHARS:,} characters)", "shorten what goes into the prompt "
-                      "and run the command again; asking again with the same prompt fails the "
-                      "same way", stderr_tail=tail)
+                      f"{MAX_PROMPT_CHARS:,} characters)", stderr_tail=tail)
     if _NO_ROLLOUT in tail:
         return _error("thread_not_found", "codex has no record of this session's thread",
-                      "CODEX_HOME changed or the thread was removed; start a new session",
                       stderr_tail=tail)
     if end_reason == "runner_died":
         return _error("runner_died", "sparring's background runner ended before the turn did; "
-                      "codex is gone and left no final event", "retry once with "
-                      "`sparring resume SESSION --recover`", stderr_tail=tail)
+                      "codex is gone and left no final event", stderr_tail=tail)
     how = f"exited with code {exit_code}" if exit_code is not None and exit_code >= 0 else (
         f"was killed by signal {-exit_code}" if exit_code is not None else "ended")
-    return _error("codex_crashed", f"codex {how} before finishing the turn",
-                  "read stderr_tail; `sparring doctor` checks the installation",
-                  stderr_tail=tail)
+    return _error("codex_crashed", f"codex {how} before finishing the turn", stderr_tail=tail)
 
 
-def _error(code: str, message: str, hint: str, **extra: Any) -> dict[str, Any]:
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """A turn's error as its record keeps it; its hint is the one printed (TURN_HINTS)."""
     assert code in CODES, code
-    return {"code": code, "message": message, "hint": hint, **extra}
+    return {"code": code, "message": message, "hint": TURN_HINTS[code], **extra}
 
 
 def _recoverable(outcome: Outcome, thread_id: str | None, turn: TurnRecord) -> bool:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sparring import guard, process
-from sparring.errors import SparringError
+from sparring.errors import SparringError, violation_hint
 from sparring.guard import copies
 from sparring.store import sessions, witness, workspace
 from sparring.store.locate import EVENTS_FILE, STDERR_FILE
@@ -292,25 +292,4 @@ def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violatio
     more = f" and {len(changes) - 10} more" if len(changes) > 10 else ""
     return {"code": "guard_violation",
             "message": f"files changed during codex's turn: {listed}{more}",
-            "hint": hint(session)}
-
-
-def hint(session: Session, retry: str | None = None) -> str:
-    """What Claude does about a violation, in the commands that work in this workflow."""
-    sid = session.id
-    then = retry or go_on(session)
-    return (f"stop and show the user the changed files. To undo them: `sparring guard revert "
-            f"--session {sid}` (what it removes or replaces is kept in .sparring/guard-trash; "
-            f"files the runner wrote are never touched). Once the user has decided (undone "
-            f"or kept), `sparring guard accept {sid}`, then {then}")
-
-
-def go_on(session: Session) -> str:
-    """The command that carries the workflow on after `guard accept`: what the latest turn
-    recorded, as the verb that started it said (launch.py)."""
-    try:
-        data = session.load()
-    except SparringError:
-        return "carry on with the workflow"
-    said = data["turns"][-1].get("go_on") if data["turns"] else None
-    return said or "carry on with the workflow (its SKILL.md says how)"
+            "hint": violation_hint(session.id)}  # the record's; printed rebuilt (guard_said)

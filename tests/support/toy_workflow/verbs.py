@@ -31,9 +31,8 @@ def say(context: Context, session: str, file: Path | None,
     prompt = launch.Prompt(text)
     if data.get("thread_id"):
         return launch.resume(found.path, context.cwd, options, prompt, schema="none",
-                             go_on=go_on, again=go_on(found, data))
-    return launch.start(found.path, context.cwd, options, prompt, schema="none",
-                        go_on=go_on)
+                             again=go_on(found, data))
+    return launch.start(found.path, context.cwd, options, prompt, schema="none")
 
 
 def status(context: Context, session: str) -> dict[str, Any]:

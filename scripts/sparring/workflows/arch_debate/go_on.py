@@ -1,5 +1,5 @@
 """How an arch-debate carries on once the user has accepted files Codex changed (the
-registry's `go_on` part: every turn records it, for the hint of a guard violation)."""
+registry's `go_on` part: `guard accept` prints it, rebuilt from the session's state)."""
 
 from __future__ import annotations
 

@@ -153,11 +153,10 @@ def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
     # Round one opens the thread; if it never did (codex died at start), open it now.
     if not data.get("thread_id"):
         result = launch.start(session.path, cwd, options, prompt, schema="none",
-                              answer_file=str(codex_file), go_on=go_on)
+                              answer_file=str(codex_file))
     else:
         result = launch.resume(session.path, cwd, options, prompt, schema="none",
-                               answer_file=str(codex_file), go_on=go_on,
-                               again=go_on(session, data))
+                               answer_file=str(codex_file), again=go_on(session, data))
     # Only now has Codex been sent the round: until then it may still be handed in again.
     _record_sent(session, directory, claude_round, n, project)
     # Where the debate stands comes with `wait`, once Codex's round is in.

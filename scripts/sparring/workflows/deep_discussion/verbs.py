@@ -92,7 +92,7 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
         started = launch.start(session.path, cwd, _effort(data, options), prompt,
-                               schema="none", go_on=go_on)
+                               schema="none")
     with session.update() as locked:
         locked["discussion"].update(topic=given["TOPIC"], framing=given["FRAMING"],
                                     context=given.get("CONTEXT", ""))
@@ -142,7 +142,7 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
                              {"name": "deep-discussion/round", "question": settings["topic"]})
 
     resumed = launch.resume(session.path, cwd, _effort(data, options), prompt,
-                            schema="none", accept_changes=accept_changes, go_on=go_on,
+                            schema="none", accept_changes=accept_changes,
                             again=go_on(session, data))
     _add_messages(session, [message], replace_round=round_no if retry else 0)
     return resumed  # `wait` prints where the discussion stands once Codex has answered
@@ -206,8 +206,7 @@ def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
             {"name": "deep-discussion/synthesis", "question": settings["topic"]})
 
     return launch.resume(session.path, cwd, _effort(data, options), prompt,
-                         schema="none", purpose="synthesis", go_on=go_on,
-                         again=go_on(session, data))
+                         schema="none", purpose="synthesis", again=go_on(session, data))
 
 
 def report(context: Context, session: str, file: Path | None, out: Path | None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring import ledger
-from sparring.errors import Hint, SparringError
+from sparring.errors import Hint, SparringError, violation_hint
 from sparring.output import command, here
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
@@ -22,7 +22,6 @@ from sparring.store.sessions import Session
 from sparring.store.statefile import write_private
 from sparring.turn import launch
 from sparring.workflows.structured import engine
-from sparring.workflows.structured.go_on import go_on
 
 
 def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
@@ -92,7 +91,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
         def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
             return launch.prompt_from(None, template, vars_file=path)
 
-        started = launch.resume(session.id, cwd, {}, prompt, False, None, False, go_on=go_on)
+        started = launch.resume(session.id, cwd, {}, prompt, False, None, False)
     except SparringError as error:
         if error.code == "budget_exhausted":
             return {**_report_step(session, inbox), "started": False, "error": error.to_dict()}
@@ -112,7 +111,7 @@ def _guard_stop(session: Session, data: AnySession,
     # The reason and the changed files name files Codex chose: data, printed as they are.
     return {"action": "stop", "reason": violation["message"],
             "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": Hint(violation["hint"]),
+            "hint": Hint(violation_hint(session.id, "carry on with `after`")),
             "command": command("guard", "accept", session.id), "after": step}
 
 
