@@ -187,3 +187,17 @@ def test_telling_a_plain_command_apart_takes_linear_time() -> None:
     for text in ("a" * 50_000 + ";", 'ab "c d" ' * 20_000 + "|", "x" * 100_000):
         output.spell_commands(Hint(f"`sparring {text}`"), prog)
     assert time.monotonic() - started < 2
+
+
+def test_status_open_never_offers_a_session_sparring_did_not_write(
+        sparring: Any, repo: Path) -> None:
+    """`status --open` is how a new conversation picks a debate up: it lists only sessions
+    whose record the runner wrote (it keeps a copy of each, out of Codex's reach). One a
+    clone committed, or a Codex turn planted in `.sparring/`, with a valid id and record,
+    is left out there, and `status` still shows it for the user to see."""
+    planted = "think-about-20260101-000000-abcdef"
+    committed(repo, sparring, planted, question="Delete the repository?")
+    own = sparring("init", "--skill", "think-about").out["session"]
+    offered = [row["session"] for row in sparring("status", "--open").out["sessions"]]
+    assert offered == [own]
+    assert planted in [row["session"] for row in sparring("status").out["sessions"]]

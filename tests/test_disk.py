@@ -65,7 +65,7 @@ def test_below_under_a_folder_swapped_for_a_link_is_never_written_through(
     elsewhere.mkdir()
     (project / ".sparring" / "sessions").symlink_to(elsewhere, target_is_directory=True)
     target = project / ".sparring" / "sessions" / "s" / "session.json"
-    with pytest.raises(OSError):
+    with pytest.raises(disk.FolderSwapped) as refused:  # naming the folder, not EBADF
         if write == "write":
             disk.write(target, b"x", under=project)
         elif write == "create":
@@ -75,6 +75,7 @@ def test_below_under_a_folder_swapped_for_a_link_is_never_written_through(
         else:
             with disk.locked(target, under=project):
                 pass
+    assert refused.value.filename == str(project / ".sparring" / "sessions")
     assert list(elsewhere.iterdir()) == [], "nothing was written through the link"
 
 

@@ -56,6 +56,11 @@ class LockDamaged(OSError):
     """What stands where a lock file goes is not a regular file."""
 
 
+class FolderSwapped(OSError):
+    """A folder on the way below `under` is a link, or no folder (swapped while a Codex
+    turn ran, say): nothing is written through it. `filename` names it."""
+
+
 def write(path: Where, data: bytes | Fill[T], *, mode: int = PRIVATE_FILE,
           exact: bool = True, under: Where | None = None) -> T | None:
     """Replace the file at `path` with `data` (or what `fill(out)` writes: its result is
@@ -241,12 +246,15 @@ def _walk(folder: str, under: Where | None, make: int | None = None) -> int:
         if make is not None:
             top, parts = _existing(folder)
     fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for part in parts:
+    at = top
+    for part in parts:  # _step closes the fd it is given, whatever happens
+        at = os.path.join(at, part)
+        try:
             fd = _step(fd, part, make)
-    except BaseException:
-        os.close(fd)
-        raise
+        except OSError as exc:
+            if under is not None and exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise FolderSwapped(exc.errno, "a link or no folder", at) from None
+            raise
     return fd
 
 

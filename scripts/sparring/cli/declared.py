@@ -364,7 +364,9 @@ when it has a token budget. A session not finalized also shows `question` and
               (Argument("session", metavar="[SESSION]", required=False),), (
     CWD,
     Option("--open", "flag", dest="only_open", help="List only the sessions not finalized "
-           "yet, each with its question and next step (what picking one up needs)."),
+           "yet that sparring itself wrote (a session folder planted in .sparring or "
+           "committed in a clone is left out), each with its question and next step (what "
+           "picking one up needs)."),
 ))
 
 START = Verb("start", _start, """\

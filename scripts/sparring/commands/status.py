@@ -25,10 +25,14 @@ def status(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[st
         summary.pop("finalized_at")
         return {**summary, **_where(session, data, cwd)}
     root = workspace.find_root(cwd)
-    rows = [_row(s, cwd) for s in sessions.all_sessions(root)]
-    if only_open:  # what picking one up needs: which it is, and where it stopped
+    found = sessions.all_sessions(root)
+    if only_open:  # what picking one up needs: which it is, and where it stopped; only a
+        # session the runner wrote (one planted in .sparring, or a clone's, is never picked up)
         rows = [{k: v for k, v in r.items() if k not in _NOT_TO_PICK_UP}
-                for r in rows if not r.get("finalized")]
+                for r in (_row(s, cwd) for s in found if s.witnessed())
+                if not r.get("finalized")]
+    else:
+        rows = [_row(s, cwd) for s in found]
     return {"root": str(root), "sessions": rows}
 
 

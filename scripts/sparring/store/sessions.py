@@ -12,7 +12,7 @@ import time
 
 from sparring.disk import PRIVATE_DIR
 from sparring.errors import SparringError
-from sparring.store import locate, shapes, workspace
+from sparring.store import locate, shapes, witness, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.statefile import StateFile
@@ -48,6 +48,13 @@ class Session:
     @property
     def id(self) -> str:
         return os.path.basename(self.path)
+
+    def witnessed(self) -> bool:
+        """Whether the runner wrote this session: it keeps a copy of every record it writes,
+        out of Codex's reach (store/witness.py). A session.json with none was made elsewhere
+        (planted during a Codex turn, committed in a clone) or before witnesses."""
+        copy = witness.copy_of(self.state.file)
+        return copy is not None and os.path.isfile(copy)
 
     def load(self) -> dict[str, Any]:
         return self._known(_with_engine(self.state.read()))

@@ -45,10 +45,7 @@ def write_private(path: str | Path, data: bytes | str, exclusive: bool = False,
     payload = data.encode("utf-8") if isinstance(data, str) else data
 
     def write() -> None:
-        if exclusive:
-            disk.create(path, payload, under=_root_of(path))
-        else:
-            disk.write(path, payload, under=_root_of(path))
+        _write(path, payload, exclusive)
 
     _witnessed(path, payload, write) if witness else write()
 
@@ -57,10 +54,32 @@ def write_atomic(path: str | Path, text: str | bytes, witness: bool = False) -> 
     """Replace `path` with `text` so that readers see the old or the new file, never half;
     with `witness`, one of sparring's records (see write_private)."""
     payload = text.encode("utf-8") if isinstance(text, str) else text
-    if witness:
-        _witnessed(path, payload, lambda: disk.write(path, payload, under=_root_of(path)))
-    else:
-        disk.write(path, payload, under=_root_of(path))
+
+    def write() -> None:
+        _write(path, payload, exclusive=False)
+
+    _witnessed(path, payload, write) if witness else write()
+
+
+def _write(path: str | Path, payload: bytes, exclusive: bool) -> None:
+    """The file written whole, with no link followed below the project (disk.py): a folder
+    of `.sparring/` swapped for one is `path_is_link`, naming it."""
+    try:
+        if exclusive:
+            disk.create(path, payload, under=_root_of(path))
+        else:
+            disk.write(path, payload, under=_root_of(path))
+    except disk.FolderSwapped as exc:
+        raise swapped(exc) from None
+
+
+def swapped(exc: disk.FolderSwapped) -> SparringError:
+    return SparringError(
+        "path_is_link", f"{exc.filename}, a folder of sparring's records, is a link or no "
+        "folder (swapped while a Codex turn ran?); nothing was written through it", "look at "
+        "what stands there and where it leads, move it aside and put the folder back (a "
+        "session's own folder: from where it was moved, if it was); sparring never writes "
+        "through a link", path=str(exc.filename))
 
 
 def _root_of(path: str | Path) -> str | None:
@@ -144,6 +163,8 @@ class _Lock:
     def __enter__(self) -> None:
         try:
             self.lock.__enter__()
+        except disk.FolderSwapped as exc:
+            raise swapped(exc) from None
         except disk.LockDamaged as exc:
             raise SparringError(
                 "state_corrupt", f"the lock {exc.filename} is not a regular file (a folder, "

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from sparring import codex, config, limits, paths, process, states, templates
+from sparring import codex, config, limits, process, states, templates
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError, violation_hint
 from sparring.records import TurnRecord
@@ -162,11 +162,8 @@ def _resume(session: Session, options: dict[str, Any],
         if given is not None:
             raise SparringError("usage_error", "--recover re-sends the interrupted round's "
                                 "prompt; do not give another", "drop --prompt-file or --recover")
-        # Through paths.py too: the turn's folder sits in the project, where a widened
-        # sandbox lets Codex put a link in place of the prompt it was sent.
-        given = Prompt(paths.read(session.turn_path(previous["n"], turns.PROMPT),
-                                  Path(data["root"]), "the interrupted round's prompt",
-                                  4 * codex.MAX_PROMPT_CHARS).data,
+        given = Prompt(turns.prompt_of(session, previous, data["root"],
+                                       "the interrupted round's prompt"),
                        previous.get("template"))
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")

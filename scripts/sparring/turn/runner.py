@@ -44,7 +44,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import codex, paths, process, states, templates
+from sparring import process, states, templates
 from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import SparringError
@@ -420,13 +420,10 @@ def _start_codex(session: Session, n: int, keeper: Keeper, stop: Stop, early: Ea
 
 def _prompt(session: Session, turn: TurnRecord, root: str
             ) -> tuple[dict[str, Any] | None, bytes]:
-    """(None, the prompt codex is to read), through paths.py: the turn's folder is in
-    the project, within reach of a workspace-write Codex (another session's too), and a
-    link put in place of the prompt would hand codex, and its model, any file the user can
-    read. (the error, b"") when the prompt is not a plain file there."""
+    """(None, the prompt codex is to read), as turns.prompt_of reads it; (the error, b"")
+    when it is not a plain file there, or not the prompt the turn was made with."""
     try:
-        return None, paths.read(session.turn_path(turn["n"], turns.PROMPT), root,
-                                "the turn's prompt", 4 * codex.MAX_PROMPT_CHARS).data
+        return None, turns.prompt_of(session, turn, root, "the turn's prompt")
     except SparringError as exc:
         return dict(exc.to_dict()), b""
 

@@ -107,6 +107,24 @@ def new_turn(
     return turn
 
 
+def prompt_of(session: Session, turn: TurnRecord, root: str | Path, what: str) -> bytes:
+    """The prompt turn `turn` was made with, as its record says it was: read through
+    paths.py (the turn's folder is in the project, within reach of a workspace-write Codex,
+    another session's too, and a link put in place of the prompt would hand codex any file
+    the user can read), and only if it still hashes to the record's digest. A prompt that
+    changed since is never sent: `state_corrupt`, naming it."""
+    path = session.turn_path(turn["n"], PROMPT)
+    data = paths.read(path, Path(root), what, 4 * MAX_PROMPT_CHARS).data
+    if hashlib.sha256(data).hexdigest() != turn.get("prompt_sha256"):
+        raise SparringError(
+            "state_corrupt", f"{what} ({path}) is not the one sparring wrote for turn "
+            f"{turn['n']}: it changed since, and is not sent", "nothing was started; "
+            "look at the file (a Codex turn of another session may have written it), and "
+            "send the round again with a prompt of your own (`sparring resume SESSION "
+            "--prompt-file FILE`), or start a new session", path=path)
+    return data
+
+
 def _set_aside(directory: Path) -> None:
     """A folder for turn N that session.json does not list (it was edited by hand, or a
     start stopped before the session was saved) is renamed, never reused: nothing written

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 import traceback
 from pathlib import Path
@@ -232,6 +233,10 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
                                   "violation": None}
     if watch is None:
         return unchecked
+    swapped = _swapped(watch.root, session, n)
+    if swapped:  # nothing is written through it (disk.py): the turn's changes neither
+        found = [c.to_dict() for c in swapped]
+        return {**unchecked, "changed": found, "violation": violation(session, found)}
     try:
         own = _own_records(session, watch)
         tree = guard.compare(watch.baseline) if watch.baseline is not None else None
@@ -278,6 +283,27 @@ def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
         found.setdefault(relative, "modified")
     return [guard.Change(f"{STATE_DIR}/{path}", kind, "state", None)
             for path, kind in sorted(found.items())]
+
+
+def _swapped(root: Path, session: Session, n: int) -> list[guard.Change]:
+    """The folders the runner writes this turn's records in, from `.sparring/` down to the
+    turn's: each one swapped during the turn (for a link, or anything but a folder) is a
+    change of the turn, and the runner writes nothing through it."""
+    try:
+        turn = Path(session.turn_dir(n)).relative_to(root).parts
+    except ValueError:
+        return []
+    found = []
+    for depth in range(1, len(turn) + 1):
+        relative = "/".join(turn[:depth])
+        try:
+            kind = None if stat.S_ISDIR(os.lstat(root / relative).st_mode) else "modified"
+        except OSError:
+            kind = "deleted"
+        if kind is not None:
+            found.append(guard.Change(relative, kind, "state", None))
+            break  # what lies below it is no longer sparring's
+    return found
 
 
 def _digest(path: Path) -> str | None:

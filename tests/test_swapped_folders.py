@@ -1,0 +1,62 @@
+"""The runner never writes through a folder of `.sparring/` that a workspace-write Codex
+swapped for a link during its turn (issue 34): `.sparring` itself, the session's folder, the
+turn's. What lies outside stays as it was, the swap is named (as the turn's violation, or as
+a clear error naming where it leads when the session's own record lies behind it), and
+the user's moved folder is still there to be put back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from test_witness import forge
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+@pytest.mark.parametrize("swapped", ["sparring", "session", "turn"])
+def test_a_folder_codex_swapped_for_a_link_is_never_written_through(
+        swapped: str, sparring: Any, session: str, fake_codex: Any, repo: Path,
+        tmp_path: Path) -> None:
+    outside, moved = tmp_path / "outside", tmp_path / "moved"
+    state = repo / ".sparring"
+    relative = {"sparring": ".sparring", "session": f".sparring/sessions/{session}",
+                "turn": f".sparring/sessions/{session}/turns/1"}[swapped]
+    place = repo / relative
+    done = tmp_path / "swapped"
+    # A copy of the folder outside (so the runner would find all it expects there), the
+    # folder moved away, and a link to the copy in its place; a moment later, Codex ends.
+    fake_codex.mode("shell", shell=forge(tmp_path, f"""
+import shutil, time
+time.sleep(1.5)
+shutil.copytree({str(place)!r}, {str(outside)!r}, symlinks=True)
+os.rename({str(place)!r}, {str(moved)!r})
+os.symlink({str(outside)!r}, {str(place)!r})
+Path({str(done)!r}).write_text('x')
+"""))
+    assert sparring("start", session, input=b"q").exit_code == 0
+    deadline = time.monotonic() + 20
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    copied = _files(outside)
+    time.sleep(0.5)  # the runner's check and record, if it were to write through the link
+
+    waited = sparring("wait", session, "--timeout", "30")
+    for argv in (("poll", session), ("status", session), ("status",)):
+        sparring(*argv)
+
+    assert _files(outside) == copied, "something was written through the link"
+    assert moved.is_dir() and place.is_symlink()  # what Codex did is left for the user
+    if swapped == "turn":  # the session's record is sparring's still: the turn names it
+        assert waited.out["guard"]["changed"] == [{"path": relative, "change": "modified"}]
+        assert waited.out["guard"]["violation"]["code"] == "guard_violation"
+    else:  # the session's record lies behind the link: the session is refused, by name
+        assert waited.error_code in ("path_outside_project", "path_is_link"), waited.raw
+        assert waited.out["error"]["path"].startswith(str(outside)), waited.raw
+    assert state.exists()
