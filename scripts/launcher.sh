@@ -16,12 +16,13 @@ data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
 # A project's Claude Code settings may set any variable (`env`): the Python that a variable
 # leads to runs only when it lies outside the project, else one JSON error naming the
 # variable. The project is the nearest folder, from here up, that holds .git or sparring's
-# sessions (else here), as sparring finds it. Where the Python lies: its folder's real path,
-# and where its link leads (a virtual environment's python is a link to the system's but
-# runs with its folder's packages: both count). A project that holds the user's own home
-# (a home kept in git, or no project at all) chose nothing: its settings are the user's.
-# One subshell of builtins: readlink runs only for a link that lies outside, id only inside.
-outside_project() { # $1: the variable that chose it, $2: the program
+# sessions (else here), as sparring finds it. Where the Python lies: its folder's real path
+# (a virtual environment's python, a link to the system's, runs with its folder's packages),
+# and, for a program named outright ($3 = follow), where its link leads. A project that
+# holds the user's own home (a home kept in git, or no project at all) chose nothing: its
+# settings are the user's. One subshell of builtins: readlink runs only for a named program
+# that is a link, id only for one inside (measured: 0.6 ms a call, 2.2 ms with readlink).
+outside_project() { # $1: the variable that chose it, $2: the program, $3: follow its link
   root=$(
     cd -P . 2>/dev/null || exit
     d=$PWD
@@ -33,7 +34,7 @@ outside_project() { # $1: the variable that chose it, $2: the program
     cd -P "${folder:-/}" 2>/dev/null || exit
     case "$PWD/" in
       "${root%/}"/*) ;;
-      *) [ -L "${2##*/}" ] || exit
+      *) [ "${3:-}" = follow ] && [ -L "${2##*/}" ] || exit
          case "$(readlink -f "${2##*/}" 2>/dev/null)/" in "${root%/}"/*) ;; *) exit ;; esac ;;
     esac
     user=$(id -un 2>/dev/null)
@@ -58,7 +59,7 @@ export SPARRING_LAUNCHER
 # (installer/layout.py ENTRY, the same text).
 entry='import sys; from sparring.__main__ import main; sys.exit(main())'
 if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
-  outside_project SPARRING_PYTHON "$SPARRING_PYTHON"
+  outside_project SPARRING_PYTHON "$SPARRING_PYTHON" follow
   exec "$SPARRING_PYTHON" -c "$entry" "$@"
 fi
 if [ -x "$data/venv/bin/python" ]; then
