@@ -83,3 +83,32 @@ def test_what_the_user_allows_is_all_the_real_codex_may_write(
     summary = sparring("finalize", sid, "--full").out
     assert summary["applied"]["sandbox"] == "workspace-write"  # codex's own record agrees
     assert summary["sandbox"]["allowed_by"] == "environment"
+
+
+def test_a_resumed_turn_keeps_the_read_only_sandbox_in_a_trusted_project(
+        real_codex: Path, codex_home: Path, responses_mock: ResponsesMock, sparring: Any,
+        repo: Path, outside: Path) -> None:
+    """Public reports say a resumed turn took its sandbox from the environment (a project
+    Codex trusts) on some versions, not the one it was given (openai/codex #40149). With the
+    project marked trusted in Codex's own config, round two, resumed on round one's thread,
+    still cannot write: sparring puts `-s read-only` before `resume`, where codex takes it."""
+    config = codex_home / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{repo.resolve()}"]\n'
+                      'trust_level = "trusted"\n')
+    responses_mock.script(text("Round one."), shell_call(planting(repo, outside)),
+                          text("Round two."))
+    sid = sparring("init", "--skill", "deep-discussion").out["session"]
+    assert sparring("start", sid, input=b"Redis or SQLite?").exit_code == 0
+    assert sparring("wait", sid, "--timeout", "60").out["status"] == "completed"
+
+    resumed = sparring("resume", sid, input=b"And the second round?")
+    ended = sparring("wait", sid, "--timeout", "60").out
+
+    assert resumed.out["sandbox"]["mode"] == "read-only", resumed.raw
+    assert ended["status"] == "completed" and ended["turn"] == 2, ended
+    assert ended["review"]["text"] == "Round two."  # after codex ran the tool call
+    assert ended["guard"].get("clean") is True, ended["guard"]
+    assert not (repo / "notes.txt").exists() and not (repo / ".codex").exists()
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    assert list(outside.iterdir()) == []
+    assert git(repo, "status", "--porcelain") == ""
