@@ -130,7 +130,7 @@ def runner_said(record: dict[str, Any] | None) -> dict[str, Any] | None:
     that no re-ask follows) is printed as the data it now is."""
     if not record:
         return record
-    hint = TURN_HINTS.get(record.get("code"))
+    hint = TURN_HINTS.get(str(record.get("code")))
     return {**record, "hint": Hint(hint)} if hint == record.get("hint") else record
 
 
