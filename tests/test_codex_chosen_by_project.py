@@ -12,6 +12,7 @@ file set what.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,24 @@ def test_a_workspace_write_turn_never_runs_with_the_copies_in_the_project(
     assert [c["argv"] for c in fake_codex.calls()] == [["--version"]]  # no turn ran
     assert sparring("start", session, "--sandbox", "read-only", input=b"q").exit_code == 0
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+
+
+@pytest.mark.parametrize("how", ["PATH", "SPARRING_CODEX"])
+def test_a_codex_that_lies_in_the_project_never_runs(
+        how: str, sparring: Any, session: str, fake_codex: Any, repo: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PATH the project's settings set (or any way it leads there) finds a `codex` the
+    project holds: it would run as the user, outside any sandbox. Neither `start` nor
+    `doctor` runs it, however the user's own variables name it."""
+    pwned = tmp_path / "PWNED"
+    program = planted_program(repo, pwned)
+    if how == "PATH":
+        monkeypatch.delenv("SPARRING_CODEX", raising=False)
+        monkeypatch.setenv("PATH", f"{program.parent}:{os.environ['PATH']}")
+    else:
+        monkeypatch.setenv("SPARRING_CODEX", str(program))
+    started = sparring("start", session, input=b"q")
+    assert started.error_code == "sandbox_not_allowed", started.raw
+    assert started.out["error"]["where"] == str(program.resolve())
+    sparring("doctor")
+    assert not pwned.exists() and fake_codex.calls() == []

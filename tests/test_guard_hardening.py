@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sparring import guard
+from sparring.guard.trash import Trash
 from support.gitrepo import git
 
 
@@ -86,6 +87,28 @@ def test_a_folder_linked_outside_the_tree_is_never_written_through(project: Path
     assert (elsewhere / "app.py").read_text() == "someone else's file\n"
     assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
     assert not (project / "src").is_symlink()
+
+
+@pytest.mark.parametrize("folder", ["guard-store", "guard-trash"])
+def test_the_guards_own_folders_swapped_for_a_link_receive_nothing(
+        project: Path, tmp_path: Path, folder: str) -> None:
+    """Another session's workspace-write Codex swaps `.sparring/guard-store` (where the next
+    snapshot copies the user's files) or `.sparring/guard-trash` (where revert moves what it
+    removes) for a link out of the project: nothing of the user's goes through it, the
+    refusal names the folder, and the user's work stays where it is."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    state = project / ".sparring"
+    state.mkdir()
+    (state / folder).symlink_to(elsewhere)
+    with pytest.raises(OSError) as refused:
+        if folder == "guard-store":
+            guard.take(project, store=state / "guard-store")
+        else:
+            Trash(project).keep("src/app.py")
+    assert refused.value.filename == str(state / folder)
+    assert list(elsewhere.iterdir()) == [], "nothing went through the link"
+    assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
 
 
 def test_a_file_swapped_for_a_folder_and_back(project: Path, tmp_path: Path) -> None:

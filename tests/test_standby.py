@@ -270,6 +270,29 @@ def test_codex_started_early_gets_its_whole_prompt_only_after_the_snapshot(
     assert not list(repo.rglob("events.jsonl")), "nothing codex printed lies in the project"
 
 
+@forks_here
+def test_a_killed_starts_early_folder_is_removed_by_the_next_start(
+        fake_codex: Any, repo: Path, scratch: Path) -> None:
+    """A `start` killed between making its early codex's folder and handing it to a turn
+    left the folder behind (its codex died with it): the next early start of the session
+    removes it; a folder whose runner still runs is left alone."""
+    sid = out_of(launcher(repo, "init", "--skill", "deep-discussion"))["session"]
+    outputs = Path(Session(repo / ".sparring" / "sessions" / sid).outputs)
+    outputs.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.Popen(["true"])  # a pid that has ended
+    dead.wait()
+    left = outputs / f".codex-early-{dead.pid}-abcd1234"
+    live = outputs / f".codex-early-{os.getpid()}-efgh5678"
+    for folder in (left, live):
+        folder.mkdir()
+        (folder / "events.jsonl").write_text("")
+    fake_codex.mode("ok")
+    (scratch / "q.md").write_text("Redis or SQLite?\n")
+    assert out_of(launcher(repo, "start", sid, "--prompt-file", str(scratch / "q.md")))["ok"]
+    out_of(launcher(repo, "wait", sid, "--timeout", "30"))
+    assert not left.exists() and live.is_dir()
+
+
 def test_a_start_whose_prompt_cannot_be_made_ends_the_codex_started_for_it(
         fake_codex: Any, repo: Path, scratch: Path) -> None:
     """codex started while the template was rendered; the template lacks a variable: start

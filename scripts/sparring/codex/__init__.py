@@ -47,14 +47,16 @@ def check_prompt(prompt: bytes, what: str = "the prompt") -> None:
 
 def find_executable() -> str:
     """The codex the user chose (SPARRING_CODEX, else PATH); never one the project's Claude
-    Code settings chose, which would run here at once (`--version`)."""
+    Code settings chose, which would run here at once (`--version`), nor one that lies in
+    the project (sandbox.codex_in_project)."""
     import shutil
     from pathlib import Path
 
     from sparring.codex import sandbox
 
     cwd = os.getcwd()
-    chosen = sandbox.codex_chosen_by_project(Path(locate.project_root(cwd)), Path(cwd))
+    root = Path(locate.project_root(cwd))
+    chosen = sandbox.codex_chosen_by_project(root, Path(cwd))
     if chosen is not None:
         raise chosen
     configured = os.environ.get("SPARRING_CODEX")
@@ -66,10 +68,13 @@ def find_executable() -> str:
                 f"SPARRING_CODEX is set to {configured!r}, which is not an executable",
                 "point SPARRING_CODEX at the codex executable, or unset it to use PATH",
             )
-        return path
-    path = shutil.which("codex")
-    if path is None:
-        raise SparringError("codex_not_found", "codex was not found on PATH", INSTALL_HINT)
+    else:
+        path = shutil.which("codex")
+        if path is None:
+            raise SparringError("codex_not_found", "codex was not found on PATH", INSTALL_HINT)
+    inside = sandbox.codex_in_project(path, root)
+    if inside is not None:
+        raise inside
     return path
 
 

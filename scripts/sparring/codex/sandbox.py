@@ -214,6 +214,29 @@ def codex_chosen_by_project(root: Path, cwd: Path, env: Mapping[str, str] | None
     return None
 
 
+def codex_in_project(executable: str, root: Path) -> SparringError | None:
+    """The error when the codex that would run lies in the project (found on a PATH the
+    project's Claude Code settings may have set, or named by SPARRING_CODEX): a program the
+    project chose, which would run as the user outside any sandbox. A project that holds the
+    user's own home (a home kept in git) chose nothing: its programs are the user's."""
+    import pwd
+
+    real, top = os.path.realpath(executable), os.path.realpath(root)
+    own_home = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    if not _below(real, top) or _below(own_home, top):
+        return None
+    return SparringError(
+        "sandbox_not_allowed", f"the codex that would run ({executable}) lies inside the "
+        f"project {top}, which chose it: it would run outside any sandbox; nothing was "
+        "started", "install codex outside the project (`npm install -g @openai/codex`) and "
+        "start Claude Code from a shell whose PATH finds it there, or set SPARRING_CODEX to "
+        "it in that shell", requested="codex", source="project_path", where=real)
+
+
+def _below(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _witness_within_reach(argv: Sequence[str], root: Path) -> SparringError | None:
     """A turn that may write the project never runs while the copies of sparring's records
     lie in it (a project that is the home folder, a state folder set inside it): Codex could

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from sparring import disk
 from sparring.guard.files import CHUNK, hash_file
+from sparring.store.locate import STATE_DIR
 
 MIB = 1 << 20
 # The largest file of each origin the snapshot copies (a store given). Ignored files and
@@ -92,13 +93,21 @@ def _holds(copy: Path, data: bytes) -> bool:
 
 
 def _write(store: Path, name: str, data: bytes) -> None:
-    disk.write(store / name, data)
+    disk.write(store / name, data, under=below(store))
+
+
+def below(store: Path) -> Path | None:
+    """The project whose `.sparring/guard-store` this is: from its root down, no link is
+    followed (disk.py), so a store another session's Codex swapped for a link never receives
+    a copy of the user's files. A store named outright elsewhere is written as named."""
+    return store.parent.parent if store.parent.name == STATE_DIR else None
 
 
 def _stream_into(path: Path, store: Path) -> str:
     """The copy, named by the digest of what was read: staged while it is read and hashed,
     then moved in under that name (same name, same bytes: replacing one is harmless)."""
-    staged = disk.stage(store / ".copy", lambda out: copy_stream(path, out))
+    staged = disk.stage(store / ".copy", lambda out: copy_stream(path, out),
+                        under=below(store))
     try:
         digest = str(staged.result)
         staged.commit(digest)

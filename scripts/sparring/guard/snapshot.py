@@ -55,7 +55,7 @@ def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None,
     require_dir(root)
     racy_ns = time.time_ns() - RACY_MARGIN_NS
     if store is not None:
-        disk.folders(store)
+        disk.folders(store, under=copies.below(store))
     reuse = _Reuse(previous if previous and previous.root == root else None, store)
     if (root / ".git").exists():
         base = _take_git(root, tuple(exclude), store, racy_ns, reuse)

@@ -46,8 +46,11 @@ class Trash:
 
     def _folder(self) -> Path:
         if self.dir is None:
+            # From the project's root down, no link is followed (disk.py): what revert
+            # moves aside never leaves the project through a swapped `guard-trash`.
             parent = workspace.state_dir(self.root, create=True) / TRASH_DIR
-            disk.folders(parent)
+            disk.folders(parent, under=self.root)
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            self.dir = disk.folders(parent / f"{stamp}-{secrets.token_hex(3)}")
+            self.dir = disk.folders(parent / f"{stamp}-{secrets.token_hex(3)}",
+                                    under=self.root)
         return self.dir

@@ -56,12 +56,15 @@ class Early:
             return None
 
 
-        # A folder of its own, made now under a name nobody can guess, beside the turns'
-        # outputs (the same file system: adopt renames), out of the project and of any
-        # sandbox's reach: no link can be waiting where codex's output goes.
+        # A folder of its own, made now under a name nobody can guess (after the runner's
+        # pid, for _left_behind), beside the turns' outputs (the same file system: adopt
+        # renames), out of the project and of any sandbox's reach: no link can be waiting
+        # where codex's output goes.
         try:
-            folder = Path(tempfile.mkdtemp(prefix=turns.EARLY_PREFIX,
-                                           dir=disk.folders(session.outputs)))
+            outputs = disk.folders(session.outputs)
+            _left_behind(outputs)
+            folder = Path(tempfile.mkdtemp(prefix=f"{turns.EARLY_PREFIX}{os.getpid()}-",
+                                           dir=outputs))
         except OSError:
             return None
         try:
@@ -94,6 +97,25 @@ class Early:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
         _remove(self.folder)
+
+
+def _left_behind(outputs: str) -> None:
+    """The folders of early codexes whose runner is gone (a `start` killed before its turn
+    took or discarded its codex, which died with it): removed, as discard would have."""
+    for name in os.listdir(outputs):
+        owner = name.removeprefix(turns.EARLY_PREFIX).split("-", 1)[0]
+        if name.startswith(turns.EARLY_PREFIX) and owner.isdigit() and not _runs(int(owner)):
+            _remove(Path(outputs, name))
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # gone, or never a pid
+        return False
+    except PermissionError:  # someone else's: running
+        return True
+    return True
 
 
 def _remove(folder: Path) -> None:
