@@ -13,36 +13,43 @@ if [ "${OS:-}" = Windows_NT ] || [ -n "${MSYSTEM:-}" ]; then
   esac
 fi
 data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
-# A project's Claude Code settings may set any variable (`env`): the Python that a variable
+# A project's Claude Code settings may set any variable (`env`): the program that a variable
 # leads to runs only when it lies outside the project, else one JSON error naming the
 # variable. The project is the nearest folder, from here up, that holds .git or sparring's
-# sessions (else here), as sparring finds it. Where the Python lies: its folder's real path
-# (a virtual environment's python, a link to the system's, runs with its folder's packages),
-# and, for a program named outright ($3 = follow), where its link leads. A project that
-# holds the user's own home (a home kept in git, or no project at all) chose nothing: its
+# sessions, and here itself (a folder with no .git of its own in a home kept in git). Where
+# the program lies: its folder's real path (a virtual environment's python, a link to the
+# system's, runs with its folder's packages), and, for a program named outright ($3 =
+# follow), where its link leads. A project that holds the user's own home (as the user
+# database says, not $HOME: a home kept in git, Claude Code started in /) chose nothing: its
 # settings are the user's. One subshell of builtins: readlink runs only for a named program
 # that is a link, id only for one inside (measured: 0.6 ms a call, 2.2 ms with readlink).
 outside_project() { # $1: the variable that chose it, $2: the program, $3: follow its link
   root=$(
     cd -P . 2>/dev/null || exit
-    d=$PWD
+    here=$PWD d=$PWD
     while [ -n "$d" ] && ! [ -e "$d/.git" ] && ! [ -d "$d/.sparring/sessions" ]; do
       d=${d%/*}
     done
-    root=${d:-$PWD}
     case "$2" in */*) folder=${2%/*} ;; *) folder=. ;; esac
     cd -P "${folder:-/}" 2>/dev/null || exit
-    case "$PWD/" in
-      "${root%/}"/*) ;;
-      *) [ "${3:-}" = follow ] && [ -L "${2##*/}" ] || exit
-         case "$(readlink -f "${2##*/}" 2>/dev/null)/" in "${root%/}"/*) ;; *) exit ;; esac ;;
-    esac
-    user=$(id -un 2>/dev/null)
-    case "$user" in "" | *[!A-Za-z0-9._-]*) ;; *)
-      eval "home=~$user"
-      case "$(cd -P "$home" 2>/dev/null && pwd)/" in "${root%/}"/*) exit ;; esac ;;
-    esac
-    echo "$root"
+    at="$PWD/" link=
+    if [ "${3:-}" = follow ] && [ -L "${2##*/}" ]; then
+      link="$(readlink -f "${2##*/}" 2>/dev/null)/"
+    fi
+    home=
+    for top in ${d:+"$d"} "$here"; do
+      case "$at" in "${top%/}"/*) ;; *) case "$link" in "${top%/}"/*) ;; *) continue ;; esac ;; esac
+      if [ -z "$home" ]; then
+        user=$(id -un 2>/dev/null)
+        case "$user" in "" | *[!A-Za-z0-9._@-]*) home=/nonexistent ;; *)
+          eval "home=~$user"
+          home=$(cd -P "$home" 2>/dev/null && pwd) || home=/nonexistent ;;
+        esac
+      fi
+      case "$home/" in "${top%/}"/*) continue ;; esac
+      echo "$top"
+      exit
+    done
   )
   [ -n "$root" ] || return 0
   case "$1$root" in *\"* | *\\*) root="the project" ;; esac
@@ -60,7 +67,9 @@ export SPARRING_LAUNCHER
 entry='import sys; from sparring.__main__ import main; sys.exit(main())'
 if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
   outside_project SPARRING_PYTHON "$SPARRING_PYTHON" follow
-  exec "$SPARRING_PYTHON" -c "$entry" "$@"
+  # -I here too: a Python chosen outside the project still must not import the project's
+  # own `sparring` from the working directory, nor follow PYTHON* variables it set.
+  exec "$SPARRING_PYTHON" -I -c "$entry" "$@"
 fi
 if [ -x "$data/venv/bin/python" ]; then
   chose=HOME
@@ -70,8 +79,9 @@ if [ -x "$data/venv/bin/python" ]; then
   # for the runtime's own sparring and its dependencies (with -c as with -m).
   exec "$data/venv/bin/python" -I -c "$entry" "$@"
 fi
-if command -v sparring >/dev/null 2>&1; then
-  exec sparring "$@"
+if found=$(command -v sparring 2>/dev/null); then
+  outside_project PATH "$found" follow  # a PATH the project set may lead into it
+  exec "$found" "$@"
 fi
 
 # No runtime: one JSON error whose hint is the command that fixes it, as exactly as we can.

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +153,38 @@ def test_the_launcher_runs_the_python_the_user_chose_outside_the_project(
     done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
                           capture_output=True, text=True, timeout=30, check=False, cwd=cwd)
     assert done.returncode == 0 and ran.exists(), done.stdout + done.stderr
+
+
+def test_a_python_the_user_chose_never_imports_the_projects_own_sparring(tmp_path: Path) -> None:
+    """SPARRING_PYTHON outside the project (the system's python, say) runs isolated (`-I`):
+    a `sparring` package the project holds in the working directory is never imported."""
+    project, ran = tmp_path / "project", tmp_path / "ran"
+    (project / ".git").mkdir(parents=True)
+    (project / "sparring").mkdir()
+    (project / "sparring" / "__init__.py").write_text(
+        f"open({str(ran)!r}, 'w').write('the project ran')\n")
+    done = subprocess.run([str(LAUNCHER), "status"], capture_output=True, text=True,
+                          timeout=30, check=False, cwd=project,
+                          env={"PATH": BARE_PATH, "HOME": str(tmp_path / "home"),
+                               "SPARRING_PYTHON": sys.executable,
+                               "PYTHONPATH": str(project)})
+    assert not ran.exists(), done.stdout + done.stderr
+
+
+def test_a_sparring_the_project_put_on_path_never_runs(tmp_path: Path) -> None:
+    """With no runtime where XDG_DATA_HOME leads (the project may set it so), the launcher
+    falls back to a `sparring` on PATH: one inside the project never runs."""
+    project, ran = tmp_path / "project", tmp_path / "ran"
+    (project / ".git").mkdir(parents=True)
+    program = project / "bin" / "sparring"
+    program.parent.mkdir()
+    program.write_text(f'#!/bin/sh\ntouch "{ran}"\n')
+    program.chmod(0o755)
+    done = subprocess.run([str(LAUNCHER), "status"], capture_output=True, text=True,
+                          timeout=30, check=False, cwd=project,
+                          env={"PATH": f"{program.parent}:{BARE_PATH}",
+                               "HOME": str(tmp_path / "home"),
+                               "XDG_DATA_HOME": str(tmp_path / "nothing-here")})
+    assert done.returncode == 1 and not ran.exists(), done.stdout + done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "runtime_in_project" and "PATH" in error["message"]

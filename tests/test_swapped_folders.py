@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from sparring.store import witness
 from test_witness import forge
 
 
@@ -54,7 +55,10 @@ Path({str(done)!r}).write_text('x')
     assert _files(outside) == copied, "something was written through the link"
     assert moved.is_dir() and place.is_symlink()  # what Codex did is left for the user
     if swapped == "turn":  # the session's record is sparring's still: the turn names it
-        assert waited.out["guard"]["changed"] == [{"path": relative, "change": "modified"}]
+        changed = waited.out["guard"]["changed"]
+        assert changed[0] == {"path": relative, "change": "modified"}, changed  # named first
+        assert waited.out["guard"]["checked"] is False  # no record written through it
+        assert not witness.watched(repo), "the check ended the watch over the records"
         assert waited.out["guard"]["violation"]["code"] == "guard_violation"
     else:  # the session's record lies behind the link: the session is refused, by name
         assert waited.error_code in ("path_outside_project", "path_is_link"), waited.raw

@@ -69,8 +69,9 @@ CODES: dict[str, str] = {
                            "sandbox than the user allows",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
-    "runtime_in_project": "SPARRING_PYTHON or XDG_DATA_HOME would make the skill launcher run a "
-                          "Python that lies in the project (printed by the launcher)",
+    "runtime_in_project": "SPARRING_PYTHON, XDG_DATA_HOME, HOME or PATH would make the skill "
+                          "launcher run a program that lies in the project (printed by the "
+                          "launcher)",
     "platform_unsupported": "native Windows is not supported yet; sparring runs in WSL",
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",
@@ -164,10 +165,11 @@ class SparringError(Exception):
         self.code = code
         self.message = message
         self.hint = hint
+        self.hint_is_data = False  # read back from a record: printed, never spelled as a command
         self.details = details
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"code": self.code, "message": self.message,
-                                   "hint": Hint(self.hint)}
+                                   "hint": self.hint if self.hint_is_data else Hint(self.hint)}
         data.update(self.details)
         return data

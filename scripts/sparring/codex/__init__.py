@@ -72,7 +72,7 @@ def find_executable() -> str:
         path = shutil.which("codex")
         if path is None:
             raise SparringError("codex_not_found", "codex was not found on PATH", INSTALL_HINT)
-    inside = sandbox.codex_in_project(path, root)
+    inside = sandbox.codex_in_project(path, root, Path(cwd))
     if inside is not None:
         raise inside
     return path

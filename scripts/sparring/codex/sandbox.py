@@ -214,16 +214,24 @@ def codex_chosen_by_project(root: Path, cwd: Path, env: Mapping[str, str] | None
     return None
 
 
-def codex_in_project(executable: str, root: Path) -> SparringError | None:
+def codex_in_project(executable: str, root: Path, cwd: Path) -> SparringError | None:
     """The error when the codex that would run lies in the project (found on a PATH the
     project's Claude Code settings may have set, or named by SPARRING_CODEX): a program the
-    project chose, which would run as the user outside any sandbox. A project that holds the
-    user's own home (a home kept in git) chose nothing: its programs are the user's."""
+    project chose, which would run as the user outside any sandbox. The project is the root
+    and the working folder (one with no .git of its own in a home kept in git); one that
+    holds the user's own home (as the user database says) chose nothing: its programs are
+    the user's, as the launcher decides for the runtime (scripts/launcher.sh)."""
     import pwd
 
-    real, top = os.path.realpath(executable), os.path.realpath(root)
-    own_home = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
-    if not _below(real, top) or _below(own_home, top):
+    real = os.path.realpath(executable)
+    try:
+        own_home = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
+    except KeyError:  # no entry for this uid (a container's): no home to exempt
+        own_home = None
+    tops = [os.path.realpath(place) for place in (root, cwd)]
+    top = next((t for t in tops if _below(real, t)
+                and not (own_home and _below(own_home, t))), None)
+    if top is None:
         return None
     return SparringError(
         "sandbox_not_allowed", f"the codex that would run ({executable}) lies inside the "

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, NamedTuple
 
 from sparring import codex, config, limits, process, states, templates
 from sparring.codex import sandbox
-from sparring.errors import Hint, SparringError, violation_hint
+from sparring.errors import CODES, TURN_HINTS, Hint, SparringError, violation_hint
 from sparring.records import TurnRecord
 from sparring.store import sessions
 from sparring.store.inputs import read_input, template_variables
@@ -388,10 +388,16 @@ def _wait_for_start(session: Session, n: int) -> TurnRecord:
 
 
 def _failed_start(turn: TurnRecord) -> SparringError:
+    """The turn's recorded error, as start's own: its hint is spelled as the runner's words
+    only when it is the one the runner gives for its code (errors.TURN_HINTS), as
+    errors.runner_said prints a turn's error; any other is printed as the data it is."""
     error = dict(turn["error"] or {})
-    code = error.pop("code", "codex_start_failed")
-    if code == "codex_crashed":
+    code = str(error.pop("code", "codex_start_failed"))
+    message = str(error.pop("message", "codex failed to start"))
+    hint = str(error.pop("hint", "run `sparring doctor`"))
+    own = hint == TURN_HINTS.get(code)
+    if code == "codex_crashed" or code not in CODES:
         code = "codex_start_failed"
-    message = error.pop("message", "codex failed to start")
-    hint = error.pop("hint", "run `sparring doctor`")
-    return SparringError(code, message, hint, turn=turn["n"], status=turn["status"], **error)
+    failed = SparringError(code, message, hint, turn=turn["n"], status=turn["status"], **error)
+    failed.hint_is_data = not own
+    return failed

@@ -23,7 +23,7 @@ from sparring.fence import unfence
 from sparring.process import spawn
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.sessions import Session, find_turn
-from sparring.store.statefile import write_private
+from sparring.store.statefile import swapped, write_private
 from sparring.turn import barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity, seen
@@ -84,9 +84,13 @@ def new_turn(
     barrier.require_open(data, round_no)
     n = len(data["turns"]) + 1
     directory, outputs = Path(session.turn_dir(n)), Path(session.output(n, EVENTS)).parent
-    _set_aside(directory)
-    _set_aside(outputs)
-    disk.folders(directory, under=session.path)
+    try:  # from the session's folder down, no link is followed (disk.py)
+        disk.folders(Path(session.path, "turns"), under=session.path)
+        _set_aside(directory)
+        _set_aside(outputs)
+        disk.folders(directory, under=session.path)
+    except disk.FolderSwapped as exc:
+        raise swapped(exc) from None
     disk.folders(outputs)
     write_private(directory / PROMPT, prompt)
     turn: TurnRecord = {

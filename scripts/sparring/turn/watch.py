@@ -234,20 +234,17 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
     if watch is None:
         return unchecked
     swapped = _swapped(watch.root, session, n)
-    if swapped:  # nothing is written through it (disk.py): the turn's changes neither
-        found = [c.to_dict() for c in swapped]
-        return {**unchecked, "changed": found, "violation": violation(session, found)}
     try:
         own = _own_records(session, watch)
         tree = guard.compare(watch.baseline) if watch.baseline is not None else None
-        changes = _merged(tree or [], own)
-        if tree is not None:
+        changes = _merged(swapped, tree or [], own)
+        if tree is not None and not swapped:  # nothing is written through a swapped folder
             guard.save_changes(Path(session.turn_path(n, CHANGES)), changes)
     except Exception:
         traceback.print_exc()
         return unchecked
     found = [c.to_dict() for c in changes]
-    if tree is None:  # the tree was not checked; sparring's own records were
+    if tree is None or swapped:  # the tree's changes are not on record; what changed is
         return {**unchecked, "changed": found, "violation": violation(session, found)}
     return {"checked": True, "clean": not found, "changed": found, "baseline": str(watch.path),
             "violation": violation(session, found)}

@@ -41,8 +41,8 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
                         f"{analysis} and `sparring wait {sid} --seal {path_word(analysis)}`")
         return Hint(f"Codex is answering round {turn['round']}: `sparring wait {sid}`")
     if data.get("reports"):
-        return Hint(f"the report is written ({data['reports'][-1]}): `sparring finalize "
-                    f"{sid}`, then `sparring stop {sid}`")
+        return Hint(f"the report is written (`sparring status {sid}` names it): `sparring "
+                    f"finalize {sid}`, then `sparring stop {sid}`")
     if turn["status"] != states.COMPLETED:
         return _failed(sid, turn, inbox)
     if unsealed:
@@ -53,7 +53,12 @@ def next_step(session: Session, data: dict[str, Any], cwd: Path) -> Hint:
         return Hint(f"Codex answered round {turn['round']} and you have not judged it: "
                     f"`sparring wait {sid}` shows its answer again; write your verdict to "
                     f"{verdict}, then `sparring verdict {sid} --file {path_word(verdict)}`")
-    return _after(sid, session, data, decided["decision"], turn["round"], inbox)
+    # The decision as the ledger names them (the record may hold any text: never printed)
+    decision = decided["decision"] if decided["decision"] in _DECISIONS else "judged"
+    return _after(sid, session, data, decision, turn["round"], inbox)
+
+
+_DECISIONS = ("continue", "consensus", "stalemate")  # ledger.py's Decision
 
 
 def _after(sid: str, session: Session, data: dict[str, Any], decision: str, round_no: int,
