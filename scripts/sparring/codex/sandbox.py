@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,7 +36,7 @@ from typing import Any, NamedTuple
 
 from sparring.config import SANDBOXES
 from sparring.errors import SparringError
-from sparring.store import witness
+from sparring.store import locate, witness
 
 ENV = "SPARRING_SANDBOX"
 DEFAULT = "read-only"
@@ -221,16 +222,14 @@ def codex_in_project(executable: str, root: Path, cwd: Path) -> SparringError | 
     and the working folder (one with no .git of its own in a home kept in git); one that
     holds the user's own home (as the user database says) chose nothing: its programs are
     the user's, as the launcher decides for the runtime (scripts/launcher.sh)."""
-    import pwd
-
     real = os.path.realpath(executable)
     try:
         own_home = os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir)
     except KeyError:  # no entry for this uid (a container's): no home to exempt
         own_home = None
     tops = [os.path.realpath(place) for place in (root, cwd)]
-    top = next((t for t in tops if _below(real, t)
-                and not (own_home and _below(own_home, t))), None)
+    top = next((t for t in tops if locate.within(real, t)
+                and not (own_home and locate.within(own_home, t))), None)
     if top is None:
         return None
     return SparringError(
@@ -239,10 +238,6 @@ def codex_in_project(executable: str, root: Path, cwd: Path) -> SparringError | 
         "started", "install codex outside the project (`npm install -g @openai/codex`) and "
         "start Claude Code from a shell whose PATH finds it there, or set SPARRING_CODEX to "
         "it in that shell", requested="codex", source="project_path", where=real)
-
-
-def _below(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _witness_within_reach(argv: Sequence[str], root: Path) -> SparringError | None:

@@ -68,6 +68,12 @@ def outputs_folder(session_dir: str, token: str | None) -> str:
     return os.path.join(state_home(), "codex", f"{os.path.basename(session_dir)}-{token}")
 
 
+def within(path: str, folder: str) -> bool:
+    """Whether `path` is `folder` or lies below it (as spelled: pass real paths to compare
+    where things are)."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def in_project(folder: str, root: str) -> bool:
     """Whether the real path `folder` is a session folder of the project at `root`
     (`.sparring/sessions/<id>` at its root or below): no other session.json is acted on."""

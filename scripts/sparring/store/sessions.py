@@ -158,7 +158,7 @@ def resolve(ref: str, cwd: str | Path) -> Session:
     root = locate.project_root(str(cwd))
     found = locate.session_folder(ref, str(cwd))
     if found is not None:
-        if not _within(found, root):
+        if not locate.within(found, root):
             raise SparringError(
                 "path_outside_project", f"{ref} is outside the project {root}",
                 "name a session of this project: its id (`sparring status` lists them)",
@@ -172,11 +172,6 @@ def resolve(ref: str, cwd: str | Path) -> Session:
         "use the `session` id printed by `sparring init`, or its `session_dir`; "
         "`sparring status` lists this project's sessions",
     )
-
-
-def _within(path: str, root: str) -> bool:
-    """Whether the real path `path` is `root` or below it (both real paths)."""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def all_sessions(root: str | Path) -> list[Session]:

@@ -264,8 +264,7 @@ def changed_since(root: Where, since: float) -> dict[str, str]:
 def within(root: Where) -> bool:
     """Whether the copies of `root`'s records lie inside the project itself (a project that
     is the home folder, say), where a `workspace-write` sandbox may write them too."""
-    copies, place = os.path.realpath(folder(root)), os.path.realpath(root)
-    return copies == place or copies.startswith(place.rstrip(os.sep) + os.sep)
+    return locate.within(os.path.realpath(folder(root)), os.path.realpath(root))
 
 
 def _removed_with_its_session(root: Where, relative: str) -> bool:
