@@ -167,13 +167,19 @@ def assert_one_reader(argv: list[str]) -> None:
         assert readers.events and all(readers.events), (name, argv, readers.events)
 
 
-def test_poll_wait_and_status_read_a_structured_session_through_one_reader(
-        sparring: Any, fake_codex: Any) -> None:
+def dual_model_round(sparring: Any, fake_codex: Any) -> str:
+    """A dual-model session whose first round has ended: its id."""
     fake_codex.mode("ok", reply='{"points": []}')
-    sid = sparring("init", "--skill", "dual-model").out["session"]
+    sid: str = sparring("init", "--skill", "dual-model").out["session"]
     sparring("start", sid, "--template", "dual-model/dispatch", "--var",
              "QUESTION=Redis or SQLite?", "--var", "CONTEXT=none")
     sparring("wait", sid, "--timeout", "30")
+    return sid
+
+
+def test_poll_wait_and_status_read_a_structured_session_through_one_reader(
+        sparring: Any, fake_codex: Any) -> None:
+    sid = dual_model_round(sparring, fake_codex)
     for argv in (["poll", sid], ["wait", sid, "--timeout", "5"], ["status", sid]):
         assert_one_reader(argv)
 
@@ -201,12 +207,7 @@ def test_a_discussions_status_reads_through_the_one_reader(
 def test_the_reader_check_sees_a_read_around_the_one_reader(
         sparring: Any, fake_codex: Any) -> None:
     """A verb that read a turn's events itself, beside the one reader, is caught."""
-    fake_codex.mode("ok", reply='{"points": []}')
-    sid = sparring("init", "--skill", "dual-model").out["session"]
-    sparring("start", sid, "--template", "dual-model/dispatch", "--var",
-             "QUESTION=Redis or SQLite?", "--var", "CONTEXT=none")
-    sparring("wait", sid, "--timeout", "30")
-    session = sessions.resolve(sid, Path.cwd())
+    session = sessions.resolve(dual_model_round(sparring, fake_codex), Path.cwd())
     with reading() as readers:
         events.read(session.output(1, "events.jsonl"), finished=True)
         lifecycle.observe(session)
