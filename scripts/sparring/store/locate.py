@@ -47,7 +47,7 @@ def state_home() -> str:
 
 def run_record(session_dir: str) -> str:
     """Where the runner of a session keeps its own record (store/runs.py)."""
-    import hashlib
+    import hashlib  # OpenSSL's 4 ms, here: every poll and wait imports this module
 
     key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
