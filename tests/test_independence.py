@@ -250,6 +250,6 @@ def test_a_session_made_before_the_outputs_left_the_project_keeps_them_in_its_fo
     record.write_text(jsonlib.dumps(data))
     codex_runs(debate, "true")
     debate.start()
-    out = debate.wait()
-    assert out["status"] == "completed" and out["guard"] == {"clean": True}, out
+    out = debate.wait("--full")
+    assert out["status"] == "completed" and out["guard"]["clean"], out
     assert (record.parent / "turns" / "1" / "events.jsonl").is_file()

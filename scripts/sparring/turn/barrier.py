@@ -47,8 +47,7 @@ def withheld(data: dict[str, Any]) -> str | None:
     state = data["engine"]
     if not state["barrier"] or state["seal"]:
         return None
-    return ("hidden until you seal your own analysis (once Codex's round has ended): "
-            f"`sparring wait {data['id']} --seal FILE`")
+    return f"hidden until you seal your own analysis: `sparring wait {data['id']} --seal FILE`"
 
 
 def reveal(session: Session, data: dict[str, Any]) -> None:

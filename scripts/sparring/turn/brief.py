@@ -19,6 +19,12 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     if full["error"]:  # a failed turn: what went wrong and what to do, before anything else
         found.update(error=full["error"], recoverable=full["recoverable"])
     found.update((key, full[key]) for key in ("round", "turn", "purpose", "elapsed_s"))
+    # Withheld only matters for an answer there is: a failed turn has none to reveal. Until
+    # the seal, Claude acts only on the round having ended; the guard's verdict and the
+    # tokens come with the answer (`wait --seal`).
+    if review and full["review_withheld"] and full["status"] == "completed":
+        found.update(review=None, review_withheld=full["review_withheld"])
+        return found
     # The guard's verdict and the tokens before Codex's answer: an output cut short (a long
     # answer) still says them.
     guard = full["guard"]
@@ -36,9 +42,6 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
         found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
     if review:
         found["review"] = _one_form(full["review"])
-    # Withheld only matters for an answer there is: a failed turn has none to reveal.
-    if review and full["review_withheld"] and full["status"] == "completed":
-        found["review_withheld"] = full["review_withheld"]
     return found
 
 

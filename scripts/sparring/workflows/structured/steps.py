@@ -116,8 +116,7 @@ def _guard_stop(session: Session, data: AnySession,
 
 
 def _report_step(session: Session, inbox: str) -> dict[str, Any]:
-    return {"action": "report", "write": f"{inbox}/synthesis.json",
-            "command": command("report", session.id, "--synthesis",
+    return {"action": "report", "command": command("report", session.id, "--synthesis",
                                f"{here(inbox)}/synthesis.json")}
 
 
