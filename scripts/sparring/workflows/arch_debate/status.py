@@ -57,6 +57,20 @@ def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
     session, data = find_session(directory)
     if data["turns"]:
         data, _, _ = lifecycle.observe(session)  # a finished turn writes its round file first
+    return _status(session, data, directory, project)
+
+
+def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
+    """Where the debate stands, for poll and wait once Codex's round has ended (and for
+    `status`): of the session they observed, not one found again among all the project's by
+    its folder."""
+    project = locate.project_root(os.getcwd())
+    directory = debate.where(os.path.join(cwd, data["debate"]["dir"]), project)
+    return _status(session, data, directory, project)
+
+
+def _status(session: Session, data: dict[str, Any], directory: str,
+            project: str) -> dict[str, Any]:
     state = debate.read(directory, project, debate.written_by_runner(data))
     settings = data["debate"]
     step = debate.next_step(state, settings["max_rounds"])
@@ -86,16 +100,11 @@ def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
     }
 
 
-def after_turn(session: Session, data: dict[str, Any], cwd: str | Path) -> dict[str, Any]:
-    """Where the debate stands, for poll and wait once Codex's round has ended."""
-    return status(data["debate"]["dir"], cwd)
-
-
 def next_step(session: Session, data: dict[str, Any], cwd: str | Path) -> Hint:
     """Where an unfinished debate picks up (`sparring status`): its folder and its `next`."""
     if "debate" not in data:  # made by `init` alone: nothing to pick up
         return Hint(no_folder(session).hint)
-    found = status(data["debate"]["dir"], cwd)
+    found = after_turn(session, data, cwd)
     return Hint(f"the debate in {path_word(found['dir'])} (session {session.id}), "
                 f"step {found['step']}: {_unread(found)}{found['next']}")
 
