@@ -16,6 +16,9 @@
    this repository): its `poll` on its own finished session, same fake codex.
 3. Latency from the end of a turn (codex's last event reaching disk) to `sparring wait`
    returning (goal <= 0.5 s), over N turns of the fake codex.
+4. (Linux) What the runner costs while Codex works: its CPU time per second of a turn of
+   the fake codex that lasts --busy seconds, with 300 idle processes besides it on the
+   machine (a desktop runs hundreds): the runner notes the turn's processes twice a second.
 
 Run: python3 bench/runner_bench.py [--runs 30] [--turns 10] [--node-runner PATH]
      [--python PATH]   (an interpreter that has sparring installed, instead of a runtime)
@@ -186,6 +189,40 @@ def bench_wait_latency(run: Sparring, turns: int) -> list[float]:
     return latencies
 
 
+def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int] | None:
+    """(The runner's CPU milliseconds per second of a running turn, the processes on the
+    machine meanwhile), from /proc (Linux; else None)."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    idle = [subprocess.Popen(["sleep", str(busy + 30)]) for _ in range(300)]
+    try:
+        sid = run("init", "--skill", "deep-discussion")["session"]
+        slow = {**run.env, "FAKE_CODEX_MODE": "slow", "FAKE_CODEX_DELAY": str(busy)}
+        prompt = run.repo / "prompt.txt"
+        prompt.write_text("q")
+        run("start", sid, "--prompt-file", str(prompt), env=slow)
+        state = run.env.get("XDG_STATE_HOME") or os.path.join(run.env["HOME"], ".local", "state")
+        record = next(Path(state, "sparring", "runs").glob("*.json"))
+        runner = json.loads(record.read_text())["runner"]["pid"]
+        time.sleep(1.0)  # past codex's start and the runner's first note
+        first, start = _cpu_ticks(runner), time.monotonic()
+        time.sleep(busy - 2.0)
+        spent, took = _cpu_ticks(runner) - first, time.monotonic() - start
+        processes = len(os.listdir("/proc"))
+        done = run("wait", sid, "--timeout", "60")
+        assert done["status"] == "completed", done
+    finally:
+        for proc in idle:
+            proc.kill()
+            proc.wait()
+    return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes
+
+
+def _cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -194,6 +231,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--turns", type=int, default=10)
+    parser.add_argument("--busy", type=float, default=12.0,
+                        help="seconds of the turn whose runner's CPU is measured")
     parser.add_argument("--node-runner", type=Path,
                         help="codex_skill's codex-runner.js, outside this repository")
     add_python_option(parser)
@@ -229,12 +268,13 @@ def main() -> int:
         found = medians(commands, args.runs)
         modules = imported(python, ["-c", ENTRY, "poll", sid], run.repo, env)
         latencies = bench_wait_latency(run, args.turns)
-    report(args, found, modules, latencies)
+        runner_cpu = bench_runner_cpu(run, args.busy)
+    report(args, found, modules, latencies, runner_cpu)
     return 0
 
 
-def report(args: argparse.Namespace, found: dict[str, float],
-           modules: list[str], latencies: list[float]) -> None:
+def report(args: argparse.Namespace, found: dict[str, float], modules: list[str],
+           latencies: list[float], runner_cpu: tuple[float, int] | None) -> None:
     where = f"--python {args.python}" if args.python else "a runtime made by install.py"
     bare = found["python"]
     print(f"interpreter: {where}; medians of {args.runs} rounds, interleaved")
@@ -256,6 +296,11 @@ def report(args: argparse.Namespace, found: dict[str, float],
     print(f"turn end -> wait returns, {args.turns} turns: median "
           f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms "
           "(goal <= 500 ms)")
+    cpu_part = ""
+    if runner_cpu is not None:
+        print(f"the runner while Codex works: {runner_cpu[0]:.1f} ms of CPU per second of the "
+              f"turn ({runner_cpu[1]} processes on the machine)")
+        cpu_part = f" runner_cpu_ms_per_s={runner_cpu[0]:.1f}"
     node_part = (f" node_poll_ms={found['node poll'] * 1000:.1f}"
                  f" poll_vs_node={found['poll'] / found['node poll']:.2f}"
                  if "node poll" in found else "")
@@ -266,7 +311,7 @@ def report(args: argparse.Namespace, found: dict[str, float],
           f"debate_status_ms={found['debate status'] * 1000:.1f} "
           f"start_ms={found['start'] * 1000:.1f} "
           f"wait_latency_median_ms={statistics.median(latencies) * 1000:.0f} "
-          f"wait_latency_max_ms={max(latencies) * 1000:.0f}")
+          f"wait_latency_max_ms={max(latencies) * 1000:.0f}{cpu_part}")
 
 
 if __name__ == "__main__":

@@ -187,6 +187,53 @@ def test_scans_look_at_the_newest_processes_first_across_a_pid_wrap(
     assert tree.newest_first([50, 32000, 100]) == [32000, 100, 50]
 
 
+def test_the_runners_record_of_a_turns_processes_looks_only_at_new_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twice a second for as long as Codex runs, the runner notes the turn's processes: after
+    the first note it judges only the processes that started since, not every process of
+    the machine again, and it still finds a new one of the turn. Once pids wrap (one it
+    judged may be another process now) it looks at them all again."""
+    import psutil
+
+    from sparring.turn.keeper import Keeper
+
+    judged: list[int] = []
+    judge = tree.Scan._judge
+
+    def counted(self: tree.Scan, pid: int, depth: int) -> Any:
+        judged.append(pid)
+        return judge(self, pid, depth)
+
+    last = [1_000]  # the last pid handed out, as the system would say: no wrap until told
+    monkeypatch.setattr(tree, "_last_pid", lambda: last[0])
+    monkeypatch.setattr(tree.Scan, "_judge", counted)
+    monkeypatch.setattr(Keeper, "note", lambda self, **fields: None)
+    keeper = Keeper(Session(tmp_path), process.identity_of(os.getpid()), "mark",
+                    str(tmp_path / "dog"))
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    codex = subprocess.Popen(sleeper, start_new_session=True)
+    child = None
+    try:
+        keeper.record(codex)
+        first = set(judged)
+        assert codex.pid in first and process.identity_of(codex.pid) in keeper.seen
+        judged.clear()
+        child = subprocess.Popen(sleeper)
+        last[0] += 1
+        keeper.record(codex)
+        assert process.identity_of(child.pid) in keeper.seen
+        assert child.pid in judged and not set(judged) & first, "judged again"
+        last[0] -= 100  # pids wrapped
+        judged.clear()
+        keeper.record(codex)
+        assert {pid for pid in first if psutil.pid_exists(pid)} <= set(judged)
+    finally:
+        for proc in (codex, child):
+            if proc is not None:
+                proc.kill()
+                proc.wait()
+
+
 def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:
     inner = tree.marked(tree.marked({"PATH": "/bin"}, "outer"), "inner")
     assert inner == {"PATH": "/bin", "SPARRING_TURN": "outer:inner"}

@@ -65,10 +65,10 @@ def marked(env: Mapping[str, str], mark: str) -> dict[str, str]:
 
 def find(scope: Scope) -> list[psutil.Process]:
     """The live (not zombie) processes of `scope`, never this process itself."""
-    return _Scan(scope).turns()
+    return Scan(scope).turns()
 
 
-class _Scan:
+class Scan:
     """Looks for a scope's processes, again and again. Each pid is judged once (what makes
     a process the turn's does not change while it lives), so a scan after the first costs
     a listing of pids and a look at the new ones."""
@@ -77,15 +77,25 @@ class _Scan:
         self.me = os.getpid()
         self.roots = {r.pid: r for r in scope.roots}
         self.known: dict[int, psutil.Process | None] = {}  # None: not the turn's
+        self.last: int | None = None  # the last pid handed out, at the latest scan
 
     def turns(self) -> list[psutil.Process]:
         import psutil
 
         pids = psutil.pids()
         self.known = {pid: self.known[pid] for pid in pids if pid in self.known}
-        for pid in newest_first([pid for pid in pids if pid not in self.known]):
+        self.last = _last_pid()
+        for pid in newest_first([pid for pid in pids if pid not in self.known], self.last):
             self._judge(pid, 0)  # the newest first: the likeliest to go soon
         return [p for p in self.known.values() if p is not None and _running(p)]
+
+    def stale(self) -> bool:
+        """Whether a pid judged here may have gone to another process since the latest scan:
+        pids are handed out upward, so only once they wrap (or where the system does not
+        say which came last). A scan kept for long (the runner's record of the turn's
+        processes, every half second) is begun anew then."""
+        last = _last_pid()
+        return last is None or self.last is None or last < self.last
 
     def settled(self) -> list[psutil.Process]:
         """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row and
@@ -152,12 +162,12 @@ class _Scan:
             return False
 
 
-def newest_first(pids: list[int]) -> list[int]:
+def newest_first(pids: list[int], last: int | None = None) -> list[int]:
     """`pids`, the newest first. Pids are handed out upward and wrap at pid_max (32,768 on
     many systems, so a busy machine wraps within minutes): the newest are those just below
-    the last one handed out, then those from the top down. Linux names the last one in
-    /proc/loadavg; elsewhere the highest come first."""
-    last = _last_pid()
+    the last one handed out (`last`, else read now), then those from the top down. Linux
+    names the last one in /proc/loadavg; elsewhere the highest come first."""
+    last = _last_pid() if last is None else last
     if last is None:
         return sorted(pids, reverse=True)
     return sorted(pids, key=lambda pid: (last - pid) % _PID_SPACE)
@@ -184,7 +194,7 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
     finds none: TERM, up to `grace` seconds to go, then freeze and KILL. Returns the pids
     that were running. Nothing is reaped here: a caller waiting for its own child (the
     runner for codex) still gets the exit status."""
-    scan = _Scan(scope)
+    scan = Scan(scope)
     found = scan.settled()
     ended = {p.pid for p in found}
     termed: set[psutil.Process] = set()
@@ -206,7 +216,7 @@ def end(scope: Scope, grace: float = GRACE_S) -> list[int]:
     return sorted(ended)
 
 
-def _freeze(scan: _Scan, first: list[psutil.Process]) -> list[psutil.Process]:
+def _freeze(scan: Scan, first: list[psutil.Process]) -> list[psutil.Process]:
     """Stop `first`, then everything each new scan finds, until one finds nothing new.
     Their process groups are stopped whole too: a member forked after the scan is in it."""
     frozen: set[psutil.Process] = set()

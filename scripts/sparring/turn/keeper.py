@@ -30,6 +30,11 @@ class Keeper:
         # taken before codex, sees it there.
         os.close(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
         self.watchdog: watchdog.Watchdog | None = None
+        # The scan `record` keeps from one record to the next, with what it was begun for
+        # (codex and the watchdog): each record then judges only the processes new since the
+        # last, not every process of the system (on a desktop's hundreds, a full scan cost
+        # tens of milliseconds of CPU, twice a second for as long as Codex ran).
+        self._recording: tuple[tuple[int, int | None], process.tree.Scan] | None = None
 
     def _start_watchdog(self) -> watchdog.Watchdog:
         dog = watchdog.start(self.session, self.me, self.log)
@@ -62,11 +67,19 @@ class Keeper:
     def record(self, codex: Popen[bytes]) -> None:
         """Note the turn's processes running now, found the cheap way (ancestry, group and
         session); those seen before stay noted while they live."""
-        now = process.identities(process.tree.find(self.scope(codex, marked=False)))
+        now = process.identities(self._scan(codex).turns())
         now |= frozenset(i for i in self.seen if process.is_alive(i))
         if now != self.seen:
             self.seen = now
             self.note(members=[i.to_dict() for i in sorted(now)])
+
+    def _scan(self, codex: Popen[bytes]) -> process.tree.Scan:
+        """The scan `record` goes on with, begun anew for another codex or watchdog, or once
+        a pid it judged may have gone to another process."""
+        key = (codex.pid, self.watchdog.pid if self.watchdog is not None else None)
+        if self._recording is None or self._recording[0] != key or self._recording[1].stale():
+            self._recording = (key, process.tree.Scan(self.scope(codex, marked=False)))
+        return self._recording[1]
 
     def end(self, codex: Popen[bytes] | None) -> list[int]:
         """End every process of the turn, codex included: nothing of it runs on."""
