@@ -19,17 +19,18 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     if full["error"]:  # a failed turn: what went wrong and what to do, before anything else
         found.update(error=full["error"], recoverable=full["recoverable"])
     found.update((key, full[key]) for key in ("round", "turn", "purpose", "elapsed_s"))
-    # Withheld only matters for an answer there is: a failed turn has none to reveal. Until
-    # the seal, Claude acts only on the round having ended; the guard's verdict and the
-    # tokens come with the answer (`wait --seal`).
-    if review and full["review_withheld"] and full["status"] == "completed":
-        found.update(review=None, review_withheld=full["review_withheld"])
-        return found
     # The guard's verdict and the tokens before Codex's answer: an output cut short (a long
     # answer) still says them.
     guard = full["guard"]
-    if guard is not None:
+    withheld = review and full["review_withheld"] and full["status"] == "completed"
+    if guard is not None and not (withheld and guard.get("clean")):
         found["guard"] = {"clean": True} if guard.get("clean") else guard
+    # Withheld only matters for an answer there is: a failed turn has none to reveal. Until
+    # the seal, Claude acts only on the round having ended (and on files changed during it);
+    # a clean guard and the tokens come with the answer (`wait --seal`).
+    if withheld:
+        found.update(review=None, review_withheld=full["review_withheld"])
+        return found
     found["usage"] = {"round": tokens(full["usage"]["round"])}
     if full["usage"]["total"] != full["usage"]["round"]:  # the first turn's are the same
         found["usage"]["total"] = tokens(full["usage"]["total"])

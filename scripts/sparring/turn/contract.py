@@ -41,7 +41,7 @@ POLL_KEYS: tuple[tuple[str, str, str], ...] = (
      "(`whole_in`); the status, the guard's verdict and the tokens are printed before it"),
     ("review_withheld", "completed, until sealed", "why the answer stays hidden: Claude has not "
      "sealed its own analysis yet; until then `review` is null and the brief object leaves out "
-     "`guard` and `usage` (`wait --seal` prints them)"),
+     "`usage`, and `guard` while it is clean (`wait --seal` prints them)"),
     ("usage", "always", "`round` (this turn's tokens: Codex reports cumulative thread usage, "
      "this is the difference) and `total` (the session's; left out of the brief object while "
      "it is the round's); input and output tokens (--full: also cached and reasoning)"),
