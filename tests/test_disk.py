@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sparring import disk
+from support.damage import LOCK_DAMAGE, damage_lock
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "sparring"
 
@@ -79,16 +80,11 @@ def test_below_under_a_folder_swapped_for_a_link_is_never_written_through(
     assert list(elsewhere.iterdir()) == [], "nothing was written through the link"
 
 
-@pytest.mark.parametrize("kind", ["folder", "link", "fifo"])
+@pytest.mark.parametrize("kind", LOCK_DAMAGE)
 def test_a_lock_that_is_not_a_regular_file_is_refused_not_followed(
         tmp_path: Path, kind: str) -> None:
     lock, outside = tmp_path / "session.json.lock", tmp_path / "outside"
-    if kind == "folder":
-        lock.mkdir()
-    elif kind == "link":
-        lock.symlink_to(outside)
-    else:
-        os.mkfifo(lock)
+    damage_lock(lock, outside, kind)
     with pytest.raises(disk.LockDamaged), disk.locked(lock):
         pass
     assert not outside.exists(), "no file was made where the link points"

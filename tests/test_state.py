@@ -13,6 +13,7 @@ import pytest
 
 from sparring.errors import SparringError
 from sparring.store.statefile import StateFile
+from support.damage import LOCK_DAMAGE, damage_lock
 
 
 def test_update_is_read_modify_write_under_a_lock(tmp_path: Path) -> None:
@@ -163,7 +164,7 @@ def test_a_turn_folder_the_session_does_not_list_is_set_aside_not_reused(
     assert b"first question" in first["prompt.txt"]
 
 
-@pytest.mark.parametrize("damage", ["folder", "link out", "fifo"])
+@pytest.mark.parametrize("damage", LOCK_DAMAGE)
 def test_a_damaged_lock_is_state_corrupt_for_its_session_alone(
         sparring: Any, fake_codex: Any, repo: Path, tmp_path: Path, damage: str) -> None:
     """What a workspace-write Codex may put where session.json's lock goes: a folder, a link
@@ -178,12 +179,7 @@ def test_a_damaged_lock_is_state_corrupt_for_its_session_alone(
     lock = repo / ".sparring" / "sessions" / sid / "session.json.lock"
     lock.unlink()
     outside = tmp_path / "outside-lock"
-    if damage == "folder":
-        lock.mkdir()
-    elif damage == "link out":
-        lock.symlink_to(outside)
-    else:
-        os.mkfifo(lock)
+    damage_lock(lock, outside, damage)
     for argv in (("resume", sid), ("stop", sid), ("finalize", sid), ("guard", "accept", sid)):
         refused = sparring(*argv, input=b"again")
         assert refused.error_code == "state_corrupt", (argv, refused.raw)
