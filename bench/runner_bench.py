@@ -19,9 +19,6 @@
 4. (Linux) What the runner costs while Codex works: its CPU time per second of a turn of
    the fake codex that lasts --busy seconds, with 300 idle processes besides it on the
    machine (a desktop runs hundreds): the runner notes the turn's processes twice a second.
-   And what ending a turn's processes costs (process.end, as the runner calls it when the
-   turn ends and once more as it exits: a scan of every process of the machine), in CPU,
-   without and with the turn's start (`since`) to pass over every older process quickly.
 
 Run: python3 bench/runner_bench.py [--runs 30] [--turns 10] [--node-runner PATH]
      [--python PATH]   (an interpreter that has sparring installed, instead of a runtime)
@@ -192,16 +189,13 @@ def bench_wait_latency(run: Sparring, turns: int) -> list[float]:
     return latencies
 
 
-def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int, float, float] | None:
+def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int] | None:
     """(The runner's CPU milliseconds per second of a running turn, the processes on the
-    machine meanwhile, and the CPU milliseconds of ending a turn without and with `since`),
-    from /proc (Linux; else None)."""
+    machine meanwhile), from /proc (Linux; else None)."""
     if not os.path.isdir("/proc/self"):
         return None
     idle = [subprocess.Popen(["sleep", str(busy + 30)]) for _ in range(300)]
     try:
-        time.sleep(4.0)  # the idle ones older than a turn beginning now, by the tolerance
-        ending = [_end_cpu_ms(None), _end_cpu_ms(time.time())]
         sid = run("init", "--skill", "deep-discussion")["session"]
         slow = {**run.env, "FAKE_CODEX_MODE": "slow", "FAKE_CODEX_DELAY": str(busy)}
         prompt = run.repo / "prompt.txt"
@@ -221,19 +215,7 @@ def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int, float, flo
         for proc in idle:
             proc.kill()
             proc.wait()
-    return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes, ending[0], ending[1]
-
-
-def _end_cpu_ms(since: float | None, runs: int = 9) -> float:
-    """The median CPU milliseconds of ending a turn of which nothing runs (a new mark)."""
-    from sparring import process  # psutil: the test environment's python has it
-
-    spent = []
-    for n in range(runs):
-        start = time.process_time()
-        process.end(process.tree.Scope(mark=f"bench-{n}", since=since))
-        spent.append(time.process_time() - start)
-    return statistics.median(spent) * 1000
+    return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes
 
 
 def _cpu_ticks(pid: int) -> int:
@@ -292,7 +274,7 @@ def main() -> int:
 
 
 def report(args: argparse.Namespace, found: dict[str, float], modules: list[str],
-           latencies: list[float], runner_cpu: tuple[float, int, float, float] | None) -> None:
+           latencies: list[float], runner_cpu: tuple[float, int] | None) -> None:
     where = f"--python {args.python}" if args.python else "a runtime made by install.py"
     bare = found["python"]
     print(f"interpreter: {where}; medians of {args.runs} rounds, interleaved")
@@ -318,10 +300,7 @@ def report(args: argparse.Namespace, found: dict[str, float], modules: list[str]
     if runner_cpu is not None:
         print(f"the runner while Codex works: {runner_cpu[0]:.1f} ms of CPU per second of the "
               f"turn ({runner_cpu[1]} processes on the machine)")
-        print(f"ending a turn's processes: {runner_cpu[2]:.1f} ms of CPU looking at every "
-              f"process, {runner_cpu[3]:.1f} ms passing over those older than the turn")
-        cpu_part = (f" runner_cpu_ms_per_s={runner_cpu[0]:.1f} end_cpu_ms={runner_cpu[2]:.1f}"
-                    f" end_cpu_since_ms={runner_cpu[3]:.1f}")
+        cpu_part = f" runner_cpu_ms_per_s={runner_cpu[0]:.1f}"
     node_part = (f" node_poll_ms={found['node poll'] * 1000:.1f}"
                  f" poll_vs_node={found['poll'] / found['node poll']:.2f}"
                  if "node poll" in found else "")

@@ -236,29 +236,6 @@ def test_the_runners_record_of_a_turns_processes_looks_only_at_new_ones(
                 proc.wait()
 
 
-def test_a_process_started_before_the_turn_began_is_never_its_own() -> None:
-    """A turn's processes all start after the verb beginning it noted the time (`since`):
-    a scan looks no further at one that started before, marked or not, unless it is one
-    the runner recorded. One that started after is found by its mark as ever."""
-    env = tree.marked(os.environ, "since-mark")
-    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
-    before = time.time()
-    proc = subprocess.Popen(sleeper, env=env, stdin=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: any(p.pid == proc.pid for p in tree.find(tree.Scope(mark="since-mark"))))
-        found = {p.pid for p in tree.find(tree.Scope(mark="since-mark", since=before))}
-        assert proc.pid in found, "started after the turn began: the turn's"
-        later = time.time() + 60  # as if the turn began a minute after it started
-        assert proc.pid not in {p.pid for p in tree.find(tree.Scope(mark="since-mark",
-                                                                    since=later))}
-        recorded = tree.Scope(mark="since-mark", since=later,
-                              roots=(process.identity_of(proc.pid),))
-        assert proc.pid in {p.pid for p in tree.find(recorded)}, "a recorded one counts"
-    finally:
-        proc.kill()
-        proc.wait()
-
-
 def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:
     inner = tree.marked(tree.marked({"PATH": "/bin"}, "outer"), "inner")
     assert inner == {"PATH": "/bin", "SPARRING_TURN": "outer:inner"}

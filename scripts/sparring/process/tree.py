@@ -45,9 +45,6 @@ _EMPTY_FOR_S = 0.02  # seconds of them, before a scope counts as empty
 _RESCAN_S = 0.002  # between those scans: a few milliseconds of CPU in all, not twenty
 _PID_SPACE = 1 << 22  # the largest pid_max Linux allows: pids wrap below it
 _START_TIME_TOLERANCE = 0.05
-# A start time is told as the boot time, in whole seconds, plus the ticks since: up to a
-# second early. Two more for a clock set back meanwhile.
-_SINCE_TOLERANCE_S = 3.0
 
 
 class Scope(NamedTuple):
@@ -57,9 +54,6 @@ class Scope(NamedTuple):
     below_self: bool = False  # everything below this process (the runner)
     groups: tuple[int, ...] = ()  # process groups and sessions led by a process we hold
     spare: frozenset[int] = frozenset()  # never these, nor anything below them
-    # When the turn began (time.time(), before anything of it started): a process started
-    # before it is none of the turn's, and is not looked at further.
-    since: float | None = None
 
 
 def marked(env: Mapping[str, str], mark: str) -> dict[str, str]:
@@ -136,8 +130,7 @@ class Scan:
             except psutil.Error:
                 return None  # gone: not remembered, as its pid may come back as another
             try:
-                if not self._older(proc) and (self._traced(proc)
-                                              or self._below(proc.ppid(), pid, depth)):
+                if self._traced(proc) or self._below(proc.ppid(), pid, depth):
                     found = proc
             except psutil.ZombieProcess:
                 pass  # it has ended; its pid stays taken until it is reaped
@@ -160,15 +153,6 @@ class Scan:
         root = self.roots.get(proc.pid)
         return (root is not None and _same(proc, root)) or self._grouped(proc.pid) or (
             bool(self.scope.mark) and self.scope.mark in _marks(proc))
-
-    def _older(self, proc: psutil.Process) -> bool:
-        """Whether `proc` started before the turn began, so none of its traces can make it
-        the turn's (it is no descendant of the turn's, and no group or session the turn
-        made can hold it): one look at its start instead of reading its environment and
-        ancestry, for nearly every process of the machine."""
-        since = self.scope.since
-        return since is not None and proc.pid not in self.roots and \
-            proc.create_time() < since - _SINCE_TOLERANCE_S
 
     def _grouped(self, pid: int) -> bool:
         groups = self.scope.groups

@@ -45,7 +45,6 @@ class Run(NamedTuple):
     codex: Identity | None
     watchdog: Identity | None
     members: tuple[Identity, ...]  # the turn's processes the runner saw
-    since: float | None = None  # when the turn began (tree.Scope's; None: an older record)
 
     def names(self, turn: Mapping[str, Any]) -> bool:
         """Whether `turn` (of session.json) is the turn this record is about."""
@@ -62,7 +61,7 @@ class Run(NamedTuple):
             roots += [i for i in (self.runner, self.watchdog) if i is not None]
         held = self.codex if process.is_alive(self.codex) else None
         return process.tree.Scope(mark=self.mark, roots=tuple(roots),
-                                  groups=(held.pid,) if held else (), since=self.since)
+                                  groups=(held.pid,) if held else ())
 
 
 class Busy(Exception):
@@ -96,14 +95,12 @@ def read(session_dir: str) -> Run | None:
         raise _corrupt(path, f"is not as sparring wrote it ({exc})") from exc
 
 
-def begin(session_dir: str, turn: Mapping[str, Any], since: float,
-          mark: str | None = None) -> Run:
-    """A new record for a runner about to start on `turn`, which began at `since` (before
-    its runner and anything of it started), with its mark (`mark`, the one a codex started
-    early for it carries, else a new one). An earlier record is replaced only if its runner
-    is gone (lifecycle repaired its turn first)."""
+def begin(session_dir: str, turn: Mapping[str, Any], mark: str | None = None) -> Run:
+    """A new record for a runner about to start on `turn`, with its mark (`mark`, the one a
+    codex started early for it carries, else a new one). An earlier record is replaced only
+    if its runner is gone (lifecycle repaired its turn first)."""
     run = Run(session_dir, int(turn["n"]), float(turn["created_at"]), mark or new_mark(),
-              None, None, None, (), since)
+              None, None, None, ())
     with _lock():
         before = read(session_dir)
         if before is not None and before.runner_alive():
@@ -176,8 +173,7 @@ def _from_dict(data: dict[str, Any], session_dir: str) -> Run:
     return Run(str(data["session_dir"]), int(data["turn"]), float(data["turn_created_at"]),
                str(data["mark"]), Identity.from_dict(data["runner"]),
                Identity.from_dict(data["codex"]), Identity.from_dict(data["watchdog"]),
-               tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]),
-               None if data.get("since") is None else float(data["since"]))
+               tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]))
 
 
 def disagreement(session_dir: str, problem: str) -> SparringError:

@@ -68,12 +68,10 @@ CODEX, TURN = "codex", "turn"  # the kinds of message a verb sends its forked ru
 class Ready:
     """A turn's runner forked while a verb prepares the turn (`prepared`), waiting for its
     orders; `child` is None where nothing could be forked (the runner then starts anew), and
-    `early_mark` the mark of the codex it was told to start early (runs.begin records it);
-    `since` when the turn began, before anything of it started (runs.Run's)."""
-    def __init__(self, child: standby.Standby | None, since: float) -> None:
+    `early_mark` the mark of the codex it was told to start early (runs.begin records it)."""
+    def __init__(self, child: standby.Standby | None) -> None:
         self.child = child
         self.early_mark: str | None = None
-        self.since = since
 
     def warm_up(self, argv: list[str], data: dict[str, Any]) -> None:
         """The forked runner starts codex now, with the command line the turn will have
@@ -113,8 +111,7 @@ def prepared(find: Callable[[], Session]) -> Iterator[Ready]:
     turn's runner forked already and waiting (process/standby.py), where that is as safe as
     a new interpreter; `launch` gives it the turn. Left unused (no turn started), it is
     dismissed with the block."""
-    since = time.time()  # before its runner, and so anything of the turn, starts
-    ready = Ready(standby.fork(lambda orders: _stand_by(find, orders)), since)
+    ready = Ready(standby.fork(lambda orders: _stand_by(find, orders)))
     try:
         yield ready
     finally:
@@ -179,7 +176,7 @@ def launch(session: Session, n: int, ready: Ready) -> process.Identity:
     session, its output in the turn's log. Its record (store/runs.py) is written first, and
     names it before this returns."""
     try:
-        runs.begin(session.path, find_turn(session.load(), n), ready.since, ready.early_mark)
+        runs.begin(session.path, find_turn(session.load(), n), ready.early_mark)
     except runs.Busy as busy:
         raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
                                  "by sparring's runner, yet the session file let another turn "
@@ -213,7 +210,7 @@ def main(argv: list[str], early: Early | None = None) -> int:
     if run is None:
         print(f"the runner's record is not about turn {n}: a newer turn took over")
         return 1
-    keeper = Keeper(session, me, run.mark, session.turn_path(n, watchdog.LOG), run.since)
+    keeper = Keeper(session, me, run.mark, session.turn_path(n, watchdog.LOG))
     try:
         run_turn(session, n, keeper, stop, early)
     except Exception:
