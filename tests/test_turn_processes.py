@@ -205,7 +205,7 @@ def test_the_runners_record_of_a_turns_processes_looks_only_at_new_ones(
             judged.append(pid)
         return judge(self, pid, depth)
 
-    last = [1_000]  # the last pid handed out, as the system would say: no wrap until told
+    last = [4_194_000]  # the last pid handed out, as the system would say: above every pid
     monkeypatch.setattr(tree, "_last_pid", lambda: last[0])
     monkeypatch.setattr(tree.Scan, "_judge", counted)
     monkeypatch.setattr(Keeper, "note", lambda self, **fields: None)
@@ -234,6 +234,30 @@ def test_the_runners_record_of_a_turns_processes_looks_only_at_new_ones(
             if proc is not None:
                 proc.kill()
                 proc.wait()
+
+
+def test_a_pid_handed_out_again_between_two_scans_is_judged_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan kept from note to note remembers that a pid was none of the turn's; once the
+    system hands that pid out again (it lies between the last pids the two scans saw, across
+    a wrap too), the new process there is judged afresh, and found when it is the turn's."""
+    env = tree.marked(os.environ, "reused-mark")
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        last = [proc.pid + 10]
+        monkeypatch.setattr(tree, "_last_pid", lambda: last[0])
+        scan = tree.Scan(tree.Scope(mark="reused-mark"))
+        wait_for(lambda: proc.pid in {p.pid for p in scan.turns()})
+        scan.known[proc.pid] = None  # as if the pid had been another process's at first
+        assert proc.pid not in {p.pid for p in scan.turns()}, "nothing handed out: kept"
+        last[0] = proc.pid + 5  # the counter went round, wrapped and past its pid
+        assert proc.pid in {p.pid for p in scan.turns()}
+        assert not tree._handed_out(7, 100, 200) and tree._handed_out(150, 100, 200)
+        assert tree._handed_out(7, 32_000, 300) and not tree._handed_out(20_000, 32_000, 300)
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:

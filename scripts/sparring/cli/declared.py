@@ -333,7 +333,8 @@ completed review ({data} when the answer is structured, else {text}; or
 review_withheld until you seal); on a failure error {code, message, hint}
 and recoverable; guard ({clean: true} or the changed files); usage {round,
 total} in input/output tokens, and budget {used, budget} when the session
-has a token budget. For an arch-debate or a deep-discussion
+has a token budget. Until you seal, a completed round shows no usage, and
+its guard only when files changed. For an arch-debate or a deep-discussion
 whose Codex turn has ended, also `debate` or `discussion` (as their status
 verbs print; a discussion's `last_message` then carries Codex's answer).
 --full adds thread_id, settings, files, every activity, review.text and

@@ -83,19 +83,20 @@ class Scan:
         import psutil
 
         pids = psutil.pids()
-        self.known = {pid: self.known[pid] for pid in pids if pid in self.known}
-        self.last = _last_pid()
-        for pid in newest_first([pid for pid in pids if pid not in self.known], self.last):
+        last, before = _last_pid(), self.last
+        # A pid handed out since the last scan may be another process now: judged again.
+        self.known = {pid: self.known[pid] for pid in pids
+                      if pid in self.known and not _handed_out(pid, before, last)}
+        self.last = last
+        for pid in newest_first([pid for pid in pids if pid not in self.known], last):
             self._judge(pid, 0)  # the newest first: the likeliest to go soon
         return [p for p in self.known.values() if p is not None and _running(p)]
 
     def stale(self) -> bool:
-        """Whether a pid judged here may have gone to another process since the latest scan:
-        pids are handed out upward, so only once they wrap (or where the system does not
-        say which came last). A scan kept for long (the runner's record of the turn's
-        processes, every half second) is begun anew then."""
-        last = _last_pid()
-        return last is None or self.last is None or last < self.last
+        """Whether this system does not say which pid it handed out last: then a pid judged
+        here may have gone to another process at any time, and a scan kept for long (the
+        runner's record of the turn's processes, every half second) is begun anew."""
+        return self.last is None or _last_pid() is None
 
     def settled(self) -> list[psutil.Process]:
         """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row and
@@ -130,8 +131,10 @@ class Scan:
             except psutil.Error:
                 return None  # gone: not remembered, as its pid may come back as another
             try:
-                if self._traced(proc) or self._below(proc.ppid(), pid, depth):
-                    found = proc
+                below = self._traced(proc) or self._below(proc.ppid(), pid, depth)
+                if below is None:
+                    return None  # its parent could not be judged: not remembered either
+                found = proc if below else None
             except psutil.ZombieProcess:
                 pass  # it has ended; its pid stays taken until it is reaped
             except psutil.NoSuchProcess:
@@ -142,10 +145,16 @@ class Scan:
         self.known[pid] = found
         return found
 
-    def _below(self, parent: int, pid: int, depth: int) -> bool:
+    def _below(self, parent: int, pid: int, depth: int) -> bool | None:
+        """Whether `parent` is the turn's; None when it could not be judged (gone, or too far
+        up): then its child's verdict is not kept, and the next scan looks again."""
         if parent == self.me:
             return self.scope.below_self
-        return 0 < parent != pid and self._judge(parent, depth + 1) is not None
+        if not 0 < parent != pid:
+            return False
+        if self._judge(parent, depth + 1) is not None:
+            return True
+        return False if parent in self.known else None
 
     def _traced(self, proc: psutil.Process) -> bool:
         """Whether `proc` is known, in a held group or session, or marked: each looked at on
@@ -173,6 +182,15 @@ def newest_first(pids: list[int], last: int | None = None) -> list[int]:
     return sorted(pids, key=lambda pid: (last - pid) % _PID_SPACE)
 
 
+def _handed_out(pid: int, before: int | None, last: int | None) -> bool:
+    """Whether `pid` may have been handed out between two scans that found the last pid
+    `before` and then `last`: pids go upward and wrap, so those just above `before` up to
+    `last` (across the wrap). Where the system does not say (None), any may have been."""
+    if before is None or last is None:
+        return before is not None or last is not None
+    return 0 < (pid - before) % _PID_SPACE <= (last - before) % _PID_SPACE
+
+
 def _last_pid() -> int | None:
     try:
         with open("/proc/loadavg", "rb") as f:
@@ -182,7 +200,14 @@ def _last_pid() -> int | None:
 
 
 def _marks(proc: psutil.Process) -> list[str]:
-    return proc.environ().get(MARK_ENV, "").split(":")
+    """The marks in `proc`'s environment; none when it may not be read (a setuid helper, say):
+    its ancestry still says whether it is the turn's."""
+    import psutil
+
+    try:
+        return proc.environ().get(MARK_ENV, "").split(":")
+    except psutil.AccessDenied:
+        return []
 
 
 def _same(proc: psutil.Process, identity: Identity) -> bool:

@@ -28,6 +28,8 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
     # Withheld only matters for an answer there is: a failed turn has none to reveal. Until
     # the seal, Claude acts only on the round having ended (and on files changed during it);
     # a clean guard and the tokens come with the answer (`wait --seal`).
+    if full["malformed_lines"]:
+        found["malformed_lines"] = full["malformed_lines"]
     if withheld:
         found.update(review=None, review_withheld=full["review_withheld"])
         return found
@@ -36,8 +38,6 @@ def brief(full: dict[str, Any], review: bool = True) -> dict[str, Any]:
         found["usage"]["total"] = tokens(full["usage"]["total"])
     if full["usage"]["budget"] is not None:
         found["usage"]["budget"] = full["usage"]["budget"]
-    if full["malformed_lines"]:
-        found["malformed_lines"] = full["malformed_lines"]
     if full["status"] == "running":
         found["last_event_s"] = full["last_event_s"]
         found["activities"] = full["activities"][-BRIEF_ACTIVITIES:]
