@@ -23,7 +23,7 @@ import pytest
 
 from sparring.cli import entry
 from sparring.cli.main import main
-from sparring.process import backend
+from sparring.process import backend, tree
 from support.gitrepo import IDENTITY, git
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -141,7 +141,7 @@ def process_backend(request: pytest.FixtureRequest, dont_touch_real_home: None,
 @pytest.fixture(autouse=True)
 def no_orphans(tmp_path: Path) -> Iterator[None]:
     """Fail a test that leaves any process of its own behind (and clean it up)."""
-    first = _last_pid()
+    first = tree.last_pid()
     yield
     # A runner records the turn's end and then exits: give it a moment to go.
     deadline = time.monotonic() + 3
@@ -177,19 +177,10 @@ def _started_since(first: int | None) -> list[int]:
     last pid is unknown, all). Reading every process's command line and folder after each
     test cost the suite more than a minute of CPU."""
     pids = psutil.pids()
-    last = _last_pid()
+    last = tree.last_pid()
     if first is None or last is None or last < first:
         return pids
     return [pid for pid in pids if pid > first]
-
-
-def _last_pid() -> int | None:
-    """The pid the system handed out last (Linux), else None."""
-    try:
-        with open("/proc/loadavg", "rb") as f:
-            return int(f.read().split()[-1])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 @dataclass

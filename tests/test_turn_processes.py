@@ -174,16 +174,16 @@ def test_scans_look_at_the_newest_processes_first_across_a_pid_wrap(
     fresh = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:
         if sys.platform.startswith("linux"):
-            last = tree._last_pid()  # the system's own word, not the highest pid
+            last = tree.last_pid()  # the system's own word, not the highest pid
             assert last is not None and (last - fresh.pid) % tree._PID_SPACE < 10_000
             assert tree.newest_first([1, os.getpid(), fresh.pid])[0] == fresh.pid
     finally:
         fresh.kill()
         fresh.wait()
-    monkeypatch.setattr(tree, "_last_pid", lambda: 100)
+    monkeypatch.setattr(tree, "last_pid", lambda: 100)
     assert tree.newest_first([32000, 50, 101, 100, 4_000_000]) == [100, 50, 4_000_000, 32000,
                                                                    101]
-    monkeypatch.setattr(tree, "_last_pid", lambda: None)
+    monkeypatch.setattr(tree, "last_pid", lambda: None)
     assert tree.newest_first([50, 32000, 100]) == [32000, 100, 50]
 
 
@@ -206,7 +206,7 @@ def test_the_runners_record_of_a_turns_processes_looks_only_at_new_ones(
         return judge(self, pid, depth)
 
     last = [4_194_000]  # the last pid handed out, as the system would say: above every pid
-    monkeypatch.setattr(tree, "_last_pid", lambda: last[0])
+    monkeypatch.setattr(tree, "last_pid", lambda: last[0])
     monkeypatch.setattr(tree.Scan, "_judge", counted)
     monkeypatch.setattr(Keeper, "note", lambda self, **fields: None)
     keeper = Keeper(Session(tmp_path), process.identity_of(os.getpid()), "mark",
@@ -246,15 +246,15 @@ def test_a_pid_handed_out_again_between_two_scans_is_judged_again(
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         last = [proc.pid + 10]
-        monkeypatch.setattr(tree, "_last_pid", lambda: last[0])
+        monkeypatch.setattr(tree, "last_pid", lambda: last[0])
         scan = tree.Scan(tree.Scope(mark="reused-mark"))
         wait_for(lambda: proc.pid in {p.pid for p in scan.turns()})
         scan.known[proc.pid] = None  # as if the pid had been another process's at first
         assert proc.pid not in {p.pid for p in scan.turns()}, "nothing handed out: kept"
         last[0] = proc.pid + 5  # the counter went round, wrapped and past its pid
         assert proc.pid in {p.pid for p in scan.turns()}
-        assert not tree._handed_out(7, 100, 200) and tree._handed_out(150, 100, 200)
-        assert tree._handed_out(7, 32_000, 300) and not tree._handed_out(20_000, 32_000, 300)
+        assert not tree.handed_out(7, 100, 200) and tree.handed_out(150, 100, 200)
+        assert tree.handed_out(7, 32_000, 300) and not tree.handed_out(20_000, 32_000, 300)
     finally:
         proc.kill()
         proc.wait()

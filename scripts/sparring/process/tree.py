@@ -83,10 +83,10 @@ class Scan:
         import psutil
 
         pids = psutil.pids()
-        last, before = _last_pid(), self.last
+        last, before = last_pid(), self.last
         # A pid handed out since the last scan may be another process now: judged again.
         self.known = {pid: self.known[pid] for pid in pids
-                      if pid in self.known and not _handed_out(pid, before, last)}
+                      if pid in self.known and not handed_out(pid, before, last)}
         self.last = last
         for pid in newest_first([pid for pid in pids if pid not in self.known], last):
             self._judge(pid, 0)  # the newest first: the likeliest to go soon
@@ -96,7 +96,7 @@ class Scan:
         """Whether this system does not say which pid it handed out last: then a pid judged
         here may have gone to another process at any time, and a scan kept for long (the
         runner's record of the turn's processes, every half second) is begun anew."""
-        return self.last is None or _last_pid() is None
+        return self.last is None or last_pid() is None
 
     def settled(self) -> list[psutil.Process]:
         """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row and
@@ -176,13 +176,13 @@ def newest_first(pids: list[int], last: int | None = None) -> list[int]:
     many systems, so a busy machine wraps within minutes): the newest are those just below
     the last one handed out (`last`, else read now), then those from the top down. Linux
     names the last one in /proc/loadavg; elsewhere the highest come first."""
-    last = _last_pid() if last is None else last
+    last = last_pid() if last is None else last
     if last is None:
         return sorted(pids, reverse=True)
     return sorted(pids, key=lambda pid: (last - pid) % _PID_SPACE)
 
 
-def _handed_out(pid: int, before: int | None, last: int | None) -> bool:
+def handed_out(pid: int, before: int | None, last: int | None) -> bool:
     """Whether `pid` may have been handed out between two scans that found the last pid
     `before` and then `last`: pids go upward and wrap, so those just above `before` up to
     `last` (across the wrap). Where the system does not say (None), any may have been."""
@@ -191,7 +191,8 @@ def _handed_out(pid: int, before: int | None, last: int | None) -> bool:
     return 0 < (pid - before) % _PID_SPACE <= (last - before) % _PID_SPACE
 
 
-def _last_pid() -> int | None:
+def last_pid() -> int | None:
+    """The pid the system handed out last (Linux names it in /proc/loadavg), else None."""
     try:
         with open("/proc/loadavg", "rb") as f:
             return int(f.read().split()[-1])
