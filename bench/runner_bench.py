@@ -19,6 +19,10 @@
 4. (Linux) What the runner costs while Codex works: its CPU time per second of a turn of
    the fake codex that lasts --busy seconds, with 300 idle processes besides it on the
    machine (a desktop runs hundreds): the runner notes the turn's processes twice a second.
+   And what ending a turn's processes costs in CPU (process.end, as the runner calls it when
+   a turn ends and again as it exits), in the runtime's interpreter with the same 300 idle
+   processes: judging every process of the machine, and passing over those that started
+   before the runner (tree.Scope.since, Linux) as the runner does.
 
 Run: python3 bench/runner_bench.py [--runs 30] [--turns 10] [--node-runner PATH]
      [--python PATH]   (an interpreter that has sparring installed, instead of a runtime)
@@ -189,13 +193,34 @@ def bench_wait_latency(run: Sparring, turns: int) -> list[float]:
     return latencies
 
 
-def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int] | None:
+# The CPU of ending a turn of which nothing runs (a new mark each time), in milliseconds:
+# median of 9, judging every process (no since), then as a runner started after them does.
+END_CPU = """
+import json, os, statistics, sys, time
+from sparring import process
+def cpu(since):
+    spent = []
+    for n in range(9):
+        start = time.process_time()
+        process.end(process.tree.Scope(mark=f"bench-{n}", since=since))
+        spent.append(time.process_time() - start)
+    return statistics.median(spent) * 1000
+print(json.dumps([cpu(None), cpu(int(sys.argv[1]))]))
+"""
+
+
+def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int, float, float] | None:
     """(The runner's CPU milliseconds per second of a running turn, the processes on the
-    machine meanwhile), from /proc (Linux; else None)."""
+    machine meanwhile, and the CPU milliseconds of ending a turn judging every process and
+    passing over the older ones), from /proc (Linux; else None)."""
     if not os.path.isdir("/proc/self"):
         return None
     idle = [subprocess.Popen(["sleep", str(busy + 30)]) for _ in range(300)]
     try:
+        since = max(_start_ticks(p.pid) for p in idle) + 1  # a runner started after them
+        measured = subprocess.run([str(run.python), "-I", "-c", END_CPU, str(since)],
+                                  capture_output=True, check=True, env=run.env)
+        ending = json.loads(measured.stdout)
         sid = run("init", "--skill", "deep-discussion")["session"]
         slow = {**run.env, "FAKE_CODEX_MODE": "slow", "FAKE_CODEX_DELAY": str(busy)}
         prompt = run.repo / "prompt.txt"
@@ -215,12 +240,20 @@ def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int] | None:
         for proc in idle:
             proc.kill()
             proc.wait()
-    return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes
+    return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes, ending[0], ending[1]
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
 def _cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def _start_ticks(pid: int) -> int:
+    return int(_stat(pid)[19])  # clock ticks since boot, as process.tree.start_ticks
 
 
 def ms(seconds: float) -> str:
@@ -274,7 +307,7 @@ def main() -> int:
 
 
 def report(args: argparse.Namespace, found: dict[str, float], modules: list[str],
-           latencies: list[float], runner_cpu: tuple[float, int] | None) -> None:
+           latencies: list[float], runner_cpu: tuple[float, int, float, float] | None) -> None:
     where = f"--python {args.python}" if args.python else "a runtime made by install.py"
     bare = found["python"]
     print(f"interpreter: {where}; medians of {args.runs} rounds, interleaved")
@@ -300,7 +333,10 @@ def report(args: argparse.Namespace, found: dict[str, float], modules: list[str]
     if runner_cpu is not None:
         print(f"the runner while Codex works: {runner_cpu[0]:.1f} ms of CPU per second of the "
               f"turn ({runner_cpu[1]} processes on the machine)")
-        cpu_part = f" runner_cpu_ms_per_s={runner_cpu[0]:.1f}"
+        print(f"ending a turn's processes: {runner_cpu[2]:.1f} ms of CPU judging every process, "
+              f"{runner_cpu[3]:.1f} ms passing over those older than the runner")
+        cpu_part = (f" runner_cpu_ms_per_s={runner_cpu[0]:.1f} end_cpu_ms={runner_cpu[2]:.1f}"
+                    f" end_cpu_since_ms={runner_cpu[3]:.1f}")
     node_part = (f" node_poll_ms={found['node poll'] * 1000:.1f}"
                  f" poll_vs_node={found['poll'] / found['node poll']:.2f}"
                  if "node poll" in found else "")

@@ -260,6 +260,116 @@ def test_a_pid_handed_out_again_between_two_scans_is_judged_again(
         proc.wait()
 
 
+def test_a_scan_passes_over_what_started_before_the_turns_runner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Everything of a runner's turns starts after the runner: a process that started before
+    it is none of the turn's, even carrying the mark, and is passed over with one look at its
+    start, its environment never read (a machine runs hundreds). A root is judged whatever
+    its start. The start is told in clock ticks since boot, which no clock set back moves."""
+    import psutil
+
+    if tree.start_ticks(os.getpid()) is None:
+        pytest.skip("this system does not tell a process's start in ticks since boot (Linux's "
+                    "/proc); scans then judge every process")
+    env = tree.marked(os.environ, "since-mark")
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    older = subprocess.Popen(sleeper, env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+    runner = None
+    try:
+        time.sleep(0.05)  # a tick or more (10 ms) between the two starts
+        runner = subprocess.Popen(sleeper, stdin=subprocess.DEVNULL)
+        since = tree.start_ticks(runner.pid)
+        assert since is not None and since > (tree.start_ticks(older.pid) or since)
+        newer = subprocess.Popen(sleeper, env=env, stdin=subprocess.DEVNULL,
+                                 start_new_session=True)
+        read: dict[int, int | None] = {}  # pid -> its start, for each environment read
+        environ = psutil.Process.environ
+
+        def counted(self: psutil.Process) -> dict[str, str]:
+            read[self.pid] = tree.start_ticks(self.pid)
+            return environ(self)
+
+        monkeypatch.setattr(psutil.Process, "environ", counted)
+        try:
+            found = {p.pid for p in tree.Scan(tree.Scope(mark="since-mark", since=since)).turns()}
+            assert newer.pid in found and older.pid not in found
+            assert older.pid not in read and os.getpid() not in read
+            assert all(started is None or started >= since for started in read.values())
+            root = tree.Scope(mark="since-mark", since=since,
+                              roots=(process.identity_of(older.pid),))
+            assert older.pid in {p.pid for p in tree.Scan(root).turns()}, "a root is judged"
+            assert older.pid in {p.pid for p in tree.find(tree.Scope(mark="since-mark"))}
+        finally:
+            newer.kill()
+            newer.wait()
+    finally:
+        for proc in (older, runner):
+            if proc is not None:
+                proc.kill()
+                proc.wait()
+
+
+def test_the_runners_scope_begins_at_the_runners_own_start(tmp_path: Path) -> None:
+    from sparring.turn.keeper import Keeper
+
+    keeper = Keeper(Session(tmp_path), process.identity_of(os.getpid()), "mark",
+                    str(tmp_path / "dog"))
+    assert keeper.scope(None).since == tree.start_ticks(os.getpid())
+
+
+def test_a_scope_is_empty_only_after_a_quiet_scan(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan proves a scope empty only when the system handed out no pid while it ran and
+    none shows that it had not listed: a child whose pid was handed out just before the
+    listing shows only once its fork is done, and its parent may be gone by then. Where no
+    scan is quiet (a machine that starts processes without pause), the scans go on for
+    _QUIET_WITHIN_S before the scope counts as empty."""
+    import psutil
+
+    env = tree.marked(os.environ, "quiet-mark")
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(lambda: proc.pid in {p.pid for p in tree.find(tree.Scope(mark="quiet-mark"))})
+        listings = [0]
+        pids = psutil.pids
+
+        def hidden_at_first(**kwargs: Any) -> list[int]:
+            listings[0] += 1
+            return [p for p in pids() if p != proc.pid or listings[0] > 1]
+
+        monkeypatch.setattr(tree, "last_pid", lambda: 1234)  # no pid handed out meanwhile
+        monkeypatch.setattr(psutil, "pids", hidden_at_first)
+        scan = tree.Scan(tree.Scope(mark="quiet-mark"))
+        assert scan.turns() == [] and not scan.quiet, "it showed after the listing"
+        assert [p.pid for p in scan.settled()] == [proc.pid]
+        monkeypatch.setattr(psutil, "pids", pids)
+
+        scans = [0]
+        turns = tree.Scan.turns
+
+        def counted(self: tree.Scan) -> list[psutil.Process]:
+            scans[0] += 1
+            return turns(self)
+
+        monkeypatch.setattr(tree.Scan, "turns", counted)
+        counter = iter(range(10**9))
+        monkeypatch.setattr(tree, "last_pid", lambda: next(counter))  # never quiet
+        monkeypatch.setattr(tree, "_QUIET_WITHIN_S", 0.3)
+        began = time.monotonic()
+        assert tree.Scan(tree.Scope(mark="no-such-mark")).settled() == []
+        assert time.monotonic() - began >= 0.3 and scans[0] > tree._EMPTY_SCANS
+        scans[0] = 0
+        monkeypatch.setattr(tree, "last_pid", lambda: 1234)
+        listed = pids()
+        monkeypatch.setattr(psutil, "pids", lambda: listed)  # nothing new shows meanwhile
+        assert tree.Scan(tree.Scope(mark="no-such-mark")).settled() == []
+        assert scans[0] == 1, "one quiet scan is enough"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_the_mark_of_a_turn_inside_a_turn_keeps_the_outer_one() -> None:
     inner = tree.marked(tree.marked({"PATH": "/bin"}, "outer"), "inner")
     assert inner == {"PATH": "/bin", "SPARRING_TURN": "outer:inner"}

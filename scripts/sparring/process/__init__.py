@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sparring.process import backend, tree
-from sparring.process.identity import _START_TIME_TOLERANCE
+from sparring.process.identity import _START_TIME_TOLERANCE, proc_stat
 from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def identity_of(pid: int) -> Identity:
     """`pid` with its start time as psutil reckons it. On Linux read from /proc without
     psutil, whose import costs a runner about 10 ms before it can start codex; elsewhere, or
     when /proc has no such process, psutil's (which then says why)."""
-    found = _from_proc(pid) if sys.platform.startswith("linux") else None
+    found = _from_proc(pid)
     if found is None:
         import psutil
 
@@ -44,14 +44,15 @@ def identity_of(pid: int) -> Identity:
 
 def _from_proc(pid: int) -> tuple[bytes, float] | None:
     """(state, start time) from /proc on Linux, the start as psutil sums it: clock ticks
-    since boot (the 22nd field of /proc/PID/stat, the 20th after the command name) plus the
-    boot time (`btime`); state `Z` is a zombie. None when /proc cannot tell (psutil then
-    says why)."""
+    since boot (identity.proc_stat) plus the boot time (`btime`); state `Z` is a zombie.
+    None when /proc cannot tell (psutil then says why)."""
+    found = proc_stat(pid)
+    if found is None:
+        return None
     try:
-        with open(f"/proc/{pid}/stat", "rb") as stat, open("/proc/stat", "rb") as system:
-            fields = stat.read().rpartition(b")")[2].split()
+        with open("/proc/stat", "rb") as system:
             boot = next(line for line in system if line.startswith(b"btime "))
-        return fields[0], int(fields[19]) / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
+        return found[0], found[1] / os.sysconf("SC_CLK_TCK") + float(boot.split()[1])
     except (OSError, StopIteration, IndexError, ValueError):
         return None
 

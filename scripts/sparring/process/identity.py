@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -29,3 +30,17 @@ class Identity(NamedTuple):
         """The same process (start times read twice agree only to within a tolerance)."""
         return other is not None and other.pid == self.pid and abs(
             other.started - self.started) <= _START_TIME_TOLERANCE
+
+
+def proc_stat(pid: int) -> tuple[bytes, int] | None:
+    """(state, start) of `pid` from /proc on Linux: the start in clock ticks since boot (the
+    22nd field of /proc/PID/stat, the 20th after the command name), state `Z` a zombie. None
+    when /proc cannot tell (another system, or no such process)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return fields[0], int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None

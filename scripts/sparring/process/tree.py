@@ -15,7 +15,13 @@ meanwhile, is frozen with SIGSTOP (which nothing can catch or ignore, and a stop
 process cannot fork) scan after scan until a scan finds nothing new, and killed. So a
 process that ignores TERM and keeps respawning ends too, and so does one that forks and
 exits over and over (each scan looks only at the pids that are new since the last one, the
-newest first, so it takes a fraction of such a process's life).
+newest first, so it takes a fraction of such a process's life). A scan during which the
+system handed out no pid proves the scope empty: every process then was there when it listed
+them, and was judged while it lived.
+
+On Linux a scan passes over every process that started before the turn's runner (by its start
+in clock ticks since boot, which no clock set back or forward moves) with one look at that
+start: none of them can be the turn's, and a machine runs hundreds.
 """
 
 from __future__ import annotations
@@ -27,12 +33,12 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from sparring.process.identity import Identity, proc_stat
+
 if TYPE_CHECKING:
     import signal
 
     import psutil
-
-    from sparring.process.identity import Identity
 
 MARK_ENV = "SPARRING_TURN"
 GRACE_S = 2.0  # for a clean exit after TERM
@@ -43,6 +49,8 @@ _ANCESTRY_DEPTH = 64
 _EMPTY_SCANS = 3  # in a row, and
 _EMPTY_FOR_S = 0.02  # seconds of them, before a scope counts as empty
 _RESCAN_S = 0.002  # between those scans: a few milliseconds of CPU in all, not twenty
+_QUIET_WITHIN_S = 2.0  # looking for a scan during which no pid was handed out, before
+#                        a busy machine's scope counts as empty by the rule above
 _PID_SPACE = 1 << 22  # the largest pid_max Linux allows: pids wrap below it
 _START_TIME_TOLERANCE = 0.05
 
@@ -54,6 +62,10 @@ class Scope(NamedTuple):
     below_self: bool = False  # everything below this process (the runner)
     groups: tuple[int, ...] = ()  # process groups and sessions led by a process we hold
     spare: frozenset[int] = frozenset()  # never these, nor anything below them
+    # When the turn's runner started, in clock ticks since boot (start_ticks; None where the
+    # system does not say): everything of its turns started after it, so a process that
+    # started before is none of the turn's. Roots are judged whatever their start.
+    since: int | None = None
 
 
 def marked(env: Mapping[str, str], mark: str) -> dict[str, str]:
@@ -78,10 +90,12 @@ class Scan:
         self.roots = {r.pid: r for r in scope.roots}
         self.known: dict[int, psutil.Process | None] = {}  # None: not the turn's
         self.last: int | None = None  # the last pid handed out, at the latest scan
+        self.quiet = False  # the latest scan: no pid was handed out while it ran
 
     def turns(self) -> list[psutil.Process]:
         import psutil
 
+        first = last_pid()
         pids = psutil.pids()
         last, before = last_pid(), self.last
         # A pid handed out since the last scan may be another process now: judged again.
@@ -90,7 +104,13 @@ class Scan:
         self.last = last
         for pid in newest_first([pid for pid in pids if pid not in self.known], last):
             self._judge(pid, 0)  # the newest first: the likeliest to go soon
-        return [p for p in self.known.values() if p is not None and _running(p)]
+        found = [p for p in self.known.values() if p is not None and _running(p)]
+        # Quiet: no pid handed out since `first`, and none listed now that was not before (a
+        # child whose pid was handed out just before `first` shows only once its fork is done,
+        # which it is by the time its parent, judged here, could have exited).
+        self.quiet = first is not None and set(psutil.pids()) <= set(pids) and \
+            first == last_pid()
+        return found
 
     def stale(self) -> bool:
         """Whether this system does not say which pid it handed out last: then a pid judged
@@ -99,20 +119,27 @@ class Scan:
         return self.last is None or last_pid() is None
 
     def settled(self) -> list[psutil.Process]:
-        """`turns`, and when that finds none, again, until _EMPTY_SCANS in a row and
-        _EMPTY_FOR_S seconds of scans find none: the first scan judges every pid and may take
-        longer than a process that keeps forking and exiting lives; the next ones judge only
-        the new pids, well within it, unless a busy machine holds this process back between
-        listing a pid and looking at it. Scans that span some time give it many chances."""
+        """`turns`, and when that finds none, again, until a scan finds none during which the
+        system handed out no pid (`quiet`): every process then was there when the scan listed
+        them and was judged while it lived, so none of the scope can be left. A process that
+        keeps forking and exiting hands out pids, so no scan is quiet while it lives, however
+        long a busy machine holds this process back between listing a pid and looking at it.
+        Where the system does not say which pid came last, or none is quiet within
+        _QUIET_WITHIN_S (a machine starting processes without pause), _EMPTY_SCANS in a row
+        and _EMPTY_FOR_S seconds of scans that find none will do: the first judges every pid
+        and may take longer than a forking process lives; the next judge only the new ones."""
         scans, until = 0, 0.0
         while True:
             found = self.turns()
             if found:
                 return found
+            if self.quiet:
+                return []
             scans += 1
             now = time.monotonic()
             until = until or now + _EMPTY_FOR_S
-            if scans >= _EMPTY_SCANS and now >= until:
+            if scans >= _EMPTY_SCANS and now >= until and (
+                    self.last is None or now >= until + _QUIET_WITHIN_S):
                 return []
             time.sleep(_RESCAN_S)
 
@@ -125,7 +152,7 @@ class Scan:
         if depth >= _ANCESTRY_DEPTH:
             return None  # not judged, so not remembered: its own turn in the scan comes
         found = None
-        if pid != self.me and pid not in self.scope.spare:
+        if pid != self.me and pid not in self.scope.spare and not self._older(pid):
             try:
                 proc = psutil.Process(pid)
             except psutil.Error:
@@ -155,6 +182,16 @@ class Scan:
         if self._judge(parent, depth + 1) is not None:
             return True
         return False if parent in self.known else None
+
+    def _older(self, pid: int) -> bool:
+        """Whether `pid` started before the turn's runner (Scope.since), so that none of its
+        traces can make it the turn's: a look at its start instead of its environment and
+        ancestry, for nearly every process of the machine."""
+        since = self.scope.since
+        if since is None or pid in self.roots:
+            return False
+        started = start_ticks(pid)
+        return started is not None and started < since
 
     def _traced(self, proc: psutil.Process) -> bool:
         """Whether `proc` is known, in a held group or session, or marked: each looked at on
@@ -189,6 +226,13 @@ def handed_out(pid: int, before: int | None, last: int | None) -> bool:
     if before is None or last is None:
         return before is not None or last is not None
     return 0 < (pid - before) % _PID_SPACE <= (last - before) % _PID_SPACE
+
+
+def start_ticks(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (Linux's /proc; None elsewhere, or when
+    it is gone): unlike a start told in wall time, no clock set back or forward moves it."""
+    found = proc_stat(pid)
+    return None if found is None else found[1]
 
 
 def last_pid() -> int | None:

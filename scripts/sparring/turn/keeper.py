@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 class Keeper:
     def __init__(self, session: Session, me: process.Identity, mark: str, log: str) -> None:
         self.session, self.me, self.mark, self.log = session, me, mark, log
+        # Everything of this runner's turns starts after it: older processes are passed over.
+        self.since = process.tree.start_ticks(me.pid)
         self.seen: frozenset[process.Identity] = frozenset()
         # Started just before codex (check_watchdog): until then there is nothing of the turn
         # for it to end. Its log is made now, as its start made it: the guard's snapshot,
@@ -62,7 +64,8 @@ class Keeper:
         return process.tree.Scope(
             mark=self.mark if marked else None, roots=tuple(self.seen), below_self=True,
             groups=(codex.pid,) if codex is not None else (),
-            spare=frozenset({self.watchdog.pid} if self.watchdog is not None else ()))
+            spare=frozenset({self.watchdog.pid} if self.watchdog is not None else ()),
+            since=self.since)
 
     def record(self, codex: Popen[bytes]) -> None:
         """Note the turn's processes running now, found the cheap way (ancestry, group and
