@@ -45,6 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from sparring.installer.layout import ENTRY  # noqa: E402  (what the launcher runs)
+from sparring.process.tree import start_ticks  # noqa: E402  (a process's start since boot)
 
 FAKE_BIN = ROOT / "tests" / "support" / "bin"
 GOAL_RATIO = 3.0
@@ -217,7 +218,7 @@ def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int, float, flo
         return None
     idle = [subprocess.Popen(["sleep", str(busy + 30)]) for _ in range(300)]
     try:
-        since = max(_start_ticks(p.pid) for p in idle) + 1  # a runner started after them
+        since = max(start_ticks(p.pid) or 0 for p in idle) + 1  # a runner started after them
         measured = subprocess.run([str(run.python), "-I", "-c", END_CPU, str(since)],
                                   capture_output=True, check=True, env=run.env)
         ending = json.loads(measured.stdout)
@@ -243,17 +244,9 @@ def bench_runner_cpu(run: Sparring, busy: float) -> tuple[float, int, float, flo
     return spent / os.sysconf("SC_CLK_TCK") / took * 1000, processes, ending[0], ending[1]
 
 
-def _stat(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
 def _cpu_ticks(pid: int) -> int:
-    fields = _stat(pid)
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])  # utime + stime
-
-
-def _start_ticks(pid: int) -> int:
-    return int(_stat(pid)[19])  # clock ticks since boot, as process.tree.start_ticks
 
 
 def ms(seconds: float) -> str:

@@ -341,7 +341,7 @@ def test_a_scope_is_empty_only_after_a_quiet_scan(
         monkeypatch.setattr(tree, "last_pid", lambda: 1234)  # no pid handed out meanwhile
         monkeypatch.setattr(psutil, "pids", hidden_at_first)
         scan = tree.Scan(tree.Scope(mark="quiet-mark"))
-        assert scan.turns() == [] and not scan.quiet, "it showed after the listing"
+        assert scan.turns() == [] and not scan.quiet(), "it showed after the listing"
         assert [p.pid for p in scan.settled()] == [proc.pid]
         monkeypatch.setattr(psutil, "pids", pids)
 

@@ -90,13 +90,15 @@ class Scan:
         self.roots = {r.pid: r for r in scope.roots}
         self.known: dict[int, psutil.Process | None] = {}  # None: not the turn's
         self.last: int | None = None  # the last pid handed out, at the latest scan
-        self.quiet = False  # the latest scan: no pid was handed out while it ran
+        # The latest scan's listing, and the last pid handed out just before it (quiet()).
+        self._listed: tuple[int | None, list[int]] = (None, [])
 
     def turns(self) -> list[psutil.Process]:
         import psutil
 
         first = last_pid()
         pids = psutil.pids()
+        self._listed = (first, pids)
         last, before = last_pid(), self.last
         # A pid handed out since the last scan may be another process now: judged again.
         self.known = {pid: self.known[pid] for pid in pids
@@ -104,13 +106,18 @@ class Scan:
         self.last = last
         for pid in newest_first([pid for pid in pids if pid not in self.known], last):
             self._judge(pid, 0)  # the newest first: the likeliest to go soon
-        found = [p for p in self.known.values() if p is not None and _running(p)]
-        # Quiet: no pid handed out since `first`, and none listed now that was not before (a
-        # child whose pid was handed out just before `first` shows only once its fork is done,
-        # which it is by the time its parent, judged here, could have exited).
-        self.quiet = first is not None and set(psutil.pids()) <= set(pids) and \
-            first == last_pid()
-        return found
+        return [p for p in self.known.values() if p is not None and _running(p)]
+
+    def quiet(self) -> bool:
+        """Whether no pid was handed out from just before the latest scan's listing until
+        now, and none is listed now that was not then (a child whose pid was handed out just
+        before the listing shows only once its fork is done, which it is by the time its
+        parent, judged in the scan, could have exited). False where the system does not say
+        which pid came last. Asked by `settled` only: the runner's notes never need it."""
+        import psutil
+
+        first, listed = self._listed
+        return first is not None and set(psutil.pids()) <= set(listed) and first == last_pid()
 
     def stale(self) -> bool:
         """Whether this system does not say which pid it handed out last: then a pid judged
@@ -120,20 +127,21 @@ class Scan:
 
     def settled(self) -> list[psutil.Process]:
         """`turns`, and when that finds none, again, until a scan finds none during which the
-        system handed out no pid (`quiet`): every process then was there when the scan listed
-        them and was judged while it lived, so none of the scope can be left. A process that
-        keeps forking and exiting hands out pids, so no scan is quiet while it lives, however
-        long a busy machine holds this process back between listing a pid and looking at it.
-        Where the system does not say which pid came last, or none is quiet within
-        _QUIET_WITHIN_S (a machine starting processes without pause), _EMPTY_SCANS in a row
-        and _EMPTY_FOR_S seconds of scans that find none will do: the first judges every pid
-        and may take longer than a forking process lives; the next judge only the new ones."""
+        system handed out no pid (`quiet`, asked once the scan has ended): every process then
+        was there when the scan listed them and was judged while it lived, so none of the
+        scope can be left. A process that keeps forking and exiting hands out pids, so no scan
+        is quiet while it lives, however long a busy machine holds this process back between
+        listing a pid and looking at it. Where the system does not say which pid came last,
+        or none is quiet within _QUIET_WITHIN_S (a machine starting processes without pause),
+        _EMPTY_SCANS in a row and _EMPTY_FOR_S seconds of scans that find none will do: the
+        first judges every pid and may take longer than a forking process lives; the next
+        judge only the new ones."""
         scans, until = 0, 0.0
         while True:
             found = self.turns()
             if found:
                 return found
-            if self.quiet:
+            if self.quiet():
                 return []
             scans += 1
             now = time.monotonic()
