@@ -12,6 +12,10 @@ Each is now `state_corrupt`, and nothing outside the project is read, moved or r
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +63,13 @@ def test_a_baseline_keeping_its_copies_elsewhere_is_refused(
 
 
 def test_a_baseline_naming_a_planted_git_folder_runs_nothing(
-        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, real: dict[str, Any]) -> None:
+        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, real: dict[str, Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A git folder anyone may write in the inbox, whose filter the forged baseline calls
-    the user's own."""
+    the user's own. No git starts in it at all, not even before the baseline is judged
+    (`guard check` starts git as early as it can): through the CLI and through the
+    launcher's entry (the `sparring` fixture asks both), git is only ever run on a
+    baseline already found to be this project's."""
     planted = scratch / "g"
     pwned = tmp_path / "PWNED"
     git(repo, "init", "-q", "--bare", str(planted))
@@ -70,12 +78,32 @@ def test_a_baseline_naming_a_planted_git_folder_runs_nothing(
     git(repo, f"--git-dir={planted}", "config", "filter.x.clean", command)
     (planted / "info").mkdir(exist_ok=True)
     (planted / "info" / "attributes").write_text("* filter=x\n")
-    (repo / "app.py").write_text("print('changed')\n")
+    # Same size, new mtime: a git status in the planted folder must run the filter to tell.
+    later = time.time() + 5
+    os.utime(repo / "app.py", (later, later))
+    calls = logged_git(tmp_path, monkeypatch)
     path = forged(scratch, real, git_dir=str(planted), filters={"filter.x.clean": command})
     for verb in ("check", "revert"):
         assert sparring("guard", verb, "--baseline", str(path)).error_code == "state_corrupt"
+    assert [call for call in calls.read_text().splitlines() if str(planted) in call] == []
     assert not pwned.exists()
-    assert (repo / "app.py").read_text() == "print('changed')\n"
+    assert (repo / "app.py").read_text() == "print('hello')\n"
+
+
+def logged_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `git` first on PATH that notes each call's arguments, then runs the real one."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    folder = tmp_path / "logged-bin"
+    folder.mkdir()
+    log = tmp_path / "git-calls.log"
+    log.write_text("")
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\n'
+                       f'exec {shlex.quote(real_git)} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return log
 
 
 def test_the_projects_own_baseline_still_checks_and_reverts(

@@ -307,13 +307,9 @@ def _resume(values: dict[str, Any], cwd: str) -> dict[str, Any]:
 def _guard_check(values: dict[str, Any], cwd: str) -> dict[str, Any]:
     from pathlib import Path
 
-    from sparring.commands.guard import baseline_file, check
-    from sparring.guard import start_early
+    from sparring.commands.guard import check
 
-    baseline = Path(values["baseline"])
-    # git status starts first: the check's time is mostly git's, and the rest loads meanwhile
-    start_early(baseline_file(baseline))
-    return check(baseline)
+    return check(Path(values["baseline"]))
 
 
 def _split(values: dict[str, Any], names: Sequence[str]) -> tuple[dict[str, Any],

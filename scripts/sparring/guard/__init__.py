@@ -4,10 +4,10 @@
 back what can be put back, and never destroys anything. How it works (what counts as a
 change, what git vouches for, copies, areas, revert, submodules and git's own folder):
 docs/guard.md. One module per part: files, copies, gitlist, model, records, baseline,
-snapshot, early and check (compare), undo (revert); git.py runs every git command it needs.
+snapshot and check (compare), undo (revert); git.py runs every git command it needs.
 
-Each name below loads its module when first used: `sparring guard check` starts git before
-the check loads (cli/entry.py), and never loads the snapshot or the revert at all.
+Each name below loads its module when first used: `sparring guard check` never loads the
+snapshot or the revert at all.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from sparring.guard.baseline import FORMAT, KIND, Baseline
     from sparring.guard.check import compare
     from sparring.guard.copies import COPY_LIMITS, MIB
-    from sparring.guard.early import start_early
     from sparring.guard.model import (
         AREA_ORIGINS,
         CHANGES_KIND,
@@ -49,7 +48,6 @@ _HOMES = {
     "baseline": ("FORMAT", "KIND", "Baseline"),
     "check": ("compare",),
     "copies": ("COPY_LIMITS", "MIB"),
-    "early": ("start_early",),
     "model": ("AREA_ORIGINS", "CHANGES_KIND", "Area", "Change", "Entry", "RevertResult",
               "load_changes", "save_changes"),
     "records": ("AreaRecord", "BaselineRecord", "ChangeRecord", "TurnGuard", "Violation"),
@@ -81,7 +79,6 @@ __all__ = [
     "load_changes",
     "revert",
     "save_changes",
-    "start_early",
     "start_early_snapshot",
     "take",
 ]

@@ -1,4 +1,10 @@
-"""compare: every file that differs from a baseline (see the package docstring for how)."""
+"""compare: every file that differs from a baseline (see the package docstring for how).
+
+Most of a check is waiting for `git status`, so git starts before anything else is read
+(the index's digest, the stored entries). Only ever on a baseline already found to be this
+project's (commands/guard.py's project_baseline): the baseline names the git folder and the
+filter drivers git runs, so a forged one must be refused before any git starts.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,6 @@ from typing import NamedTuple
 
 from sparring.guard import gitlist
 from sparring.guard.baseline import Baseline
-from sparring.guard.early import finish_early, git_for, git_output
 from sparring.guard.files import (
     Keep,
     Parents,
@@ -19,6 +24,7 @@ from sparring.guard.files import (
     keeper,
     key,
     key_of,
+    lstat,
     require_dir,
     same_content,
     walk,
@@ -38,8 +44,31 @@ def compare(baseline: Baseline) -> list[Change]:
     else:
         changes = _compare_git(baseline, git_for(baseline))
     changes += _compare_areas(baseline)
-    finish_early()
     return sorted(changes, key=lambda change: change.path)
+
+
+def git_for(b: Baseline) -> Git:
+    """git for a check: when the repository's config may have changed since the snapshot,
+    every filter driver it did not have then is switched off (reading the config costs a
+    git process; with the config files as they were, and no include directives that
+    could point anywhere, there is nothing new to find)."""
+    if b.includes or _config_moved(b):
+        return Git(b.root, b.gitdir, b.filters)
+    return Git(b.root, b.gitdir)
+
+
+def _config_moved(b: Baseline) -> bool:
+    for place, area in b.areas.items():
+        if area.origin != "gitdir" or not place.endswith(("/config", "/config.worktree")):
+            continue
+        before = b.area_entries.get(place)
+        now = key(lstat(b.root / place))
+        if before is None or before.stat is None:
+            if now is not None:
+                return True
+        elif now != before.stat or before.stat[3] >= b.racy_ns:
+            return True
+    return False
 
 
 def _compare_walk(b: Baseline) -> list[Change]:
@@ -83,10 +112,10 @@ class _Pending(NamedTuple):
 
 
 def _compare_git(b: Baseline, git: Git) -> list[Change]:
+    status = git.start(*STATUS)  # first: the check's time is mostly git status's
     keep = keeper(b.exclude)
     index_moved = gitlist.index_digest(b.gitdir) != b.index_digest
-    status = git_output(git, *STATUS)
-    listing = git_output(git, *LS_FILES) if index_moved else None
+    listing = git.start(*LS_FILES) if index_moved else None
     # Until status() the work overlaps git's (both print into memory, never into a pipe we
     # are not reading yet): the lstat pass first, while ls-files runs too.
     parents = Parents(b.root)
