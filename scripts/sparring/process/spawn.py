@@ -18,7 +18,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -179,6 +178,9 @@ def _capture() -> int:
     temporary file."""
     if hasattr(os, "memfd_create"):
         return os.memfd_create("sparring-output")
+    # Here, not at the top: Linux never needs it, and tempfile (with shutil and random) is
+    # 6-7 ms of every `guard check` before its git status can start (bench/guard_bench.py).
+    import tempfile
 
     with tempfile.TemporaryFile() as file:  # unlinked already; the duplicate keeps it
         return os.dup(file.fileno())
