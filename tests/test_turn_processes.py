@@ -298,7 +298,7 @@ def test_a_scan_passes_over_what_started_before_the_turns_runner(
             root = tree.Scope(mark="since-mark", since=since,
                               roots=(process.identity_of(older.pid),))
             assert older.pid in {p.pid for p in tree.Scan(root).turns()}, "a root is judged"
-            assert older.pid in {p.pid for p in tree.find(tree.Scope(mark="since-mark"))}
+            assert older.pid in {p.pid for p in tree.Scan(tree.Scope(mark="since-mark")).turns()}
         finally:
             newer.kill()
             newer.wait()
@@ -330,7 +330,8 @@ def test_a_scope_is_empty_only_after_a_quiet_scan(
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        wait_for(lambda: proc.pid in {p.pid for p in tree.find(tree.Scope(mark="quiet-mark"))})
+        scope = tree.Scope(mark="quiet-mark")
+        wait_for(lambda: proc.pid in {p.pid for p in tree.Scan(scope).turns()})
         listings = [0]
         pids = psutil.pids
 

@@ -75,11 +75,6 @@ def marked(env: Mapping[str, str], mark: str) -> dict[str, str]:
     return {**env, MARK_ENV: f"{outer}:{mark}" if outer else mark}
 
 
-def find(scope: Scope) -> list[psutil.Process]:
-    """The live (not zombie) processes of `scope`, never this process itself."""
-    return Scan(scope).turns()
-
-
 class Scan:
     """Looks for a scope's processes, again and again. Each pid is judged once (what makes
     a process the turn's does not change while it lives), so a scan after the first costs
