@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import pytest
 
 from sparring import output
 from sparring.errors import Hint
+from support.gitrepo import git, logged_git
 
 FORGED_ID = "think-about-20260101-000000-abcdef"
 
@@ -74,6 +76,52 @@ def test_a_committed_session_naming_another_folder_is_refused_and_nothing_leaves
     assert list(elsewhere.iterdir()) == []
     assert fake_codex.calls() == []
     assert (folder / "session.json").read_bytes() == before
+
+
+def test_a_session_planted_in_a_subfolder_is_no_session_and_runs_no_git(
+        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, fake_codex: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Codex that may write the project can plant: `sub/.git`, a file naming a git
+    folder outside with a filter driver, and `sub/.sparring/sessions/<id>/session.json`
+    calling `sub` its root. Named by its folder, it was taken as the project's (a session
+    folder "at its root or below"), and `start` snapshotted `sub` with git in the planted
+    folder: the filter ran outside any sandbox, under a command the skills approve."""
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / "f.txt").write_text("x\n")
+    planted, pwned = tmp_path / "g", tmp_path / "PWNED"
+    git(repo, "init", "-q", "--bare", str(planted))
+    git(repo, f"--git-dir={planted}", f"--work-tree={sub}", "add", "f.txt")
+    git(repo, f"--git-dir={planted}", "config", "filter.x.clean", f"touch {pwned}; cat")
+    (planted / "info").mkdir(exist_ok=True)
+    (planted / "info" / "attributes").write_text("* filter=x\n")
+    (sub / ".git").write_text(f"gitdir: {planted}\n")
+    later = time.time() + 5  # same size, new mtime: git status there must run the filter
+    os.utime(sub / "f.txt", (later, later))
+    folder = committed(repo, sparring)
+    data = json.loads((folder / "session.json").read_text())
+    data.update(root=str(sub), cwd=str(sub), inbox=None)
+    nested = sub / ".sparring" / "sessions" / FORGED_ID
+    nested.mkdir(parents=True)
+    (nested / "session.json").write_text(json.dumps(data))
+    calls = logged_git(tmp_path, monkeypatch)
+    for argv in verbs(str(nested), tmp_path, scratch):
+        refused = sparring(*argv)
+        assert refused.error_code == "session_not_found", (argv, refused.raw)
+    assert [call for call in calls.read_text().splitlines() if str(planted) in call] == []
+    assert not pwned.exists() and fake_codex.calls() == []
+
+
+def test_a_session_with_a_relative_root_is_refused(
+        sparring: Any, repo: Path, scratch: Path, tmp_path: Path, fake_codex: Any) -> None:
+    """A relative root or cwd was judged against the folder the reader works in, which is
+    not the same for every reader (the runner works in the session's folder)."""
+    folder = committed(repo, sparring, root=".", cwd=".")
+    for argv in verbs(FORGED_ID, tmp_path, scratch)[:3]:
+        refused = sparring(*argv)
+        assert refused.error_code == "state_corrupt", (argv, refused.raw)
+    assert fake_codex.calls() == []
+    assert json.loads((folder / "session.json").read_text())["root"] == "."
 
 
 def test_a_committed_session_naming_a_schema_file_elsewhere_is_refused(

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.gitrepo import git
+from support.gitrepo import git, logged_git
 
 
 @pytest.fixture
@@ -88,22 +86,6 @@ def test_a_baseline_naming_a_planted_git_folder_runs_nothing(
     assert [call for call in calls.read_text().splitlines() if str(planted) in call] == []
     assert not pwned.exists()
     assert (repo / "app.py").read_text() == "print('hello')\n"
-
-
-def logged_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A `git` first on PATH that notes each call's arguments, then runs the real one."""
-    real_git = shutil.which("git")
-    assert real_git is not None
-    folder = tmp_path / "logged-bin"
-    folder.mkdir()
-    log = tmp_path / "git-calls.log"
-    log.write_text("")
-    wrapper = folder / "git"
-    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\n'
-                       f'exec {shlex.quote(real_git)} "$@"\n')
-    wrapper.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-    return log
 
 
 def test_the_projects_own_baseline_still_checks_and_reverts(

@@ -8,8 +8,12 @@ autouse fixture (module- and session-scoped fixtures run before it).
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 IDENTITY = {
     f"GIT_{role}_{key}": value
@@ -27,3 +31,19 @@ def git(cwd: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
                           env=git_env())
     return done.stdout
+
+
+def logged_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `git` first on PATH that notes each call's arguments, then runs the real one."""
+    real_git = shutil.which("git")
+    assert real_git is not None
+    folder = tmp_path / "logged-bin"
+    folder.mkdir()
+    log = tmp_path / "git-calls.log"
+    log.write_text("")
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\n'
+                       f'exec {shlex.quote(real_git)} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return log

@@ -76,11 +76,10 @@ def within(path: str, folder: str) -> bool:
 
 def in_project(folder: str, root: str) -> bool:
     """Whether the real path `folder` is a session folder of the project at `root`
-    (`.sparring/sessions/<id>` at its root or below): no other session.json is acted on."""
-    sessions = os.path.dirname(folder)
-    return (os.path.basename(sessions) == "sessions"
-            and os.path.basename(os.path.dirname(sessions)) == STATE_DIR
-            and folder.startswith(root.rstrip(os.sep) + os.sep))
+    (`.sparring/sessions/<id>` at its root, never below): no other session.json is acted
+    on. A session planted in a subfolder would call the subfolder its root, and git would
+    run there with whatever git folder a `.git` file in it names."""
+    return os.path.dirname(folder) == _sessions_folder(root)
 
 
 def _sessions_folder(root: str) -> str:

@@ -153,8 +153,8 @@ def _with_engine(data: dict[str, Any]) -> dict[str, Any]:
 
 def resolve(ref: str, cwd: str | Path) -> Session:
     """A session named by its id (in this project) or by its directory, which must be a
-    session folder of this project (`.sparring/sessions/<id>` at its root or below): a
-    session.json anywhere else is nobody's to act on."""
+    session folder of this project (`.sparring/sessions/<id>` at its root): a session.json
+    anywhere else is nobody's to act on."""
     root = locate.project_root(str(cwd))
     found = locate.session_folder(ref, str(cwd))
     if found is not None:

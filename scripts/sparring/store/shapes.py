@@ -181,6 +181,9 @@ def placement_problem(data: dict[str, Any], directory: str) -> str | None:
     if not is_session_id(name) or data["id"] != name:
         return f"the session's id {data['id']!r} is not an id sparring makes, or not its folder's"
     root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.dirname(directory))))
+    if not (os.path.isabs(data["root"]) and os.path.isabs(data["cwd"])):
+        # a relative one would be judged against whatever folder the reader works in
+        return f"the session's root {data['root']!r} or cwd {data['cwd']!r} is not absolute"
     if os.path.realpath(data["root"]) != root:
         return f"the session's root {data['root']!r} is not the project it lies in ({root})"
     if not _inside(os.path.realpath(data["cwd"]), root):  # where codex runs: really inside
