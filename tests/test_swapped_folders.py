@@ -64,3 +64,29 @@ Path({str(done)!r}).write_text('x')
         assert waited.error_code in ("path_outside_project", "path_is_link"), waited.raw
         assert waited.out["error"]["path"].startswith(str(outside)), waited.raw
     assert state.exists()
+
+
+def test_another_sessions_folder_swapped_for_a_link_is_not_written_through_by_the_audit(
+        sparring: Any, session: str, fake_codex: Any, repo: Path, tmp_path: Path) -> None:
+    """At the turn's check the runner audits every record it witnessed, and puts back the
+    ones that changed: another session's record, behind its folder swapped for a link to a
+    folder of the user's, was renamed aside there and sparring's written in its place."""
+    other = sparring("init", "--skill", "deep-discussion").out["session"]
+    outside, moved = tmp_path / "outside", tmp_path / "moved"
+    outside.mkdir()
+    (outside / "session.json").write_text("the user's own file\n")
+    place = repo / ".sparring" / "sessions" / other
+    done = tmp_path / "swapped"
+    fake_codex.mode("shell", shell=forge(tmp_path, f"""
+import time
+time.sleep(1.0)
+os.rename({str(place)!r}, {str(moved)!r})
+os.symlink({str(outside)!r}, {str(place)!r})
+Path({str(done)!r}).write_text('x')
+"""))
+    assert sparring("start", session, input=b"q").exit_code == 0
+    waited = sparring("wait", session, "--timeout", "30")
+    assert done.exists(), waited.raw
+    assert _files(outside) == {"session.json": b"the user's own file\n"}
+    changed = [c["path"] for c in waited.out["guard"]["changed"]]
+    assert f".sparring/sessions/{other}/session.json" in changed, changed

@@ -177,6 +177,13 @@ def folders(path: P, *, under: Where | None = None, mode: int = PRIVATE_DIR) -> 
     return path
 
 
+def open_folder(path: Where, *, under: Where, mode: int = PRIVATE_DIR) -> int:
+    """The fd of the folder `path` (made with its missing parents, of `mode`), reached from
+    `under` down without a link: FolderSwapped when a folder on the way is one. For a caller
+    that works in the folder by name (`dir_fd`) and must not be sent elsewhere meanwhile."""
+    return _walk(os.fspath(path), under, make=mode)
+
+
 class locked:  # used as `with disk.locked(...)`, as a context manager
     """Hold the lock file at `path` (made if missing, 0600; never through a link). Without
     `wait`, BlockingIOError when someone holds it; LockDamaged when what stands there is not

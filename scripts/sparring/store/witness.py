@@ -286,13 +286,33 @@ def _witnessed(root: Where) -> list[str]:
 
 def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
     """The record at `path` is not sparring's: keep what stands there aside (renamed, never
-    read or followed), write the copy in its place, log it."""
-    kind = "modified" if os.path.lexists(path) else "deleted"
-    if kind == "modified":
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        os.replace(path, f"{os.fspath(path)}.foreign-{stamp}-{os.urandom(3).hex()}")
-    _write(path, kept)
+    read or followed), write the copy in its place, log it. All of it in the record's folder
+    as reached from the project's root without a link: where a folder on the way was swapped
+    for one (by a Codex turn), nothing is looked at, moved or written through it; the record
+    is logged as modified, so the turn's check names it."""
+    name = os.path.basename(os.fspath(path))
+    try:
+        parent = disk.open_folder(os.path.dirname(os.fspath(path)), under=found[0])
+    except disk.FolderSwapped:
+        _log(*found, kind="modified")
+        return
+    try:
+        kind = "modified" if _exists_in(parent, name) else "deleted"
+        if kind == "modified":
+            aside = f"{name}.foreign-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+            os.replace(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
+        disk.write_in(parent, name, kept, exact=True)
+    finally:
+        os.close(parent)
     _log(*found, kind=kind)
+
+
+def _exists_in(parent: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _log(root: Where, relative: str, kind: str) -> None:
