@@ -74,7 +74,7 @@ def test_a_file_that_appears_meanwhile_is_never_written_over(root: Path,
     """Between the look (nothing there) and the write, someone made the file: it stays."""
     target = root / "docs" / "new.md"
     target.write_text("theirs\n")
-    monkeypatch.setattr(paths, "_lstat", lambda parent, name: None)  # it looked absent
+    monkeypatch.setattr(paths.disk, "lstat_in", lambda parent, name: None)  # it looked absent
     with pytest.raises(SparringError) as caught:
         paths.write(target, "ours\n", root, "--out")
     assert caught.value.code == "path_protected" and "appeared" in caught.value.message

@@ -173,15 +173,23 @@ def stage_link(path: Where, target: str, *, under: Where | None = None) -> Stage
 def folders(path: P, *, under: Where | None = None, mode: int = PRIVATE_DIR) -> P:
     """`path` and its missing parents (below `under`, reached without a link) as folders of
     `mode`; a folder another writer made meanwhile is taken as it is. Returns `path`."""
-    os.close(_walk(path if isinstance(path, str) else os.fspath(path), under, make=mode))
+    os.close(open_folder(path, under=under, mode=mode))
     return path
 
 
-def open_folder(path: Where, *, under: Where, mode: int = PRIVATE_DIR) -> int:
-    """The fd of the folder `path` (made with its missing parents, of `mode`), reached from
-    `under` down without a link: FolderSwapped when a folder on the way is one. For a caller
-    that works in the folder by name (`dir_fd`) and must not be sent elsewhere meanwhile."""
+def open_folder(path: Where, *, under: Where | None, mode: int = PRIVATE_DIR) -> int:
+    """`folders`, and the folder's fd: for a caller that then works in it by name (`dir_fd`)
+    and must not be sent elsewhere meanwhile (below `under`, FolderSwapped when a folder on
+    the way is a link)."""
     return _walk(os.fspath(path), under, make=mode)
+
+
+def lstat_in(parent: int, name: str) -> os.stat_result | None:
+    """What stands at `name` in the folder open as `parent`, never followed; None: nothing."""
+    try:
+        return os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
 
 
 class locked:  # used as `with disk.locked(...)`, as a context manager

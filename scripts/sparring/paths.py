@@ -347,7 +347,7 @@ def write(path: Path | str, data: bytes | str, root: Path, what: str, *,
     parent = _open_folders(where, what, create=make_folders)
     try:
         name = where.parts[-1]
-        existing = _lstat(parent, name)
+        existing = disk.lstat_in(parent, name)
         if existing is not None:
             _require_replaceable(existing, where, what, replace)
             _write_replacing(parent, name, raw, mode)
@@ -378,7 +378,7 @@ def check_output(path: Path | str, root: Path, what: str) -> Place:
     _require_writable(where, what)
     parent = _open_folders(where, what, create=True)
     try:
-        existing = _lstat(parent, where.parts[-1])
+        existing = disk.lstat_in(parent, where.parts[-1])
     finally:
         os.close(parent)
     if existing is not None and stat.S_ISLNK(existing.st_mode):
@@ -477,13 +477,6 @@ def _step(fd: int, part: str, where: Place, what: str, create: bool,
         raise _link_or(exc, fd, where, what, reached, create) from None
     os.close(fd)
     return inner
-
-
-def _lstat(parent: int, name: str) -> os.stat_result | None:
-    try:
-        return os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
 
 
 def _link_or(exc: OSError, parent: int, where: Place, what: str,

@@ -297,7 +297,7 @@ def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
         _log(*found, kind="modified")
         return
     try:
-        kind = "modified" if _exists_in(parent, name) else "deleted"
+        kind = "modified" if disk.lstat_in(parent, name) is not None else "deleted"
         if kind == "modified":
             aside = f"{name}.foreign-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
             os.replace(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
@@ -305,14 +305,6 @@ def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
     finally:
         os.close(parent)
     _log(*found, kind=kind)
-
-
-def _exists_in(parent: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
 
 
 def _log(root: Where, relative: str, kind: str) -> None:
