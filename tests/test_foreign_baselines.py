@@ -95,3 +95,52 @@ def test_the_projects_own_baseline_still_checks_and_reverts(
     assert [c["path"] for c in checked["changed"]] == ["new.txt"]
     assert sparring("guard", "revert", "--baseline", str(scratch / "real.json")).exit_code == 0
     assert not (repo / "new.txt").exists()
+
+
+HOOK = "#!/bin/sh\ntouch \"$(git rev-parse --show-toplevel)/PWNED\"\n"
+
+
+@pytest.mark.parametrize("place", [".git/hooks/pre-commit", "AGENTS.md"])
+def test_a_baseline_sparring_did_not_keep_restores_nothing_into_git_or_a_protected_file(
+        place: str, sparring: Any, repo: Path, scratch: Path) -> None:
+    """A Codex that may write the project cannot write `.git/`, but it can write the inbox
+    and `.sparring/guard-store/`: a baseline there naming this project, listing a hook it
+    never had, beside a copy in the store that hashes to its name, had `guard revert
+    --baseline` write an executable hook (or an AGENTS.md of its choosing) for it. Built
+    here as that Codex would: the files as a real snapshot writes them, copied to a new
+    name. From a baseline sparring did not write and keep its own copy of, revert touches
+    neither; from the user's own (`guard snapshot --out` into `.sparring/`), it still does."""
+    planted = repo / place
+    planted.write_text(HOOK)
+    planted.chmod(0o755)
+    own = scratch / "own.json"
+    assert sparring("guard", "snapshot", "--out", str(own)).exit_code == 0
+    planted.unlink()
+    forged = scratch / "forged.json"  # the same bytes, written by someone else
+    forged.write_bytes(own.read_bytes())
+
+    refused = sparring("guard", "revert", "--baseline", str(forged)).out
+    assert refused["reverted"] == []
+    assert [r["path"] for r in refused["not_reverted"]] == [place]
+    assert "sparring changes it only from a baseline it wrote" in refused["not_reverted"][0][
+        "reason"]
+    assert not planted.exists()
+
+    restored = sparring("guard", "revert", "--baseline", str(own)).out
+    assert [r["path"] for r in restored["reverted"]] == [place], restored
+    assert planted.read_text() == HOOK and os.access(planted, os.X_OK)
+
+
+def test_a_users_baseline_rewritten_by_someone_else_is_no_longer_trusted(
+        sparring: Any, repo: Path, scratch: Path) -> None:
+    """The user's own baseline in the inbox, its bytes changed since sparring wrote them
+    (the same document, spelled anew), is anyone's: its git files stay as they are."""
+    config = repo / ".git" / "config"
+    own = scratch / "own.json"
+    assert sparring("guard", "snapshot", "--out", str(own)).exit_code == 0
+    before = config.read_text()
+    config.write_text(before + "[alias]\n\tx = status\n")
+    own.write_text(json.dumps(json.loads(own.read_text()), indent=1))
+    refused = sparring("guard", "revert", "--baseline", str(own)).out
+    assert [r["path"] for r in refused["not_reverted"]] == [".git/config"]
+    assert "[alias]" in config.read_text()

@@ -34,7 +34,7 @@ from sparring.errors import SparringError
 # Path is made or a file written: reading a turn's own files, every round, needs neither.
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
 # The most of a file (or stdin) the runner reads: far more than any text a debate hands in
@@ -388,22 +388,31 @@ def check_output(path: Path | str, root: Path, what: str) -> Place:
     return where
 
 
+def protected(parts: Sequence[str], folder: bool = False) -> tuple[str, str] | None:
+    """(the part, why) when the path `parts` (a folder, with `folder`) lies in a protected
+    place or is a protected file; None when sparring may write there."""
+    for i, part in enumerate(parts):
+        key = part.casefold()
+        if key == ".sparring" and tuple(parts[i:i + 2]) == INBOX and (
+                len(parts) > i + 2 or folder):
+            continue
+        why = PROTECTED_FOLDERS.get(key)
+        if why is None and i == len(parts) - 1 and not folder:
+            why = PROTECTED_FILES.get(key)
+        if why is not None:
+            return part, why
+    return None
+
+
 def _require_writable(where: Place, what: str, folder: bool = False) -> None:
     if not where.parts and not folder:
         raise _not_a_file(where, what, "a folder")
-    for i, part in enumerate(where.parts):
-        key = part.casefold()
-        if key == ".sparring" and where.parts[i:i + 2] == INBOX and (
-                len(where.parts) > i + 2 or folder):
-            continue
-        why = PROTECTED_FOLDERS.get(key)
-        if why is None and i == len(where.parts) - 1 and not folder:
-            why = PROTECTED_FILES.get(key)
-        if why is not None:
-            raise SparringError(
-                "path_protected", f"sparring does not write {where.given} ({what}): "
-                f"{part} is {why}", "choose a path elsewhere in the project",
-                path=str(where.path))
+    found = protected(where.parts, folder)
+    if found is not None:
+        raise SparringError(
+            "path_protected", f"sparring does not write {where.given} ({what}): "
+            f"{found[0]} is {found[1]}", "choose a path elsewhere in the project",
+            path=str(where.path))
 
 
 def _require_replaceable(st: os.stat_result, where: Place, what: str,

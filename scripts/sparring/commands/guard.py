@@ -66,7 +66,9 @@ def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
 
     The baseline and its store are excluded from the snapshot, so writing
     them inside the project is not reported as a change. Both must be inside the project,
-    reached without a link, and somewhere sparring writes (paths.check_output).
+    reached without a link, and somewhere sparring writes (paths.check_output). One in
+    `.sparring/` (the inbox) is one of sparring's records, its copy kept out of Codex's
+    reach: only such a baseline has revert touch git's folder or a protected file.
     """
     root = workspace.find_root(cwd)
     project = workspace.find_root(Path.cwd())
@@ -77,7 +79,7 @@ def snapshot(cwd: Path, out: Path) -> dict[str, Any]:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         baseline = guard.take(root, exclude, store, previous=_earlier(out))
-        baseline.save(out)
+        baseline.save(out, witness=True)  # in .sparring/: trusted by revert (Baseline.load)
     except OSError as exc:
         raise SparringError(
             "not_writable", f"cannot write the baseline {out}: {exc.strerror or exc}",

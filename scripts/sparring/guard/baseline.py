@@ -15,6 +15,7 @@ from sparring.guard.git import git_dir
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
+from sparring.store import witness
 from sparring.store.statefile import StateFile, write_atomic
 
 FORMAT = 2
@@ -50,12 +51,23 @@ class Baseline:
         self._gitdir = gitdir  # the git folder at snapshot, where every later git command looks
         self._listing: bytes | None = None
         self._lookups = 0
+        self._read: tuple[Path, bytes] | None = None  # the file and bytes load() read
+        self._anyones = False  # from_dict: a file's words
 
     @property
     def gitdir(self) -> Path:
         """The git folder found at snapshot (a baseline from before it was recorded: the one
         `root/.git` names now)."""
         return self._gitdir or git_dir(self.root)
+
+    @property
+    def trusted(self) -> bool:
+        """Sparring's own: taken here, or loaded from bytes sparring wrote and kept its copy
+        of (a turn's baseline). Only such a one has revert touch git's folder or a protected
+        file. Asked by revert alone (a check reads no copy for it)."""
+        if self._read is not None:
+            return witness.holds(*self._read)
+        return not self._anyones
 
     @property
     def entries(self) -> dict[str, Entry]:
@@ -118,25 +130,30 @@ class Baseline:
 
     def save(self, path: Path, witness: bool = False) -> None:
         """Write atomically; ASCII JSON so that non-UTF-8 file names survive the round trip.
-        With `witness`, a record of the runner's (a turn's baseline: store/witness.py)."""
+        With `witness`, one of sparring's records (a turn's baseline, or one `guard snapshot`
+        writes into `.sparring/`): its copy is kept out of Codex's reach (store/witness.py)."""
         write_atomic(path, json.dumps(self.to_dict(), ensure_ascii=True, separators=(",", ":")),
                      witness=witness)
 
     @classmethod
     def load(cls, path: Path) -> Baseline:
         """Read a saved baseline; a missing or damaged file is an error and is left untouched.
-        A turn's baseline is read as the runner wrote it (its witness)."""
+        A turn's baseline is read as the runner wrote it (its witness); it is `trusted`
+        when sparring wrote these very bytes and kept its copy of them."""
+        record = StateFile(path, KIND, FORMAT, {1: _from_format_1}, witness=True)
         try:
-            data = StateFile(path, KIND, FORMAT, {1: _from_format_1}, witness=True).read()
+            raw = record.raw()
         except FileNotFoundError:
             raise SparringError(
                 "file_not_found", f"no baseline at {path}",
                 "write one first with `sparring guard snapshot --out FILE`", path=str(path),
             ) from None
         try:
-            return cls.from_dict(data)
+            base = cls.from_dict(record.parse(raw))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise damaged(path, f"is damaged ({exc!r})") from exc
+        base._read = (path, raw)
+        return base
 
     def to_dict(self) -> BaselineRecord:
         data: BaselineRecord = {
@@ -173,7 +190,7 @@ class Baseline:
         if not all(isinstance(v, str) for v in filters.values()):
             raise ValueError("bad filters")
         entries = data.get("entries")
-        return cls(
+        base = cls(
             Path(data["root"]), data["mode"], tuple(str(p) for p in data["exclude"]),
             Path(data["store"]) if data.get("store") else None, int(data["racy_ns"]),
             None if entries is None else {str(p): Entry.from_row(e) for p, e in entries.items()},
@@ -186,6 +203,8 @@ class Baseline:
             filters=dict(filters), includes=bool(data.get("includes")), index=index,
             gitdir=Path(data["git_dir"]) if data.get("git_dir") else None,
         )
+        base._anyones = True  # anyone's words, until load() finds sparring's copy of them
+        return base
 
 
 def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from sparring import disk
+from sparring import disk, paths
 from sparring.guard import copies
 from sparring.guard.baseline import Baseline
 from sparring.guard.check import compare
@@ -61,6 +61,7 @@ class _Undo:
         self.doubtful = _unrestorable(b, todo, self.damaged)  # digest -> path not put back
         self.protected = dict(protected)  # files the runner wrote -> what it wrote there
         self.parents = Parents(b.root)
+        self.trusted = b.trusted  # else nothing of git's or protected is touched
 
 
 def revert(baseline: Baseline, changes: Sequence[Change] | None = None,
@@ -145,6 +146,22 @@ def _require_revertible(undo: _Undo, change: Change) -> None:
                        "does not rewrite its own records from a snapshot")
     if change.path.startswith("../"):
         raise _Refused("outside the project folder: sparring does not change it")
+    if not undo.trusted:
+        _require_unprotected(change)
+
+
+def _require_unprotected(change: Change) -> None:
+    """A baseline sparring did not write and keep (`guard snapshot --out`, or one handed in)
+    could say anything: from it, revert neither writes nor removes git's own files or a
+    protected one (paths.PROTECTED_*: they make git, Claude Code or Codex run or obey
+    something). A Codex sandbox that cannot write `.git/` could otherwise have revert write
+    a hook there for it."""
+    found = paths.protected(change.path.split("/"))
+    if change.origin == "gitdir" or found is not None:
+        what = f"{found[0]} is {found[1]}" if found else "it is git's own file"
+        raise _Refused(f"{what}: sparring changes it only from a baseline it wrote and kept its "
+                       "own copy of (a turn's: `sparring guard revert --session`), and this "
+                       "baseline is not one, so anyone could have written it; left as it is")
 
 
 def _as_the_runner_wrote(undo: _Undo, path: str) -> bool:

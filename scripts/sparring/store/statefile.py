@@ -226,17 +226,25 @@ class StateFile:
         return os.path.isfile(self.file)
 
     def read(self) -> dict[str, Any]:
+        return self.parse(self.raw())
+
+    def raw(self) -> bytes:
+        """The file's bytes, as `read` reads them (a record: as sparring wrote it)."""
         try:
-            raw = (read_record(self.file) if self.witness else _read_bytes(self.file)).decode(
-                "utf-8")
+            return read_record(self.file) if self.witness else _read_bytes(self.file)
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise self._corrupt(f"cannot be read: {exc.strerror}") from exc
+
+    def parse(self, raw: bytes) -> dict[str, Any]:
+        """The document in `raw` (this file's bytes), checked, migrated and shaped."""
+        try:
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise self._corrupt(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from exc
         try:
-            data = _loads(raw)
+            data = _loads(text)
         except ValueError as exc:
             import json  # json's own words for what is wrong, and where
 

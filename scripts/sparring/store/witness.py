@@ -115,6 +115,16 @@ def vouches(path: str | os.PathLike[str], data: bytes | None) -> bool:
         return data is not None
 
 
+def holds(path: str | os.PathLike[str], data: bytes) -> bool:
+    """Whether sparring wrote `data` at `path` itself: the record has a copy, and it is
+    `data` (vouches, by contrast, takes a record with no copy as it is)."""
+    copy = copy_of(path)
+    try:
+        return copy is not None and _read(copy) == data
+    except OSError:
+        return False
+
+
 def locked(root: Where, name: str = "lock", wait: bool = True
            ) -> AbstractContextManager[None]:
     """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
