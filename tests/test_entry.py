@@ -171,7 +171,7 @@ def test_a_running_turn_is_reported_by_the_entry_without_the_cli(
 # bench/status_bench.py): what lies outside the standard library, the CLI (click), and what
 # only starting a turn needs. The standard library's modules load where they are used.
 HEAVY = {
-    "click", "jinja2", "jsonschema", "yaml", "psutil", "sparring.cli.main",
+    "click", "jinja2", "yaml", "psutil", "sparring.cli.main",
     "sparring.turn.launch", "sparring.turn.runner", "sparring.guard.snapshot",
     "sparring.workflows.audit", "runpy",
 }

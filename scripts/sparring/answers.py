@@ -2,7 +2,7 @@
 
 The schema file we pass to codex with `--output-schema` is the very file we
 validate against (codex sends it to the model but never checks the reply).
-Claude's verdict and synthesis are checked the same way, with `jsonschema`.
+Claude's verdict and synthesis are checked the same way (schema.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from sparring import schema
 from sparring.choices import CLAUDE_SYNTHESIS, CLAUDE_VERDICT
 from sparring.choices import CODEX_ANSWER as CODEX_ANSWER  # what answers names
 from sparring.errors import SparringError
@@ -30,38 +31,19 @@ def schema_path(name: str) -> Path:
 @cache
 def _schema(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    unchecked = schema.unsupported(data)
+    if unchecked:  # never half-checked (schema.py)
+        raise ValueError(f"the schema {name} uses keywords sparring does not check: {unchecked}")
     return data
 
 
 def problems(name: str, data: Any) -> list[str]:
-    """Each way `data` breaks schema `name`, as `where: what` lines (empty when valid)."""
-    from jsonschema import Draft202012Validator
-
-    validator = Draft202012Validator(_schema(name))
-    found = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    return [f"{_where(e.absolute_path)}: {_message(e)}" for e in found[:_MAX_ERRORS]]
-
-
-_RULE_AT_MOST = 200  # characters of a schema's rule a problem quotes
-
-
-def _message(error: Any) -> str:
-    """What is wrong, from where it is and the schema's rule it breaks, never from the value
-    (jsonschema's own message quotes the value whole): a turn's error is on record, and
-    shown, while Codex's answer is still withheld from Claude, and a re-ask sends it on."""
-    rule, bound = str(error.validator), error.validator_value
-    if rule == "required":  # names the schema's property, none of the answer's
-        return str(error.message)
-    said = repr(bound)
-    if len(said) > _RULE_AT_MOST:
-        said = said[:_RULE_AT_MOST - 1] + "…"
-    if rule == "type":
-        return f"is not of type {said}"
-    if rule == "enum":
-        return f"is not one of {said}"
-    if rule == "additionalProperties":
-        return "holds properties the schema does not allow"
-    return f"breaks the schema's {rule!r} rule ({said})"
+    """Each way `data` breaks schema `name`, as `where: what` lines (empty when valid). What
+    is wrong is said from where it is and the schema's rule it breaks, never from the value:
+    a turn's error is on record, and shown, while Codex's answer is still withheld from
+    Claude, and a re-ask sends it on."""
+    found = sorted(schema.problems(_schema(name), data), key=lambda p: p.path)
+    return [f"{_where(p.path)}: {p.message}" for p in found[:_MAX_ERRORS]]
 
 
 def _where(path: Any) -> str:
