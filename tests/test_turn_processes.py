@@ -23,7 +23,7 @@ from sparring import process
 from sparring.process import backend, tree
 from sparring.store import locate, runs
 from sparring.store.sessions import Session
-from support.processes import alive, wait_for
+from support.processes import alive, marked_sleeper, wait_for
 
 
 def turn_of(repo: Path, sid: str) -> dict[str, Any]:
@@ -241,9 +241,7 @@ def test_a_pid_handed_out_again_between_two_scans_is_judged_again(
     """A scan kept from note to note remembers that a pid was none of the turn's; once the
     system hands that pid out again (it lies between the last pids the two scans saw, across
     a wrap too), the new process there is judged afresh, and found when it is the turn's."""
-    env = tree.marked(os.environ, "reused-mark")
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = marked_sleeper("reused-mark")
     try:
         last = [proc.pid + 10]
         monkeypatch.setattr(tree, "last_pid", lambda: last[0])
@@ -280,8 +278,7 @@ def test_a_scan_passes_over_what_started_before_the_turns_runner(
         runner = subprocess.Popen(sleeper, stdin=subprocess.DEVNULL)
         since = tree.start_ticks(runner.pid)
         assert since is not None and since > (tree.start_ticks(older.pid) or since)
-        newer = subprocess.Popen(sleeper, env=env, stdin=subprocess.DEVNULL,
-                                 start_new_session=True)
+        newer = marked_sleeper("since-mark")
         read: dict[int, int | None] = {}  # pid -> its start, for each environment read
         environ = psutil.Process.environ
 
@@ -326,9 +323,7 @@ def test_a_scope_is_empty_only_after_a_quiet_scan(
     _QUIET_WITHIN_S before the scope counts as empty."""
     import psutil
 
-    env = tree.marked(os.environ, "quiet-mark")
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = marked_sleeper("quiet-mark")
     try:
         scope = tree.Scope(mark="quiet-mark")
         wait_for(lambda: proc.pid in {p.pid for p in tree.Scan(scope).turns()})

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -134,6 +135,22 @@ def wait_for(condition: Callable[[], object], timeout: float = 10, step: float =
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(step)
+
+
+def marked_sleeper(mark: str, seconds: int = 30) -> subprocess.Popen[bytes]:
+    """A process carrying a turn's `mark` in its environment (process.tree.marked), returned
+    once it runs: between the fork and the exec that gives it the mark, a scan would see the
+    environment of its parent, without one."""
+    from sparring.process import tree
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", f"import time; print(flush=True); time.sleep({seconds})"],
+        env=tree.marked(os.environ, mark), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        start_new_session=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    return proc
 
 
 @contextlib.contextmanager
