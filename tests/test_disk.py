@@ -109,3 +109,28 @@ def test_no_other_module_writes_a_temp_file_into_place_or_takes_a_lock() -> None
              if pattern.search(line.split("#")[0]) and not line.lstrip().startswith(("\"", "'"))]
     allowed = {"turn/early.py", "store/witness.py"}  # moves of a file, not writes
     assert [f for f in found if f.split(":")[0] not in allowed] == [], found
+
+
+def test_a_log_is_appended_to_privately_and_never_through_a_link_or_onto_a_fifo(
+        tmp_path: Path) -> None:
+    """disk.append, how a runner's and a watchdog's logs are opened: made 0600, appended
+    to, and refused (at once) where a link or a FIFO stands, at the name or on the way."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for text in (b"one\n", b"two\n"):
+        fd = disk.append(logs / "runner.log", under=tmp_path)
+        os.write(fd, text)
+        os.close(fd)
+    assert (logs / "runner.log").read_bytes() == b"one\ntwo\n"
+    assert stat.S_IMODE((logs / "runner.log").stat().st_mode) == 0o600
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (logs / "link.log").symlink_to(elsewhere / "planted.log")
+    os.mkfifo(logs / "fifo.log")
+    (tmp_path / "swapped").symlink_to(elsewhere, target_is_directory=True)
+    for path in (logs / "link.log", logs / "fifo.log"):
+        with pytest.raises(OSError):
+            disk.append(path, under=tmp_path)
+    with pytest.raises(disk.FolderSwapped):
+        disk.append(tmp_path / "swapped" / "runner.log", under=tmp_path)
+    assert list(elsewhere.iterdir()) == []

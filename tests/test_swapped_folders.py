@@ -90,3 +90,48 @@ Path({str(done)!r}).write_text('x')
     assert _files(outside) == {"session.json": b"the user's own file\n"}
     changed = [c["path"] for c in waited.out["guard"]["changed"]]
     assert f".sparring/sessions/{other}/session.json" in changed, changed
+
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+# How a runner opens its log: started anew (spawn.background), or forked from the verb
+# (standby.write_output_to, as the forked watchdog does too).
+OPENS = {
+    "anew": "from sparring.turn import runner; runner._spawn(session, 1)",
+    "forked": "from sparring.process import standby; from sparring.turn import turns; "
+              "standby.write_output_to(session.turn_path(1, turns.RUNNER_LOG), "
+              "under=session.root)",
+}
+
+
+@pytest.mark.parametrize("planted", ["link", "fifo"])
+@pytest.mark.parametrize("way", sorted(OPENS))
+def test_a_runners_log_is_never_opened_through_a_swapped_folder_nor_on_a_fifo(
+        way: str, planted: str, session: str, repo: Path, tmp_path: Path) -> None:
+    """Another session's Codex, running meanwhile, may swap this session's new turn folder
+    for a link between `start` making it and the runner opening its log there, or plant a
+    FIFO where the log goes. The runner's log (and the watchdog's, opened the same way) was
+    opened with O_NOFOLLOW on its name alone: it was written through the link, outside the
+    project, and a FIFO made the open wait for a reader for good. Now neither happens: the
+    open fails at once, and nothing outside is touched."""
+    import os
+    import subprocess
+    import sys
+
+    folder = repo / ".sparring" / "sessions" / session / "turns" / "1"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    if planted == "link":
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.symlink_to(outside)
+    else:
+        folder.mkdir(parents=True)
+        os.mkfifo(folder / "runner.log")
+    code = (f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); "
+            "from sparring.store.sessions import Session; "
+            f"session = Session({str(folder.parent.parent)!r}); " + OPENS[way])
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                          timeout=30, cwd=repo)
+    assert done.returncode != 0, done.stdout
+    said = {("anew", "link"): "is a link or no folder", ("forked", "link"): "FolderSwapped"}
+    assert said.get((way, planted), "OSError") in done.stderr, done.stderr
+    assert list(outside.iterdir()) == []

@@ -12,6 +12,8 @@
   either: the temporary file is made with O_EXCL and renamed over whatever stands there.
 - **Private.** Folders are made 0700 and files 0600 unless the caller says otherwise
   (`mode`; `exact` sets it whatever the umask).
+- **Logs** (`append`) are opened the same way: in a folder reached without a link, never a
+  link or a FIFO themselves.
 - **Locks** are files opened without following a link and held with `flock`; one that is
   not a regular file (a folder, a FIFO, a link put in its place) is refused (`LockDamaged`),
   never waited on nor created through.
@@ -182,6 +184,24 @@ def open_folder(path: Where, *, under: Where | None, mode: int = PRIVATE_DIR) ->
     and must not be sent elsewhere meanwhile (below `under`, FolderSwapped when a folder on
     the way is a link)."""
     return _walk(os.fspath(path), under, make=mode)
+
+
+def append(path: Where, *, under: Where | None) -> int:
+    """The fd of the file at `path`, opened to append to (made PRIVATE_FILE if missing): a
+    process's log. Its folder is reached from `under` down without a link (FolderSwapped),
+    and the file is never a link nor anything but a regular file (OSError): a FIFO planted
+    there is neither waited on nor written to."""
+    parent, name = _open_parent(path, under)
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                     | os.O_NONBLOCK | os.O_CLOEXEC, PRIVATE_FILE, dir_fd=parent)
+    finally:
+        os.close(parent)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+    os.set_blocking(fd, True)
+    return fd
 
 
 def lstat_in(parent: int, name: str) -> os.stat_result | None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from sparring import process
+from sparring import disk, process
 from sparring.paths import read_own
 from sparring.process import backend
 
@@ -49,10 +49,14 @@ def background(
     env: Mapping[str, str] | None = None,
     die_with_parent: bool = False,
     stdin_pipe: bool = False,
+    under: Where | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start `argv` in a new session; output to files, stdin from a file or /dev/null (no
     file opened through a link), or (`stdin_pipe`) a pipe only this process writes to
     (feed): end-of-file comes when it is fed, or when this process ends.
+
+    `under`: the output files' folders are reached from there down without a link
+    (disk.append), as where a Codex sandbox may write.
 
     `die_with_parent`: the child gets SIGTERM the moment this process dies, where the
     system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
@@ -62,7 +66,7 @@ def background(
     stdin_file = os.fdopen(os.open(stdin, os.O_RDONLY | os.O_NOFOLLOW), "rb") if stdin \
         else open(os.devnull, "rb")  # noqa: SIM115
     try:
-        with _append_private(stdout) as out, _append_private(stderr) as err:
+        with _append_private(stdout, under) as out, _append_private(stderr, under) as err:
             return subprocess.Popen(
                 list(argv),
                 cwd=cwd,
@@ -120,11 +124,10 @@ def _tie(die_with_parent: bool) -> Callable[[], None] | None:
     return backend.current().tie_to_parent(os.getpid()) if die_with_parent else None
 
 
-def _append_private(path: Where) -> BinaryIO:
+def _append_private(path: Where, under: Where | None) -> BinaryIO:
     """A child's output file, readable by the user alone (it may hold what the child saw);
-    never a link (one planted there is refused: OSError)."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW,
-                             0o600), "ab")
+    never a link, nor reached through one below `under` (OSError: disk.append)."""
+    return os.fdopen(disk.append(path, under=under), "ab")
 
 
 def run(argv: Sequence[str], *, timeout: float | None, cwd: Where | None = None,

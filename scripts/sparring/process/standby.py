@@ -24,6 +24,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from sparring import disk
+
 
 class Standby:
     """The parent's side of a forked child (with the pipe of its orders, if it takes any);
@@ -182,14 +184,14 @@ class Lines:
         return line
 
 
-def write_output_to(path: str | os.PathLike[str]) -> None:
+def write_output_to(path: str | os.PathLike[str], under: str | None) -> None:
     """From now on standard output and error go to the file at `path` (appended to, and
-    readable by the user alone, never through a link, as the output files of
-    process.spawn_background)."""
+    readable by the user alone, never a link nor reached through one below `under`, as the
+    output files of spawn.background: disk.append)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fd = disk.append(path, under=under)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)

@@ -49,6 +49,13 @@ class Session:
     def id(self) -> str:
         return os.path.basename(self.path)
 
+    @property
+    def root(self) -> str:
+        """The project it lies in: a session is only ever found in the project's own
+        `.sparring/sessions/` (locate.in_project). Files written in the session's folder are
+        reached from here down without a link."""
+        return os.path.dirname(os.path.dirname(os.path.dirname(self.path)))
+
     def witnessed(self) -> bool:
         """Whether the runner wrote this session: it keeps a copy of every record it writes,
         out of Codex's reach (store/witness.py). A session.json with none was made elsewhere

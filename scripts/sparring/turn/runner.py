@@ -44,7 +44,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sparring import process, states, templates
+from sparring import disk, process, states, templates
 from sparring.codex import sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import SparringError
@@ -52,6 +52,7 @@ from sparring.process import spawn, standby
 from sparring.records import TurnRecord
 from sparring.store import runs
 from sparring.store.sessions import Session, find_turn
+from sparring.store.statefile import swapped
 from sparring.turn import budget, lifecycle, turns, watchdog
 from sparring.turn.early import Early
 from sparring.turn.keeper import Keeper
@@ -155,7 +156,7 @@ def _take_orders(session: Session | None, lines: standby.Lines, message: dict[st
         return 0
     session = Session(Path(message["session"]))  # the session the verb found
     n = int(message["turn"])
-    standby.write_output_to(session.turn_path(n, turns.RUNNER_LOG))
+    standby.write_output_to(session.turn_path(n, turns.RUNNER_LOG), under=session.root)
     os.chdir(session.path)  # where a runner started anew works
     return main([session.path, str(n)], early)
 
@@ -191,10 +192,13 @@ def launch(session: Session, n: int, ready: Ready) -> process.Identity:
 def _spawn(session: Session, n: int) -> process.Identity:
     """A runner started anew, in an isolated interpreter (process.program)."""
     log = session.turn_path(n, turns.RUNNER_LOG)
-    child = spawn.background(
-        spawn.program("sparring.turn.runner", session.path, str(n)),
-        cwd=session.path, stdin=None, stdout=log, stderr=log,
-    )
+    try:
+        child = spawn.background(
+            spawn.program("sparring.turn.runner", session.path, str(n)),
+            cwd=session.path, stdin=None, stdout=log, stderr=log, under=session.root,
+        )
+    except disk.FolderSwapped as exc:  # the turn's folder, swapped since start made it
+        raise swapped(exc) from None
     return process.identity_of(child.pid)
 
 

@@ -32,16 +32,17 @@ def start(session: Session, runner: process.Identity, log: str) -> Watchdog:
     safe as a new interpreter (process/standby.py; it then costs codex's start nothing),
     else a new isolated interpreter."""
     argv = [session.path, str(runner.pid), repr(runner.started)]
-    forked = standby.fork(lambda _: _forked(session.path, log, argv), orders=False)
+    forked = standby.fork(lambda _: _forked(session, log, argv), orders=False)
     if forked is not None:
         return forked
     return spawn.background(spawn.program("sparring.turn.watchdog", *argv),
-                                    cwd=session.path, stdin=None, stdout=log, stderr=log)
+                            cwd=session.path, stdin=None, stdout=log, stderr=log,
+                            under=session.root)
 
 
-def _forked(folder: str, log: str, argv: list[str]) -> int:
-    standby.write_output_to(log)
-    os.chdir(folder)  # where a watchdog started anew works
+def _forked(session: Session, log: str, argv: list[str]) -> int:
+    standby.write_output_to(log, under=session.root)
+    os.chdir(session.path)  # where a watchdog started anew works
     return main(argv)
 
 
