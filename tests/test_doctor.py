@@ -52,7 +52,7 @@ def test_ready_with_a_codex_that_accepts_every_flag(sparring: Any, repo: Path,
     assert result.exit_code == 0
     assert result.out["ready"] is True, result.out
     found = checks(result.out)
-    assert "0.169.0" in found["codex_version"]["detail"]
+    assert "0.171.0" in found["codex_version"]["detail"]
     assert found["codex_flags"]["ok"] and found["project"]["ok"]
 
 

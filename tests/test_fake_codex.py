@@ -1,4 +1,5 @@
-"""Tests for the fake `codex` (tests/support/fake_codex.py) against the 0.169.0 reference."""
+"""Tests for the fake `codex` (tests/support/fake_codex.py) against the reference (0.169.0,
+its help and version 0.171.0: the pin)."""
 
 from __future__ import annotations
 
@@ -192,10 +193,18 @@ def exec_json(*args: str) -> tuple[str, ...]:
 
 
 def test_version_and_override(fake: Fake) -> None:
-    assert fake.ok("--version").text == "codex-cli 0.169.0\n"
-    assert fake.ok("-V").text == "codex-cli 0.169.0\n"
-    assert fake.ok("exec", "--version").text == "codex-cli-exec 0.169.0\n"
+    assert fake.ok("--version").text == "codex-cli 0.171.0\n"
+    assert fake.ok("-V").text == "codex-cli 0.171.0\n"
+    assert fake.ok("exec", "--version").text == "codex-cli-exec 0.171.0\n"
     assert fake.ok("--version", env={"FAKE_CODEX_VERSION": "0.170.1"}).text == "codex-cli 0.170.1\n"
+
+
+def test_an_app_server_to_connect_to_is_parsed_and_refused(fake: Fake) -> None:
+    """0.171.0's `exec --remote ADDR` (and resume's) is taken as an option, as the real
+    parser takes it, and refused: the fake models no app server."""
+    refused = fake.run("exec", "--remote", "ws://127.0.0.1:9", "hi")
+    assert refused.code == 1 and "--remote" in refused.stderr and refused.text == ""
+    assert fake.run("exec", "--remote").code == 2  # a value is required
 
 
 @pytest.mark.parametrize(

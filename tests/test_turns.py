@@ -159,7 +159,7 @@ def test_finalize_writes_the_summary_and_is_idempotent(sparring: Any, session: s
     assert first.exit_code == 0
     summary = json.loads(Path(first.out["summary_file"]).read_text())
     assert summary["rounds"] == 1 and summary["turns"][0]["status"] == "completed"
-    assert summary["codex"]["version"] == "0.169.0"
+    assert summary["codex"]["version"] == "0.171.0"
     assert summary["applied"]["effort"] == "low"
     assert summary["applied"]["sandbox"] == "read-only"
     assert summary["usage_total"]["input_tokens"] > 0

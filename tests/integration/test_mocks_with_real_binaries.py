@@ -375,3 +375,27 @@ def test_messages_mock_answers_404_outside_post_messages() -> None:
                 urllib.request.urlopen(request, timeout=5)
             assert info.value.code == 404
         assert [r.method for r in mock.requests] == ["HEAD", "GET"]
+
+
+# -- the fake codex beside the real one ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["exec", "--version"], ["--help"],
+                                  ["exec", "--help"], ["exec", "resume", "--help"]])
+def test_the_fake_codex_says_what_the_pinned_codex_says(
+        argv: list[str], codex_bin: Path, tmp_path: Path) -> None:
+    """The unit tests drive a fake codex that models the real one's surface: its version and
+    its help, option for option, are the pinned binary's (a new pin that adds an option
+    fails here until the fake knows it)."""
+    import os
+    import subprocess
+    import sys
+
+    fake = Path(__file__).resolve().parents[1] / "support" / "bin" / "codex"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path),
+           "FAKE_CODEX_PYTHON": sys.executable}
+    said = [subprocess.run([str(binary), *argv], capture_output=True, text=True, env=env,
+                           timeout=60) for binary in (codex_bin, fake)]
+    real, ours = said
+    assert real.returncode == 0, real.stderr
+    assert (ours.returncode, ours.stdout) == (0, real.stdout)

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""A faithful fake of the OpenAI Codex CLI 0.169.0 non-interactive surface, for tests.
+"""A faithful fake of the OpenAI Codex CLI 0.171.0 non-interactive surface, for tests.
 
 It mimics `codex exec [OPTIONS] [PROMPT]` and `codex exec [OPTIONS] resume [OPTIONS] [SESSION_ID]
-[PROMPT]` as the real CLI behaves (verified against 0.169.0): clap-shaped parsing and usage errors
-(exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event stream, rollout files
-under `$CODEX_HOME/sessions`, cumulative thread usage, `-o`/`--output-schema`, and SIGTERM (143) /
-SIGINT (1). No network, no model. Put `tests/support/bin` on PATH to run it as `codex`.
+[PROMPT]` as the real CLI behaves (verified against 0.169.0; its help and version are held to
+the pinned 0.171.0 by tests/integration/test_mocks_with_real_binaries.py): clap-shaped parsing
+and usage errors (exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event
+stream, rollout files under `$CODEX_HOME/sessions`, cumulative thread usage,
+`-o`/`--output-schema`, and SIGTERM (143) / SIGINT (1). No network, no model. Put
+`tests/support/bin` on PATH to run it as `codex`.
 
 Behaviour is chosen with the environment variables in ENV_DOC (`FAKE_CODEX_HELP=1` prints them).
 
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-DEFAULT_VERSION = "0.169.0"
+DEFAULT_VERSION = "0.171.0"
 DEFAULT_MODEL = "gpt-6.1-sol"
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "granular", "never")
@@ -83,7 +85,7 @@ FAKE_CODEX_CHILD_PIDFILE  spawn_child: where to write the grandchild's pid
 FAKE_CODEX_SCRIPT         JSON list of per-turn entries (string or object), see module doc
 FAKE_CODEX_STATE_DIR      counter directory for the script (default $CODEX_HOME/fake-state)
 FAKE_CODEX_LOG_DIR        write call-NNNN.json / call-NNNN.stdin per invocation
-FAKE_CODEX_VERSION        version string (default 0.169.0)
+FAKE_CODEX_VERSION        version string (default 0.171.0)
 FAKE_CODEX_KNOWN_MODELS   comma list; other -m models get the "Model metadata" warning item
 FAKE_CODEX_TMP_WARNING    1: print the "could not create PATH aliases" warning like a
                           CODEX_HOME inside the temp dir does
@@ -283,6 +285,8 @@ CONFIG = _opt("config", "config", "key=value", "c", append=True)
 ENABLE = _opt("enable", "enable", "FEATURE", append=True)
 DISABLE = _opt("disable", "disable", "FEATURE", append=True)
 STRICT = _flag("strict_config", "strict-config")
+REMOTE = _opt("remote", "remote", "ADDR")  # an app server to connect to: never modelled
+REMOTE_AUTH = _opt("remote_auth_token_env", "remote-auth-token-env", "ENV_VAR")
 MODEL = _opt("model", "model", "MODEL", "m")
 BYPASS = _flag("bypass", "dangerously-bypass-approvals-and-sandbox", aliases=("yolo",))
 HOOK_TRUST = _flag("bypass_hook_trust", "dangerously-bypass-hook-trust")
@@ -340,8 +344,9 @@ class CommandSpec:
 EXEC_SPEC = CommandSpec(
     name="codex exec",
     options=(
-        CONFIG, ENABLE, DISABLE, STRICT, IMAGES_EXEC, MODEL, OSS, LOCAL_PROVIDER, PROFILE, SANDBOX,
-        APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD, WORKTREE, ADD_DIR, THREAD_SOURCE, CYBER, SKIP_GIT,
+        CONFIG, ENABLE, DISABLE, REMOTE, REMOTE_AUTH, STRICT, IMAGES_EXEC, MODEL, OSS,
+        LOCAL_PROVIDER, PROFILE, SANDBOX, APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD, WORKTREE, ADD_DIR,
+        THREAD_SOURCE, CYBER, SKIP_GIT,
         TRUST, EPHEMERAL, IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA,
         _opt("color", "color", "COLOR", choices=("always", "never", "auto")),
         JSON_FLAG, OUTPUT_LAST, HELP, VERSION,
@@ -355,9 +360,10 @@ EXEC_SPEC = CommandSpec(
 RESUME_SPEC = CommandSpec(
     name="codex exec resume",
     options=(
-        CONFIG, _flag("last", "last"), _flag("all", "all"), ENABLE, DISABLE, IMAGES_RESUME, STRICT,
-        MODEL, BYPASS, HOOK_TRUST, WORKTREE, THREAD_SOURCE, CYBER, SKIP_GIT, TRUST, EPHEMERAL,
-        IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA, JSON_FLAG, OUTPUT_LAST, HELP,
+        CONFIG, _flag("last", "last"), _flag("all", "all"), ENABLE, DISABLE, IMAGES_RESUME,
+        REMOTE, REMOTE_AUTH, STRICT, MODEL, BYPASS, HOOK_TRUST, WORKTREE, THREAD_SOURCE, CYBER,
+        SKIP_GIT, TRUST, EPHEMERAL, IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA, JSON_FLAG,
+        OUTPUT_LAST, HELP,
     ),
     positionals=("SESSION_ID", "PROMPT"),
     subcommands=(),
@@ -368,8 +374,7 @@ RESUME_SPEC = CommandSpec(
 ROOT_SPEC = CommandSpec(
     name="codex",
     options=(
-        CONFIG, ENABLE, DISABLE, _opt("remote", "remote", "ADDR"),
-        _opt("remote_auth_token_env", "remote-auth-token-env", "ENV_VAR"), STRICT, IMAGES_EXEC,
+        CONFIG, ENABLE, DISABLE, REMOTE, REMOTE_AUTH, STRICT, IMAGES_EXEC,
         MODEL, OSS, LOCAL_PROVIDER, PROFILE, SANDBOX, APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD,
         WORKTREE, ADD_DIR, _opt("approval", "ask-for-approval", "APPROVAL_POLICY", "a"),
         _flag("search", "search"), _flag("no_alt_screen", "no-alt-screen"),
@@ -1961,6 +1966,8 @@ def run_exec(argv: list[str], log: CallLog | None) -> int:
     if early == "usage_error":
         sys.stderr.write(usage_error_text())
         return 2
+    if inv.value("remote") is not None:  # the real one would talk to that app server
+        fail("fake codex: --remote (an app server to connect to) is not modelled")
     settings = build_settings(inv)
     captured = StdinRead()
     try:
