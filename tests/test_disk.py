@@ -114,7 +114,8 @@ def test_no_other_module_writes_a_temp_file_into_place_or_takes_a_lock() -> None
 def test_a_log_is_appended_to_privately_and_never_through_a_link_or_onto_a_fifo(
         tmp_path: Path) -> None:
     """disk.append, how a runner's and a watchdog's logs are opened: made 0600, appended
-    to, and refused (at once) where a link or a FIFO stands, at the name or on the way."""
+    to, and refused (at once) where a link or a FIFO stands, at the name or on the way, or
+    a hard link to a file elsewhere."""
     logs = tmp_path / "logs"
     logs.mkdir()
     for text in (b"one\n", b"two\n"):
@@ -127,10 +128,13 @@ def test_a_log_is_appended_to_privately_and_never_through_a_link_or_onto_a_fifo(
     elsewhere.mkdir()
     (logs / "link.log").symlink_to(elsewhere / "planted.log")
     os.mkfifo(logs / "fifo.log")
+    (elsewhere / "kept").write_bytes(b"the user's\n")
+    os.link(elsewhere / "kept", logs / "hard.log")
     (tmp_path / "swapped").symlink_to(elsewhere, target_is_directory=True)
-    for path in (logs / "link.log", logs / "fifo.log"):
+    for path in (logs / "link.log", logs / "fifo.log", logs / "hard.log"):
         with pytest.raises(OSError):
             disk.append(path, under=tmp_path)
     with pytest.raises(disk.FolderSwapped):
         disk.append(tmp_path / "swapped" / "runner.log", under=tmp_path)
-    assert list(elsewhere.iterdir()) == []
+    assert [p.name for p in elsewhere.iterdir()] == ["kept"]
+    assert (elsewhere / "kept").read_bytes() == b"the user's\n"

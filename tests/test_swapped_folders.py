@@ -100,19 +100,25 @@ OPENS = {
     "forked": "from sparring.process import standby; from sparring.turn import turns; "
               "standby.write_output_to(session.turn_path(1, turns.RUNNER_LOG), "
               "under=session.root)",
+    # The keeper, as it begins a turn, makes the watchdog's log where the watchdog will
+    # write it.
+    "keeper": "from sparring import process; from sparring.turn import keeper, watchdog; "
+              "keeper.Keeper(session, process.identity_of(os.getpid()), 'm', "
+              "session.turn_path(1, watchdog.LOG))",
 }
+LOGS = {"anew": "runner.log", "forked": "runner.log", "keeper": "watchdog.log"}
 
 
-@pytest.mark.parametrize("planted", ["link", "fifo"])
+@pytest.mark.parametrize("planted", ["link", "fifo", "hardlink"])
 @pytest.mark.parametrize("way", sorted(OPENS))
 def test_a_runners_log_is_never_opened_through_a_swapped_folder_nor_on_a_fifo(
         way: str, planted: str, session: str, repo: Path, tmp_path: Path) -> None:
     """Another session's Codex, running meanwhile, may swap this session's new turn folder
     for a link between `start` making it and the runner opening its log there, or plant a
-    FIFO where the log goes. The runner's log (and the watchdog's, opened the same way) was
-    opened with O_NOFOLLOW on its name alone: it was written through the link, outside the
-    project, and a FIFO made the open wait for a reader for good. Now neither happens: the
-    open fails at once, and nothing outside is touched."""
+    FIFO, or a hard link to a file outside, where the log goes. The runner's log and the
+    watchdog's were opened with O_NOFOLLOW on their name alone: they were written through
+    the link, outside the project, and a FIFO made the open wait for a reader for good. Now
+    none of it happens: the open fails at once, and nothing outside is touched."""
     import os
     import subprocess
     import sys
@@ -120,18 +126,76 @@ def test_a_runners_log_is_never_opened_through_a_swapped_folder_nor_on_a_fifo(
     folder = repo / ".sparring" / "sessions" / session / "turns" / "1"
     outside = tmp_path / "outside"
     outside.mkdir()
+    kept = outside / "kept"
     if planted == "link":
         folder.parent.mkdir(parents=True, exist_ok=True)
         folder.symlink_to(outside)
+    elif planted == "fifo":
+        folder.mkdir(parents=True)
+        os.mkfifo(folder / LOGS[way])
     else:
         folder.mkdir(parents=True)
-        os.mkfifo(folder / "runner.log")
-    code = (f"import sys; sys.path.insert(0, {str(SCRIPTS)!r}); "
+        kept.write_bytes(b"the user's own\n")
+        os.link(kept, folder / LOGS[way])
+    code = (f"import os, sys; sys.path.insert(0, {str(SCRIPTS)!r}); "
             "from sparring.store.sessions import Session; "
             f"session = Session({str(folder.parent.parent)!r}); " + OPENS[way])
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                           timeout=30, cwd=repo)
     assert done.returncode != 0, done.stdout
-    said = {("anew", "link"): "is a link or no folder", ("forked", "link"): "FolderSwapped"}
+    said = {("anew", "link"): "is a link or no folder", ("forked", "link"): "FolderSwapped",
+            ("keeper", "link"): "FolderSwapped"}
     assert said.get((way, planted), "OSError") in done.stderr, done.stderr
-    assert list(outside.iterdir()) == []
+    assert _files(outside) == ({"kept": b"the user's own\n"} if planted == "hardlink" else {})
+
+
+def test_a_record_behind_a_swapped_folder_is_never_taken_for_sparrings(
+        sparring: Any, session: str, fake_codex: Any, repo: Path, scratch: Path,
+        tmp_path: Path) -> None:
+    """Between turns, sparring takes its records as they stand for the user's own edits
+    (adopted). It read them through a folder swapped for a link too: a Codex that swapped the
+    inbox for a folder of its own, holding the user's baseline with a hook added, had that
+    forgery adopted once the user accepted the turn; its next turn put a real folder back
+    with the forgery in it, now sparring's to trust, and a revert from the user's baseline
+    wrote the hook. A record behind a swapped folder is now never adopted: the next turn's
+    check puts the user's baseline back, and a revert from it writes no hook."""
+    import hashlib
+    import json
+
+    hook = b"#!/bin/sh\ntouch PWNED\n"
+    base = scratch / "base.json"
+    assert sparring("guard", "snapshot", "--out", str(base)).exit_code == 0  # the user's own
+    own = base.read_bytes()
+    outside, moved = tmp_path / "outside", tmp_path / "moved"
+    digest = hashlib.sha256(hook).hexdigest()
+    swap = forge(tmp_path, f"""
+import shutil
+inbox, outside, moved = Path({str(scratch)!r}), Path({str(outside)!r}), Path({str(moved)!r})
+shutil.copytree(inbox, outside, symlinks=True)
+data = json.loads((outside / 'base.json').read_text())
+data['area_entries']['.git/hooks/pre-commit'] = ['gitdir', [0o100755, 20, 1, 1, 1],
+                                                 {digest!r}, None, 1, None]
+(outside / 'base.json').write_text(json.dumps(data))
+(outside / 'base.json.store' / {digest!r}).write_bytes({hook!r})
+os.rename(inbox, moved)
+os.symlink(outside, inbox)
+""")
+    back = forge(tmp_path, f"""
+import shutil
+os.unlink({str(scratch)!r})
+shutil.copytree({str(outside)!r}, {str(scratch)!r}, symlinks=True)
+""")
+    fake_codex.script([{"reply": "one", "mode": "shell", "shell": swap},
+                       {"reply": "two", "mode": "shell", "shell": back}])
+    assert sparring("start", session, input=b"q").exit_code == 0
+    first = sparring("wait", session).out
+    assert ".sparring/inbox" in json.dumps(first["guard"]), first["guard"]
+    assert sparring("guard", "accept", session).exit_code == 0
+    assert sparring("resume", session, input=b"q").exit_code == 0
+    second = sparring("wait", session).out
+    assert ".sparring/inbox/base.json" in {c["path"] for c in second["guard"].get("changed", [])}, (
+        second["guard"])
+    assert base.read_bytes() == own
+    reverted = sparring("guard", "revert", "--baseline", str(base)).out
+    assert ".git/hooks/pre-commit" not in json.dumps(reverted), reverted
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()

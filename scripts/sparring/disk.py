@@ -80,7 +80,7 @@ def create(path: Where, data: bytes, *, mode: int = PRIVATE_FILE,
            under: Where | None = None) -> None:
     """A new file at `path` holding `data`: FileExistsError when anything stands there (a
     link included, which is never followed)."""
-    parent, name = _open_parent(path, under)
+    parent, name = open_parent(path, under=under)
     try:
         create_in(parent, name, data, mode=mode)
     finally:
@@ -136,7 +136,7 @@ class Staged:
 def stage(path: Where, data: bytes | Fill[T], *, mode: int = PRIVATE_FILE, exact: bool = True,
           under: Where | None = None) -> Staged:
     """The first half of `write`: the filled temporary file, not yet in place."""
-    parent, name = _open_parent(path, under)
+    parent, name = open_parent(path, under=under)
     return _stage_in(parent, name, data, mode, exact)
 
 
@@ -162,7 +162,7 @@ def _stage_in(parent: int, name: str, data: bytes | Fill[T], mode: int, exact: b
 
 def stage_link(path: Where, target: str, *, under: Where | None = None) -> Staged:
     """A symbolic link to `target`, made beside `path` to be renamed over it (`commit`)."""
-    parent, name = _open_parent(path, under)
+    parent, name = open_parent(path, under=under)
     tmp = f".{name}.{os.urandom(6).hex()}.tmp"
     try:
         os.symlink(target, tmp, dir_fd=parent)
@@ -189,17 +189,19 @@ def open_folder(path: Where, *, under: Where | None, mode: int = PRIVATE_DIR) ->
 def append(path: Where, *, under: Where | None) -> int:
     """The fd of the file at `path`, opened to append to (made PRIVATE_FILE if missing): a
     process's log. Its folder is reached from `under` down without a link (FolderSwapped),
-    and the file is never a link nor anything but a regular file (OSError): a FIFO planted
-    there is neither waited on nor written to."""
-    parent, name = _open_parent(path, under)
+    and the file is never a link nor anything but a regular file with no other name
+    (OSError): a FIFO planted there is neither waited on nor written to, nor a file outside
+    the project through a hard link."""
+    parent, name = open_parent(path, under=under)
     try:
         fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
                      | os.O_NONBLOCK | os.O_CLOEXEC, PRIVATE_FILE, dir_fd=parent)
     finally:
         os.close(parent)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode) or found.st_nlink > 1:  # a hard link: a file elsewhere
         os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        raise OSError(errno.EINVAL, "not a regular file of its own", os.fspath(path))
     os.set_blocking(fd, True)
     return fd
 
@@ -223,7 +225,7 @@ class locked:  # used as `with disk.locked(...)`, as a context manager
     def __enter__(self) -> None:
         import fcntl  # POSIX: here, so that native Windows is refused in words (host.py)
 
-        parent, name = _open_parent(self.path, self.under)
+        parent, name = open_parent(self.path, under=self.under)
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
                          | os.O_NONBLOCK, PRIVATE_FILE, dir_fd=parent)
@@ -259,7 +261,7 @@ def _unlink(name: str, parent: int) -> None:
         pass
 
 
-def _open_parent(path: Where, under: Where | None) -> tuple[int, str]:
+def open_parent(path: Where, *, under: Where | None) -> tuple[int, str]:
     """(fd of the file's folder, the file's name): the folder opened without following a
     link from `under` down (or as the path names it, without `under`)."""
     folder, name = os.path.split(os.fspath(path))

@@ -58,8 +58,8 @@ def guard() -> None:
 @CWD_OPTION
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write the baseline (JSON), inside the project (.sparring/inbox/ "
-              "keeps it out of git); copies go to OUT.store/. A baseline already there lends "
-              "its hashes of files that did not move.")
+              "keeps it out of git); copies go to OUT.store/. A baseline sparring wrote there "
+              "before lends its hashes of files that did not move.")
 def guard_snapshot(cwd: Path, out: Path) -> int:
     """Record the state of the tree at --cwd (its git root) into --out."""
     from sparring.commands import guard as verb

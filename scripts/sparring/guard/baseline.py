@@ -16,11 +16,22 @@ from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
 from sparring.store import witness
+from sparring.store.locate import BASELINE_FILE
 from sparring.store.statefile import StateFile, write_atomic
 
 FORMAT = 2
 KIND = "guard baseline"
 _FEW_LOOKUPS = 32  # index entries a check looks up in the raw listing before parsing it
+
+
+def kept_as_baseline(path: str | Path) -> bool:
+    """Whether a record lies where sparring keeps a baseline: the inbox (`guard snapshot
+    --out`) or a turn's folder. Witnessed records elsewhere (a sealed analysis) hold words
+    of Claude's or Codex's, never a baseline of sparring's."""
+    found = witness.split(path)
+    parts = found[1].split("/") if found else []
+    return parts[:1] == ["inbox"] or (len(parts) == 5 and parts[0] == "sessions"
+                                      and parts[2] == "turns" and parts[4] == BASELINE_FILE)
 
 
 class Baseline:
@@ -62,11 +73,12 @@ class Baseline:
 
     @property
     def trusted(self) -> bool:
-        """Sparring's own: taken here, or loaded from bytes sparring wrote and kept its copy
-        of (a turn's baseline). Only such a one has revert touch git's folder or a protected
-        file. Asked by revert alone (a check reads no copy for it)."""
+        """Sparring's own: taken here, or loaded from bytes sparring wrote as a baseline, where
+        it keeps them (kept_as_baseline), and kept its copy of. Only such a one has revert
+        touch git's folder or a protected file, and lends a new snapshot its digests. Asked
+        by revert and snapshot alone (a check reads no copy for it)."""
         if self._read is not None:
-            return witness.holds(*self._read)
+            return kept_as_baseline(self._read[0]) and witness.holds(*self._read)
         return not self._anyones
 
     @property

@@ -48,15 +48,18 @@ def take(root: Path, exclude: Sequence[str] = (), store: Path | None = None,
     """Record the tree under `root`; `store` (a folder) receives copies (see COPY_LIMITS).
 
     Copies are named by their SHA-256, so snapshots may share one store. With `previous`
-    (an earlier baseline of the same root), a file whose stat data has not moved since is
-    not read again. `areas` are extra paths to watch (see the package docstring).
+    (an earlier baseline of the same root, `trusted`), a file whose stat data has not moved
+    since is not read again. `areas` are extra paths to watch (see the package docstring).
     """
     root = root.resolve()
     require_dir(root)
     racy_ns = time.time_ns() - RACY_MARGIN_NS
     if store is not None:
         disk.folders(store, under=copies.below(store))
-    reuse = _Reuse(previous if previous and previous.root == root else None, store)
+    # Only sparring's own: a digest a file dictates would be kept, and restored, as the
+    # contents of a file that never had them.
+    reuse = _Reuse(previous if previous and previous.root == root and previous.trusted
+                   else None, store)
     if (root / ".git").exists():
         base = _take_git(root, tuple(exclude), store, racy_ns, reuse)
         watched = {**_git_areas(root, base.gitdir), **_submodules(root, base.index, exclude),

@@ -20,6 +20,7 @@ SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
 PROMPT_FILE = "prompt.txt"  # the prompt a turn's Codex was sent, in its folder turns/N/
 EVENTS_FILE = "events.jsonl"  # what it printed: its events, in its outputs folder (below)
 STDERR_FILE = "stderr.log"  # and its stderr
+BASELINE_FILE = "guard-baseline.json"  # the tree before it, in the turn's own folder
 
 
 def project_root(cwd: str) -> str:

@@ -83,11 +83,23 @@ def copy_of(path: Where) -> str | None:
     return None if found is None else os.path.join(folder(found[0]), found[1])
 
 
-def read(path: str | os.PathLike[str]) -> bytes | None:
+def read(path: str | os.PathLike[str], *, under: Where | None = None) -> bytes | None:
     """The bytes of the regular file at `path`, never through a link and never waiting on a
-    FIFO: None when there is no such file (absent, or a link, a FIFO, a folder put there)."""
+    FIFO: None when there is no such file (absent, or a link, a FIFO, a folder put there).
+    With `under`, its folder is reached from there without a link: disk.FolderSwapped when
+    one on the way is a link (the bytes beyond it are nobody's record)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        if under is None:
+            fd = os.open(path, flags)
+        else:
+            parent, name = disk.open_parent(path, under=under)
+            try:
+                fd = os.open(name, flags, dir_fd=parent)
+            finally:
+                os.close(parent)
+    except disk.FolderSwapped:
+        raise
     except OSError:  # absent, or a link (ELOOP), or a FIFO without a writer (ENXIO)
         return None
     try:
@@ -221,7 +233,10 @@ def adopt(root: Where) -> None:
     watched): between turns a record that differs is the user's own edit, and one that is
     gone was removed by the user."""
     for relative in _witnessed(root):
-        data = read(os.path.join(root, STATE_DIR, relative))
+        try:  # never through a folder swapped for a link: its copy stays as sparring wrote it
+            data = read(os.path.join(root, STATE_DIR, relative), under=root)
+        except disk.FolderSwapped:
+            continue
         copy = os.path.join(folder(root), relative)
         if data is None:
             os.unlink(copy)

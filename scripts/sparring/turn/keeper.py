@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from sparring import process
+from sparring import disk, process
 from sparring.store import runs
 from sparring.store.sessions import Session
 from sparring.turn import watchdog
@@ -30,7 +30,7 @@ class Keeper:
         # Started just before codex (check_watchdog): until then there is nothing of the turn
         # for it to end. Its log is made now, as its start made it: the guard's snapshot,
         # taken before codex, sees it there.
-        os.close(os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+        os.close(disk.append(log, under=session.root))
         self.watchdog: watchdog.Watchdog | None = None
         # The scan `record` keeps from one record to the next, with what it was begun for
         # (codex and the watchdog): each record then judges only the processes new since the

@@ -34,11 +34,11 @@ from sparring import guard, process
 from sparring.errors import SparringError, violation_hint
 from sparring.guard import copies
 from sparring.store import sessions, witness, workspace
-from sparring.store.locate import EVENTS_FILE, STDERR_FILE
+from sparring.store.locate import BASELINE_FILE, EVENTS_FILE, STDERR_FILE
 from sparring.store.sessions import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
 
-BASELINE = "guard-baseline.json"
+BASELINE = BASELINE_FILE
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
 # What sparring itself writes in a session's folder while Codex works: its records (checked
