@@ -21,7 +21,9 @@ runner's records during a Codex turn is a violation (turn/watch.py). Between tur
 of Codex's runs (the runner ends it all), so a record that differs is the user's own edit:
 it is read as it is (a damaged one is `state_corrupt`, never repaired), and the next
 snapshot adopts it (unless a turn's runner died before its check: then what changed is put
-back, since that turn's Codex may have written it). A record with no copy (made before
+back, since that turn's Codex may have written it; nor a record the check could not put back,
+in a folder Codex swapped for a link or made unwritable: that one is Codex's, and is never
+adopted). A record with no copy (made before
 witnesses) is read as it is.
 
 This holds for every sandbox the user may allow but `danger-full-access`, under which Codex
@@ -231,17 +233,29 @@ def watched(root: Where) -> bool:
 def adopt(root: Where) -> None:
     """Take the records as they are for sparring's (call under `locked`, with no turn
     watched): between turns a record that differs is the user's own edit, and one that is
-    gone was removed by the user."""
+    gone was removed by the user. Not one behind a swapped folder, nor one a turn's audit
+    could not put back (held): those stay as sparring wrote them."""
     for relative in _witnessed(root):
         try:  # never through a folder swapped for a link: its copy stays as sparring wrote it
             data = read(os.path.join(root, STATE_DIR, relative), under=root)
         except disk.FolderSwapped:
             continue
         copy = os.path.join(folder(root), relative)
+        kept = _read(copy)
+        if data is not None and data != kept and os.path.exists(_held(root, relative)):
+            continue  # what a turn wrote and its check could not put back: never the user's
+        _release(root, relative)
         if data is None:
             os.unlink(copy)
-        elif data != _read(copy):
+        elif data != kept:
             _write(copy, data)
+
+
+def _release(root: Where, relative: str) -> None:
+    try:  # noqa: SIM105 - contextlib is not loaded to read a record
+        os.unlink(_held(root, relative))
+    except FileNotFoundError:
+        pass
 
 
 def audit(root: Where) -> list[tuple[str, str]]:
@@ -313,28 +327,35 @@ def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
     """The record at `path` is not sparring's: keep what stands there aside (renamed, never
     read or followed), write the copy in its place, log it. All of it in the record's folder
     as reached from the project's root without a link: where a folder on the way was swapped
-    for one (by a Codex turn), nothing is looked at, moved or written through it; the record
-    is logged as modified, so the turn's check names it."""
+    for one (by a Codex turn), nothing is looked at, moved or written through it. Where the
+    record cannot be put back (that, or a folder made unwritable), it is logged all the same,
+    so the turn's check names it, and held: never adopted as the user's edit (adopt)."""
     name = os.path.basename(os.fspath(path))
+    kind = "modified"
     try:
         parent = disk.open_folder(os.path.dirname(os.fspath(path)), under=found[0])
-    except disk.FolderSwapped:
-        _log(*found, kind="modified")
-        return
-    try:
-        kind = "modified" if disk.lstat_in(parent, name) is not None else "deleted"
-        if kind == "modified":
-            aside = f"{name}.foreign-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
-            os.replace(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
-        disk.write_in(parent, name, kept, exact=True)
-    finally:
-        os.close(parent)
+        try:
+            if disk.lstat_in(parent, name) is None:
+                kind = "deleted"
+            else:
+                aside = f"{name}.foreign-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+                os.replace(name, aside, src_dir_fd=parent, dst_dir_fd=parent)
+            disk.write_in(parent, name, kept, exact=True)
+        finally:
+            os.close(parent)
+    except OSError:
+        _write(_held(*found), b"")
     _log(*found, kind=kind)
 
 
 def _log(root: Where, relative: str, kind: str) -> None:
     with open(os.path.join(_meta(root), "log"), "a", encoding="utf-8") as f:
         f.write(f"{time.time()} {kind} {relative}\n")
+
+
+def _held(root: Where, relative: str) -> str:
+    """Where the mark of a record the audit could not put back lies (see _put_back)."""
+    return os.path.join(_meta(root), "held", relative)
 
 
 def _meta(root: Where) -> str:

@@ -240,9 +240,9 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
         changes = _merged(swapped, tree or [], own)
         if tree is not None and not swapped:  # nothing is written through a swapped folder
             guard.save_changes(Path(session.turn_path(n, CHANGES)), changes)
-    except Exception:
+    except Exception as exc:  # what the turn changed is unknown: the user decides (fails closed)
         traceback.print_exc()
-        return unchecked
+        return {**unchecked, "violation": _unknown(session, exc)}
     found = [c.to_dict() for c in changes]
     if tree is None or swapped:  # the tree's changes are not on record; what changed is
         return {**unchecked, "changed": found, "violation": violation(session, found)}
@@ -306,6 +306,15 @@ def _swapped(root: Path, session: Session, n: int) -> list[guard.Change]:
 def _digest(path: Path) -> str | None:
     data = witness.read(path)
     return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _unknown(session: Session, exc: Exception) -> guard.Violation:
+    """The violation of a turn whose check failed: Codex may have made it fail."""
+    return {"code": "guard_violation",
+            # The error's name alone: its words may hold a path Codex chose.
+            "message": f"the guard could not check codex's turn ({type(exc).__name__}): what "
+                       "it changed is unknown (the turn's runner.log says more)",
+            "hint": violation_hint(session.id)}
 
 
 def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violation | None:
