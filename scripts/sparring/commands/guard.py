@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sparring import guard, paths
 from sparring.errors import Hint, SparringError
 from sparring.guard.git import git_dir
-from sparring.store import workspace
+from sparring.store import locate, workspace
 
 if TYPE_CHECKING:
     from sparring.store.sessions import Session
@@ -123,14 +123,14 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
-    base = project_baseline(Path(session.turn_path(turn["n"], watch.BASELINE)),
+    base = project_baseline(Path(session.turn_path(turn["n"], locate.BASELINE_FILE)),
                             Path(data["root"]))
     recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
     if not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
                             "sparring, which kept no record of what it saw",
                             "`sparring guard revert --baseline "
-                            f"{session.turn_path(turn['n'], watch.BASELINE)}` undoes what "
+                            f"{session.turn_path(turn['n'], locate.BASELINE_FILE)}` undoes what "
                             "changed since that turn's snapshot", path=str(recorded))
     changes = guard.load_changes(recorded)
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))

@@ -38,7 +38,6 @@ from sparring.store.locate import BASELINE_FILE, EVENTS_FILE, STDERR_FILE
 from sparring.store.sessions import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
 
-BASELINE = BASELINE_FILE
 CHANGES = "guard-changes.json"
 STORE = "guard-store"
 # What sparring itself writes in a session's folder while Codex works: its records (checked
@@ -92,7 +91,7 @@ def snapshot(session: Session, n: int) -> Watch | None:
     except Exception:  # reported as an unchecked guard, with the reason in the log
         traceback.print_exc()
         return None
-    path = Path(session.turn_path(n, BASELINE))
+    path = Path(session.turn_path(n, BASELINE_FILE))
     try:
         store = store_dir(root)
         with witness.locked(root, STORE):  # prune_store never takes a copy this one uses
@@ -175,7 +174,7 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
 def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline | None:
     """The latest earlier baseline of this session, whose hashes a snapshot may reuse."""
     for turn in reversed(data["turns"]):
-        path = Path(session.turn_path(turn["n"], BASELINE))
+        path = Path(session.turn_path(turn["n"], BASELINE_FILE))
         if turn["n"] < n and path.is_file():
             try:
                 found = guard.Baseline.load(path)
@@ -219,7 +218,7 @@ def _needed(session: Session) -> set[str]:
         wanted.add(turns[-1]["n"])  # the session goes on: its latest turn may be undone
     found: set[str] = set()
     for turn in turns:
-        path = Path(session.turn_path(turn["n"], BASELINE))
+        path = Path(session.turn_path(turn["n"], BASELINE_FILE))
         if path.is_file():
             base = guard.Baseline.load(path)
             found |= base.stored() if turn["n"] in wanted else base.bulk()
