@@ -135,24 +135,43 @@ def runner_said(record: dict[str, Any] | None) -> dict[str, Any] | None:
     return {**record, "hint": Hint(hint)} if hint == record.get("hint") else record
 
 
-def violation_hint(session_id: str, then: str | None = None) -> str:
+def violation_hint(session_id: str, then: str | None = None, *,
+                   unchecked: str | None = None) -> str:
     """What Claude does about files changed during a Codex turn: the same words whenever
     they are printed, made from the session's id (its folder's name) alone. `then`: the
-    command that carries on, when the verb that found the violation knows it."""
+    command that carries on, when the verb that found the violation knows it. `unchecked`:
+    the baseline of a turn whose check failed, so that lists no file (guard_hint)."""
     after = f"then {then}" if then else "it prints the next step"
-    return (f"stop and show the user the changed files. To undo them: `sparring guard revert "
-            f"--session {session_id}` (what it removes or replaces is kept in "
-            ".sparring/guard-trash; files the runner wrote are never touched). Once the user "
-            f"has decided (undone or kept), `sparring guard accept {session_id}`; {after}")
+    trash = "what it removes or replaces is kept in .sparring/guard-trash"
+    if unchecked is None:
+        look = (f"stop and show the user the changed files. To undo them: `sparring guard "
+                f"revert --session {session_id}` ({trash}; files the runner wrote are never "
+                "touched)")
+    else:
+        look = (f"stop and tell the user the guard could not check codex's turn. `sparring "
+                f"guard check --baseline {unchecked}` lists what changed since the turn began "
+                f"(the user's own edits too); `sparring guard revert --baseline {unchecked}` "
+                f"undoes it ({trash})")
+    return (f"{look}. Once the user has decided (undone or kept), `sparring guard accept "
+            f"{session_id}`; {after}")
 
 
-def guard_said(guard: dict[str, Any] | None, session_id: str) -> dict[str, Any] | None:
-    """A turn's guard record read back: its violation's hint rebuilt (violation_hint), the
+def guard_hint(guard: dict[str, Any], session_id: str, baseline: str,
+               then: str | None = None) -> str:
+    """violation_hint for a turn's guard record: one that lists no changed file is a turn
+    whose check failed, and the hint names that turn's `baseline` instead."""
+    return violation_hint(session_id, then,
+                          unchecked=None if guard.get("changed") else baseline)
+
+
+def guard_said(guard: dict[str, Any] | None, session_id: str,
+               baseline: str) -> dict[str, Any] | None:
+    """A turn's guard record read back: its violation's hint rebuilt (guard_hint), the
     changed files it lists printed as the data they are."""
     if not guard or not guard.get("violation"):
         return guard
     return {**guard, "violation": {**guard["violation"],
-                                   "hint": Hint(violation_hint(session_id))}}
+                                   "hint": Hint(guard_hint(guard, session_id, baseline))}}
 
 
 class SparringError(Exception):

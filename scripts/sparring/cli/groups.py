@@ -73,7 +73,7 @@ def guard_snapshot(cwd: Path, out: Path) -> int:
 @click.option("--session", "session", metavar="SESSION",
               help="Undo exactly what the guard recorded for a Codex turn of SESSION.")
 @click.option("--turn", type=click.IntRange(min=1), help="With --session: that turn "
-              "(default: the latest whose guard found changes).")
+              "(default: the latest whose guard found changes, or could not check it).")
 def guard_revert(baseline: Path | None, session: str | None, turn: int | None) -> int:
     """Undo what changed, where that is safe; never deletes anything.
 

@@ -127,8 +127,8 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
                             Path(data["root"]))
     recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
     if not recorded.is_file():
-        raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
-                            "sparring, which kept no record of what it saw",
+        raise SparringError("file_not_found", f"turn {turn['n']} has no record of what its "
+                            "check saw: the check failed, or an older sparring ran it",
                             "`sparring guard revert --baseline "
                             f"{session.turn_path(turn['n'], locate.BASELINE_FILE)}` undoes what "
                             "changed since that turn's snapshot", path=str(recorded))
@@ -167,8 +167,9 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
 
 def _turn_with_changes(session: Session, data: dict[str, Any],
                        n: int | None) -> dict[str, Any]:
-    turns: list[dict[str, Any]] = [t for t in data["turns"]
-                                   if (t.get("guard") or {}).get("changed")]
+    turns: list[dict[str, Any]] = [  # a turn whose check failed lists none (violation)
+        t for t in data["turns"]
+        if (t.get("guard") or {}).get("changed") or (t.get("guard") or {}).get("violation")]
     chosen = [t for t in turns if n is None or t["n"] == n]
     if not chosen:
         what = (f"turn {n} of session {session.id} changed no file" if n is not None

@@ -13,6 +13,7 @@ import os
 import stat
 from typing import NamedTuple
 
+from sparring.errors import SparringError
 from sparring.guard import gitlist
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import (
@@ -266,9 +267,20 @@ def _settle(git: Git, pending: list[_Pending]) -> list[Change]:
     changes = []
     for start in range(0, len(pending), _HASH_BATCH):
         batch = pending[start:start + _HASH_BATCH]
-        ids = git.run("hash-object", "--", *(p.path for p in batch)).decode().split()
-        for item, blob in zip(batch, ids, strict=True):
+        for item, blob in zip(batch, _hashed(git, [p.path for p in batch]), strict=True):
             mode = "100755" if item.seen[0] & stat.S_IXUSR else "100644"
-            if (mode, blob) != blob_id(item.meta):
+            if blob is None or (mode, blob) != blob_id(item.meta):
                 changes.append(Change(item.path, "modified", "tracked", item.seen))
     return changes
+
+
+def _hashed(git: Git, paths: list[str]) -> list[str | None]:
+    """git's blob id of each file; None for one git cannot hash (made unreadable, or gone
+    since it was looked at): it changed. One `git hash-object` for the lot, and one per file
+    only when that fails, to tell which."""
+    try:
+        return list(git.run("hash-object", "--", *paths).decode().split())
+    except SparringError:
+        if len(paths) == 1:
+            return [None]
+        return [found for path in paths for found in _hashed(git, [path])]

@@ -22,8 +22,8 @@ of Codex's runs (the runner ends it all), so a record that differs is the user's
 it is read as it is (a damaged one is `state_corrupt`, never repaired), and the next
 snapshot adopts it (unless a turn's runner died before its check: then what changed is put
 back, since that turn's Codex may have written it; nor a record the check could not put back,
-in a folder Codex swapped for a link or made unwritable: that one is Codex's, and is never
-adopted). A record with no copy (made before
+in a folder Codex swapped for a link or made unwritable: that one is Codex's, held until it
+is put back: never adopted, and read as sparring wrote it). A record with no copy (made before
 witnesses) is read as it is.
 
 This holds for every sandbox the user may allow but `danger-full-access`, under which Codex
@@ -184,12 +184,13 @@ def _keeping(path: str | os.PathLike[str], data: bytes) -> Iterator[None]:
 
 def genuine(path: Where) -> bytes | None:
     """The record at `path` as it may be read (call under `locked`). While a turn is watched,
-    one that is not its copy's bytes is set aside and the copy put back (and logged);
-    otherwise, and without a copy, the record as it is. None: no regular file there."""
+    or when a turn's audit could not put the record back (held), one that is not its copy's
+    bytes is set aside and the copy put back (and logged); otherwise, and without a copy, the
+    record as it is. None: no regular file there."""
     data = read(path)
     found = split(path)
-    if found is None or not watched(found[0]):
-        return data
+    if found is None or not (watched(found[0]) or os.path.exists(_held(*found))):
+        return data  # a held record (see _put_back) is Codex's between turns too
     try:
         kept = _read(os.path.join(folder(found[0]), found[1]))
     except OSError:
@@ -242,8 +243,8 @@ def adopt(root: Where) -> None:
             continue
         copy = os.path.join(folder(root), relative)
         kept = _read(copy)
-        if data is not None and data != kept and os.path.exists(_held(root, relative)):
-            continue  # what a turn wrote and its check could not put back: never the user's
+        if data != kept and os.path.exists(_held(root, relative)):
+            continue  # what a turn left (or removed) and its check could not put back
         _release(root, relative)
         if data is None:
             os.unlink(copy)
@@ -264,22 +265,45 @@ def audit(root: Where) -> list[tuple[str, str]]:
     [(path below `.sparring/`, "modified" | "deleted")].
 
     A session whose whole folder is gone was removed: its records are listed as deleted but
-    not brought back, and their copies are dropped."""
+    not brought back, and their copies are dropped. A record that can be neither put back
+    nor held (the disk is full, say) does not stop the others being checked: the first such
+    error is raised once all were, and the caller then keeps the turn watched."""
     found = []
+    failed: list[OSError] = []
     for relative in _witnessed(root):
         record = os.path.join(root, STATE_DIR, relative)
-        copy = os.path.join(folder(root), relative)
-        kept = _read(copy)
-        if read(record) == kept:
-            continue
-        kind = "modified" if os.path.lexists(record) else "deleted"
-        found.append((relative, kind))
-        if _removed_with_its_session(root, relative):
-            os.unlink(copy)
-            _log(root, relative, kind)
-        else:
-            _put_back(record, kept, (os.fspath(root), relative))
+        try:
+            kept = _read(os.path.join(folder(root), relative))
+            kind = _differs(root, record, kept)
+            if kind is not None:
+                found.append((relative, kind))
+                _repair(root, relative, record, kept, kind)
+        except OSError as exc:
+            failed.append(exc)
+    if failed:
+        raise failed[0]
     return found
+
+
+def _differs(root: Where, record: str, kept: bytes) -> str | None:
+    """How the record differs from its copy: None (it does not), "modified" or "deleted". A
+    folder on its way swapped for a link: what lies beyond is nobody's record (modified)."""
+    try:
+        data = read(record, under=root)
+    except disk.FolderSwapped:
+        return "modified"
+    if data == kept:
+        return None
+    return "modified" if os.path.lexists(record) else "deleted"
+
+
+def _repair(root: Where, relative: str, record: str, kept: bytes, kind: str) -> None:
+    if _removed_with_its_session(root, relative):
+        os.unlink(os.path.join(folder(root), relative))
+        _release(root, relative)
+        _log(root, relative, kind)
+    else:
+        _put_back(record, kept, (os.fspath(root), relative))
 
 
 def changed_since(root: Where, since: float) -> dict[str, str]:
@@ -329,7 +353,8 @@ def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
     as reached from the project's root without a link: where a folder on the way was swapped
     for one (by a Codex turn), nothing is looked at, moved or written through it. Where the
     record cannot be put back (that, or a folder made unwritable), it is logged all the same,
-    so the turn's check names it, and held: never adopted as the user's edit (adopt)."""
+    so the turn's check names it, and held: never adopted as the user's edit (adopt), read as
+    sparring's between turns too (genuine), until a later put-back succeeds."""
     name = os.path.basename(os.fspath(path))
     kind = "modified"
     try:
@@ -345,6 +370,8 @@ def _put_back(path: Where, kept: bytes, found: tuple[str, str]) -> None:
             os.close(parent)
     except OSError:
         _write(_held(*found), b"")
+    else:
+        _release(*found)  # sparring's bytes stand there again: what follows is the user's
     _log(*found, kind=kind)
 
 

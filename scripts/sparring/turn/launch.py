@@ -19,10 +19,11 @@ from typing import Any, BinaryIO, NamedTuple
 
 from sparring import codex, config, limits, process, states, templates
 from sparring.codex import sandbox
-from sparring.errors import CODES, TURN_HINTS, Hint, SparringError, violation_hint
+from sparring.errors import CODES, TURN_HINTS, Hint, SparringError, guard_hint
 from sparring.records import TurnRecord
 from sparring.store import sessions
 from sparring.store.inputs import read_input, template_variables
+from sparring.store.locate import BASELINE_FILE
 from sparring.store.sessions import Session, find_turn
 from sparring.turn import budget, lifecycle, runner, turns, view
 from sparring.turn.brief import brief
@@ -226,10 +227,11 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool,
     if not found:
         return
     if not accept:
-        violation = found[-1]["guard"]["violation"]
+        last = found[-1]
         retry = again or f"run this `sparring resume {session.id}` again"
-        raise SparringError("guard_violation", violation["message"],
-                            violation_hint(session.id, retry),
+        raise SparringError("guard_violation", last["guard"]["violation"]["message"],
+                            guard_hint(last["guard"], session.id,
+                                       session.turn_path(last["n"], BASELINE_FILE), retry),
                             changed=[c for t in found for c in t["guard"]["changed"]])
     with session.update() as locked:
         for turn in unaccepted_violations(locked):

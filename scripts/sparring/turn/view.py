@@ -13,7 +13,7 @@ import time
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
-from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
+from sparring.store.locate import BASELINE_FILE, EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.sessions import Session
 from sparring.turn import barrier, budget
 
@@ -54,7 +54,8 @@ def to_dict(session: Session, data: dict[str, Any], turn: TurnRecord,
                          if status == states.RUNNING else None),
         "error": runner_said(turn.get("error")),
         "recoverable": bool(turn.get("recoverable")),
-        "guard": guard_said(turn.get("guard"), session.id),
+        "guard": guard_said(turn.get("guard"), session.id,
+                            session.turn_path(turn["n"], BASELINE_FILE)),
         "usage": {"round": turn.get("usage"), "total": budget.total_usage(data),
                   "budget": budget.figures(data)},
         "activities": _activities(turn, view, activities, now)[-MAX_ACTIVITIES:],

@@ -111,23 +111,41 @@ def _watch_records(root: Path, name: str) -> float:
     of the project is being watched, or was until its runner died unchecked (then it may be
     that turn's Codex: put back)."""
     with witness.locked(root):
-        stale = [other for other, owner in witness.watches(root).items()
-                 if not process.is_alive(process.Identity.from_dict(_owner(owner)))]
-        for other in stale:
-            witness.unwatch(root, other)
-        if stale or witness.watched(root):
-            witness.audit(root)
+        watches = witness.watches(root)
+        if watches:
+            witness.audit(root)  # a stale watch is dropped only once its records were checked
         else:
             witness.adopt(root)
+        for other, owner in watches.items():
+            if not process.is_alive(process.Identity.from_dict(_owner(owner))):
+                witness.unwatch(root, other)
         witness.watch(root, name, json.dumps(process.identity_of(os.getpid()).to_dict()))
         return time.time()
 
 
 def release(watch: Watch | None) -> None:
-    """End a watch no check will end: codex never started (a stop came first)."""
-    if watch is not None:
-        with witness.locked(watch.root):
-            witness.unwatch(watch.root, watch.name)
+    """End a watch no check will end: codex never started (a stop came first), or its turn's
+    end will not be recorded. Its records are audited all the same (_end)."""
+    if watch is None:
+        return
+    try:
+        _end(watch)
+    except Exception:  # the watch stands: the next snapshot audits again
+        traceback.print_exc()
+
+
+def _end(watch: Watch) -> dict[str, str]:
+    """End the watch once every record was checked and put back (or held): if that fails,
+    the watch stands, so the next snapshot audits again rather than adopting what this turn
+    left as the user's edits. What changed since the watch began: path below `.sparring/`
+    -> kind."""
+    with witness.locked(watch.root):
+        audited = witness.audit(watch.root)
+        found = witness.changed_since(watch.root, watch.since)
+        for relative, kind in audited:  # named even where the log could not be written
+            found.setdefault(relative, kind)
+        witness.unwatch(watch.root, watch.name)
+    return found
 
 
 def _owner(text: str) -> dict[str, float] | None:
@@ -227,7 +245,7 @@ def _needed(session: Session) -> set[str]:
 
 def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
     """The turn's `guard` record: what changed, saved with what the check saw. It ends the
-    watch over sparring's records, whatever happens."""
+    watch over sparring's records once they were all audited (_end)."""
     unchecked: guard.TurnGuard = {"checked": False, "clean": None, "changed": [],
                                   "violation": None}
     if watch is None:
@@ -241,7 +259,7 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
             guard.save_changes(Path(session.turn_path(n, CHANGES)), changes)
     except Exception as exc:  # what the turn changed is unknown: the user decides (fails closed)
         traceback.print_exc()
-        return {**unchecked, "violation": _unknown(session, exc)}
+        return {**unchecked, "violation": _unknown(session, n, exc)}
     found = [c.to_dict() for c in changes]
     if tree is None or swapped:  # the tree's changes are not on record; what changed is
         return {**unchecked, "changed": found, "violation": violation(session, found)}
@@ -261,15 +279,9 @@ def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
     """sparring's records (of every session of the project) that someone else wrote while
     the turn was watched: each was put back from its witness, by this check or by whichever
     verb read it first. And a seal no `seal` wrote (or, for a session sealed before
-    witnesses, one whose digest is not the recorded one). Ends the watch."""
-    root = watch.root
-    try:
-        data = session.load()  # session.json as sparring wrote it, put back if need be
-        with witness.locked(root):
-            witness.audit(root)
-            found = witness.changed_since(root, watch.since)
-    finally:
-        release(watch)
+    witnesses, one whose digest is not the recorded one). Ends the watch (_end)."""
+    data = session.load()  # session.json as sparring wrote it, put back if need be
+    found = _end(watch)
     seal = (data.get("engine") or {}).get("seal")
     sealed = Path(session.path, SEALED_FILE)
     relative = f"sessions/{session.id}/{SEALED_FILE}"
@@ -307,13 +319,15 @@ def _digest(path: Path) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def _unknown(session: Session, exc: Exception) -> guard.Violation:
-    """The violation of a turn whose check failed: Codex may have made it fail."""
+def _unknown(session: Session, n: int, exc: Exception) -> guard.Violation:
+    """The violation of a turn whose check failed: Codex may have made it fail. It lists no
+    changed file; its hint names the turn's baseline (errors.guard_hint)."""
     return {"code": "guard_violation",
             # The error's name alone: its words may hold a path Codex chose.
             "message": f"the guard could not check codex's turn ({type(exc).__name__}): what "
-                       "it changed is unknown (the turn's runner.log says more)",
-            "hint": violation_hint(session.id)}
+                       "it changed is unknown",
+            "hint": violation_hint(session.id,
+                                   unchecked=session.turn_path(n, BASELINE_FILE))}
 
 
 def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violation | None:

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from sparring import ledger
-from sparring.errors import Hint, SparringError, violation_hint
+from sparring.errors import Hint, SparringError, guard_hint
 from sparring.output import command, here
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
+from sparring.store.locate import BASELINE_FILE
 from sparring.store.sessions import Session
 from sparring.store.statefile import write_private
 from sparring.turn import launch
@@ -107,11 +108,13 @@ def _guard_stop(session: Session, data: AnySession,
     found = launch.unaccepted_violations(untyped(data))
     if not found:
         return None
-    violation = found[-1]["guard"]["violation"]
+    last = found[-1]
     # The reason and the changed files name files Codex chose: data, printed as they are.
-    return {"action": "stop", "reason": violation["message"],
+    return {"action": "stop", "reason": last["guard"]["violation"]["message"],
             "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": Hint(violation_hint(session.id, "carry on with `after`")),
+            "hint": Hint(guard_hint(last["guard"], session.id,
+                                    session.turn_path(last["n"], BASELINE_FILE),
+                                    "carry on with `after`")),
             "command": command("guard", "accept", session.id), "after": step}
 
 
