@@ -7,11 +7,12 @@ shows the attack through the CLI). These tests follow what happens next:
 - one record the audit cannot repair does not stop the others being checked, and the turn's
   watch stands, so the next snapshot audits again instead of adopting what the turn left;
 - a held record the check renamed aside and could not write again is not taken for one the
-  user removed;
+  user removed: the next snapshot puts it back, before the next turn begins;
 - between turns, a held record is read as sparring's (and put back), never as the user's;
 - once it is put back, the hold ends: the user's later edit is the user's;
 - a check that fails lists no file, so its hint names the turn's baseline, and `guard revert
-  --session` says that turn has no record rather than undoing an earlier turn's;
+  --session` says that turn has no record rather than undoing an earlier turn's (or reading
+  one Codex left where the record goes);
 - a file the turn changed and made unreadable (git cannot hash it) is named, not a failure.
 
 Faults are injected in-process (monkeypatch) where only the disk could cause them.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -120,10 +122,10 @@ def test_a_held_record_left_missing_is_not_taken_for_the_users_removal(
         c["path"] for c in found["changed"]}, found
     assert not record.exists() and not witness.watched(repo)
 
-    later = _begin(target, 3)  # adopts what the user changed: not this
-    assert _kept(record) == own
-    watch.release(later)  # and the audit puts it back
-    assert record.read_bytes() == own
+    later = _begin(target, 3)  # adopts what the user changed: not this, which it puts back
+    assert record.read_bytes() == own == _kept(record)
+    assert later is not None
+    assert watch.check(target, 3, later)["clean"] is True  # before the turn: not its change
 
 
 def _held_by_a_locked_folder(target: Session, record: Path) -> dict[str, Any]:
@@ -180,19 +182,21 @@ def test_once_a_held_record_is_put_back_the_users_next_edit_is_the_users(
 
 def test_a_held_record_goes_with_its_removed_session(
         sparring: Any, session: str, repo: Path) -> None:
-    import shutil
-
     target = _done_turn(sparring, session, repo)
     record = Path(target.turn_path(1, "guard-changes.json"))
     _held_by_a_locked_folder(target, record)
     relative = f"sessions/{session}/turns/1/guard-changes.json"
     assert os.path.exists(witness._held(repo, relative))
-    shutil.rmtree(target.path)
+    shutil.rmtree(target.path)  # the user removes the session, between turns
     with witness.locked(repo):
-        witness.watch(repo, "next", "{}")
-        assert (relative, "deleted") in witness.audit(repo)
-        witness.unwatch(repo, "next")
+        witness.adopt(repo)  # as the next snapshot does
     assert not os.path.exists(witness._held(repo, relative))
+    assert witness.copy_of(record) is not None
+    assert not os.path.exists(str(witness.copy_of(record)))
+    with witness.locked(repo):  # so no later turn is blamed for it
+        witness.watch(repo, "next", "{}")
+        assert witness.audit(repo) == []
+        witness.unwatch(repo, "next")
 
 
 def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
@@ -212,6 +216,9 @@ def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
     (Path(target.path) / "session.json").write_text(json.dumps(data))  # as the runner would
     baseline = target.turn_path(2, BASELINE_FILE)
     watch.release(_begin(target, 2))  # its snapshot was taken
+    # What Codex may leave where a check's record goes (the turn's folder then made
+    # unwritable, so the check fails): never read.
+    shutil.copy(target.turn_path(1, watch.CHANGES), target.turn_path(2, watch.CHANGES))
     assert "runner.log" not in unknown["message"]
     shown = sparring("wait", session).out
     hint = shown["guard"]["violation"]["hint"]

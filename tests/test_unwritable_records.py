@@ -90,12 +90,12 @@ os.chmod(inbox, 0o500)
     assert ".git/hooks/pre-commit" not in {r["path"] for r in reverted["reverted"]}, reverted
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
 
-    os.chmod(inbox, 0o700)  # the user makes the inbox writable again: the next turn's check
-    fake_codex.script([{"reply": "three"}])  # puts the user's baseline back
+    os.chmod(inbox, 0o700)  # the user makes the inbox writable again: the next snapshot puts
+    fake_codex.script([{"reply": "three"}])  # the user's baseline back, before Codex runs
     assert "error" not in cli("guard", "accept", session, cwd=repo)
     assert "error" not in cli("resume", session, cwd=repo, input=b"q")
     third = cli("wait", session, cwd=repo)["guard"]
-    assert ".sparring/inbox/base.json" in {c["path"] for c in third["changed"]}, third
+    assert third == {"clean": True}, third  # nothing of this turn's
     assert base.read_bytes() == own
 
 

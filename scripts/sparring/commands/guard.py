@@ -126,7 +126,9 @@ def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     base = project_baseline(Path(session.turn_path(turn["n"], locate.BASELINE_FILE)),
                             Path(data["root"]))
     recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
-    if not recorded.is_file():
+    # A check that did not run to its end wrote no such record: one standing there now was
+    # put there by someone else (Codex, in that very turn), and is never read.
+    if not turn["guard"].get("checked") or not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} has no record of what its "
                             "check saw: the check failed, or an older sparring ran it",
                             "`sparring guard revert --baseline "

@@ -276,11 +276,13 @@ def _settle(git: Git, pending: list[_Pending]) -> list[Change]:
 
 def _hashed(git: Git, paths: list[str]) -> list[str | None]:
     """git's blob id of each file; None for one git cannot hash (made unreadable, or gone
-    since it was looked at): it changed. One `git hash-object` for the lot, and one per file
-    only when that fails, to tell which."""
+    since it was looked at): it changed. One `git hash-object` for the lot; when that fails,
+    each half again, down to the files that fail (a few processes per such file, not one
+    per file of the batch)."""
     try:
         return list(git.run("hash-object", "--", *paths).decode().split())
     except SparringError:
         if len(paths) == 1:
             return [None]
-        return [found for path in paths for found in _hashed(git, [path])]
+        half = len(paths) // 2
+        return _hashed(git, paths[:half]) + _hashed(git, paths[half:])

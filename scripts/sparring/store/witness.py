@@ -235,7 +235,8 @@ def adopt(root: Where) -> None:
     """Take the records as they are for sparring's (call under `locked`, with no turn
     watched): between turns a record that differs is the user's own edit, and one that is
     gone was removed by the user. Not one behind a swapped folder, nor one a turn's audit
-    could not put back (held): those stay as sparring wrote them."""
+    could not put back (held): those stay as sparring wrote them, a held one put back now if
+    it can be (so the next turn is not blamed for it), unless its whole session is gone."""
     for relative in _witnessed(root):
         try:  # never through a folder swapped for a link: its copy stays as sparring wrote it
             data = read(os.path.join(root, STATE_DIR, relative), under=root)
@@ -243,8 +244,13 @@ def adopt(root: Where) -> None:
             continue
         copy = os.path.join(folder(root), relative)
         kept = _read(copy)
-        if data != kept and os.path.exists(_held(root, relative)):
-            continue  # what a turn left (or removed) and its check could not put back
+        held = data != kept and os.path.exists(_held(root, relative))
+        if held and not _removed_with_its_session(root, relative):
+            # What a turn left (or removed) and its check could not put back: never the
+            # user's. Put back now, before the next turn's watch begins, or held again.
+            _put_back(os.path.join(root, STATE_DIR, relative), kept, (os.fspath(root),
+                                                                      relative))
+            continue
         _release(root, relative)
         if data is None:
             os.unlink(copy)
