@@ -145,6 +145,10 @@ def _held_by_a_locked_folder(target: Session, record: Path) -> dict[str, Any]:
         faults.setattr(disk, "open_folder", locked)
         found = dict(watch.check(target, 2, begun))
     assert found["violation"] is not None, found
+    relative = record.relative_to(target.path).as_posix()
+    assert "not put back, so every turn names them until their folder is put right" in \
+        found["violation"]["message"]
+    assert found["violation"]["message"].endswith(relative), found
     return found
 
 

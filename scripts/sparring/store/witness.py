@@ -258,6 +258,13 @@ def adopt(root: Where) -> None:
             _write(copy, data)
 
 
+def held(root: Where) -> list[str]:
+    """The records no audit could put back yet (see _put_back): paths below `.sparring/`."""
+    base = os.path.join(_meta(root), "held")
+    return sorted(os.path.relpath(os.path.join(here, name), base)
+                  for here, _, names in os.walk(base) for name in names)
+
+
 def _release(root: Where, relative: str) -> None:
     try:  # noqa: SIM105 - contextlib is not loaded to read a record
         os.unlink(_held(root, relative))

@@ -261,10 +261,19 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
         traceback.print_exc()
         return {**unchecked, "violation": _unknown(session, n, exc)}
     found = [c.to_dict() for c in changes]
+    said = violation(session, found, held=_held(watch.root))
     if tree is None or swapped:  # the tree's changes are not on record; what changed is
-        return {**unchecked, "changed": found, "violation": violation(session, found)}
+        return {**unchecked, "changed": found, "violation": said}
     return {"checked": True, "clean": not found, "changed": found, "baseline": str(watch.path),
-            "violation": violation(session, found)}
+            "violation": said}
+
+
+def _held(root: Path) -> list[str]:
+    """sparring's records that no audit could put back (witness held): project paths."""
+    try:
+        return [f"{STATE_DIR}/{relative}" for relative in witness.held(root)]
+    except OSError:
+        return []
 
 
 def _merged(*lists: list[guard.Change]) -> list[guard.Change]:
@@ -330,11 +339,18 @@ def _unknown(session: Session, n: int, exc: Exception) -> guard.Violation:
                                    unchecked=session.turn_path(n, BASELINE_FILE))}
 
 
-def violation(session: Session, changes: list[dict[str, str]]) -> guard.Violation | None:
+def violation(session: Session, changes: list[dict[str, str]],
+              held: list[str] | None = None) -> guard.Violation | None:
+    """The violation of a turn that changed files. `held`: records of sparring's that could
+    not be put back (named, so the user knows what keeps every turn a violation)."""
     if not changes:
         return None
     listed = ", ".join(f"{c['path']} ({c['change']})" for c in changes[:10])
     more = f" and {len(changes) - 10} more" if len(changes) > 10 else ""
+    stuck = sorted({c["path"] for c in changes} & set(held or ()))
+    left = (f"; not put back, so every turn names them until their folder is put right (made "
+            f"writable again, or a link there moved away): {', '.join(stuck[:10])}"
+            if stuck else "")
     return {"code": "guard_violation",
-            "message": f"files changed during codex's turn: {listed}{more}",
+            "message": f"files changed during codex's turn: {listed}{more}{left}",
             "hint": violation_hint(session.id)}  # the record's; printed rebuilt (guard_said)
