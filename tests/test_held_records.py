@@ -30,7 +30,8 @@ from typing import Any
 
 import pytest
 
-from sparring import disk
+from sparring import disk, guard
+from sparring.guard.files import key_of
 from sparring.store import witness
 from sparring.store.locate import BASELINE_FILE
 from sparring.store.sessions import Session
@@ -204,25 +205,28 @@ def test_a_held_record_goes_with_its_removed_session(
 
 
 def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
-        sparring: Any, session: str, repo: Path) -> None:
+        sparring: Any, session: str, repo: Path, tmp_path: Path) -> None:
     """It lists no changed file: the hint names `guard check` and `guard revert` with the
     turn's own baseline, nothing Codex can write (runner.log), and `guard revert --session`
-    says that turn has no record instead of undoing an earlier turn's changes."""
+    says that turn has no record: it neither undoes an earlier turn's changes nor reads a
+    record Codex left where the check's would go (here one naming app.py, which it would
+    have put back from the snapshot)."""
     target = _done_turn(sparring, session, repo)
-    (repo / "app.py").write_text("print('changed')\n")  # turn 1 changed a file, say
+    baseline = target.turn_path(2, BASELINE_FILE)
+    watch.release(_begin(target, 2))  # turn 2's snapshot; then, during the turn:
+    (repo / "app.py").write_text("print('changed')\n")
+    planted = tmp_path / "planted.json"  # outside .sparring/: no copy of it is kept
+    guard.save_changes(planted, [guard.Change("app.py", "modified", "tracked",
+                                              key_of(os.lstat(repo / "app.py")))])
+    shutil.copy(planted, target.turn_path(2, watch.CHANGES))  # then the check fails
     data = json.loads((Path(target.path) / "session.json").read_text())
     data["turns"][0]["guard"] = {"checked": True, "clean": False, "changed": [
-        {"path": "app.py", "change": "modified"}], "violation": {
-        "code": "guard_violation", "message": "m", "hint": "h"}}
+        {"path": "README.md", "change": "modified"}], "violation": {
+        "code": "guard_violation", "message": "m", "hint": "h"}}  # an earlier turn's
     unknown = watch._unknown(target, 2, OSError())
     data["turns"].append({**data["turns"][0], "n": 2, "guard": {
         "checked": False, "clean": None, "changed": [], "violation": unknown}})
     (Path(target.path) / "session.json").write_text(json.dumps(data))  # as the runner would
-    baseline = target.turn_path(2, BASELINE_FILE)
-    watch.release(_begin(target, 2))  # its snapshot was taken
-    # What Codex may leave where a check's record goes (the turn's folder then made
-    # unwritable, so the check fails): never read.
-    shutil.copy(target.turn_path(1, watch.CHANGES), target.turn_path(2, watch.CHANGES))
     assert "runner.log" not in unknown["message"]
     shown = sparring("wait", session).out
     hint = shown["guard"]["violation"]["hint"]
@@ -232,9 +236,9 @@ def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
     assert refused["code"] == "guard_violation"
     assert f"--baseline {baseline}" in refused["hint"]
     undone = sparring("guard", "revert", "--session", session).out
+    assert (repo / "app.py").read_text() == "print('changed')\n", undone  # nothing undone
     assert undone["error"]["code"] == "file_not_found", undone
     assert "turn 2" in undone["error"]["message"]
-    assert (repo / "app.py").read_text() == "print('changed')\n"  # turn 1's: not undone
 
 
 def test_a_changed_file_git_cannot_hash_is_named_not_a_failed_check(
