@@ -11,8 +11,8 @@ shows the attack through the CLI). These tests follow what happens next:
 - between turns, a held record is read as sparring's (and put back), never as the user's;
 - once it is put back, the hold ends: the user's later edit is the user's;
 - a check that fails lists no file, so its hint names the turn's baseline, and `guard revert
-  --session` says that turn has no record rather than undoing an earlier turn's (or reading
-  one Codex left where the record goes);
+  --session` undoes what changed since that turn's snapshot, not an earlier turn's changes,
+  nor what a record Codex left where the check's would go names;
 - a file the turn changed and made unreadable (git cannot hash it) is named, not a failure.
 
 Faults are injected in-process (monkeypatch) where only the disk could cause them.
@@ -206,18 +206,17 @@ def test_a_held_record_goes_with_its_removed_session(
 
 def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
         sparring: Any, session: str, repo: Path, tmp_path: Path) -> None:
-    """It lists no changed file: the hint names `guard check` and `guard revert` with the
-    turn's own baseline, nothing Codex can write (runner.log), and `guard revert --session`
-    says that turn has no record: it neither undoes an earlier turn's changes nor reads a
-    record Codex left where the check's would go (here one naming app.py, which it would
-    have put back from the snapshot)."""
+    """It lists no changed file: the hint names `guard check --baseline` with the turn's own
+    baseline, nothing Codex can write (runner.log), and `guard revert --session` undoes what
+    changed since that turn's snapshot: neither an earlier turn's changes nor what a record
+    Codex left where the check's would go names (here README.md alone, not app.py)."""
     target = _done_turn(sparring, session, repo)
     baseline = target.turn_path(2, BASELINE_FILE)
     watch.release(_begin(target, 2))  # turn 2's snapshot; then, during the turn:
     (repo / "app.py").write_text("print('changed')\n")
     planted = tmp_path / "planted.json"  # outside .sparring/: no copy of it is kept
-    guard.save_changes(planted, [guard.Change("app.py", "modified", "tracked",
-                                              key_of(os.lstat(repo / "app.py")))])
+    guard.save_changes(planted, [guard.Change("README.md", "modified", "tracked",
+                                              key_of(os.lstat(repo / "README.md")))])
     shutil.copy(planted, target.turn_path(2, watch.CHANGES))  # then the check fails
     data = json.loads((Path(target.path) / "session.json").read_text())
     data["turns"][0]["guard"] = {"checked": True, "clean": False, "changed": [
@@ -227,18 +226,20 @@ def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
     data["turns"].append({**data["turns"][0], "n": 2, "guard": {
         "checked": False, "clean": None, "changed": [], "violation": unknown}})
     (Path(target.path) / "session.json").write_text(json.dumps(data))  # as the runner would
+
     assert "runner.log" not in unknown["message"]
     shown = sparring("wait", session).out
     hint = shown["guard"]["violation"]["hint"]
     assert f"sparring guard check --baseline {baseline}" in hint, hint
-    assert f"sparring guard revert --baseline {baseline}" in hint
+    assert f"sparring guard revert --session {session}" in hint
     refused = sparring("resume", session, input=b"q").out["error"]
     assert refused["code"] == "guard_violation"
     assert f"--baseline {baseline}" in refused["hint"]
+    listed = sparring("guard", "check", "--baseline", baseline).out
+    assert listed["changed"] == [{"path": "app.py", "change": "modified"}], listed
     undone = sparring("guard", "revert", "--session", session).out
-    assert (repo / "app.py").read_text() == "print('changed')\n", undone  # nothing undone
-    assert undone["error"]["code"] == "file_not_found", undone
-    assert "turn 2" in undone["error"]["message"]
+    assert (repo / "app.py").read_text() == "print('hello')\n", undone
+    assert undone["turn"] == 2 and [r["path"] for r in undone["reverted"]] == ["app.py"]
 
 
 def test_a_changed_file_git_cannot_hash_is_named_not_a_failed_check(

@@ -150,8 +150,9 @@ def violation_hint(session_id: str, then: str | None = None, *,
     else:
         look = (f"stop and tell the user the guard could not check codex's turn. `sparring "
                 f"guard check --baseline {unchecked}` lists what changed since the turn began "
-                f"(the user's own edits too); `sparring guard revert --baseline {unchecked}` "
-                f"undoes it ({trash})")
+                f"(the user's own edits since too); `sparring guard revert --session "
+                f"{session_id}` undoes all of it ({trash}; files the runner wrote are never "
+                "touched)")
     return (f"{look}. Once the user has decided (undone or kept), `sparring guard accept "
             f"{session_id}`; {after}")
 

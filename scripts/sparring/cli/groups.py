@@ -83,7 +83,8 @@ def guard_revert(baseline: Path | None, session: str | None, turn: int | None) -
     Prints `reverted` (with `kept`: where the removed or replaced file went)
     and `not_reverted` (with reasons: anything in doubt is left as it is).
     With --session, files the runner wrote (Codex's round files) are never
-    touched, and only the paths the turn's check recorded are undone. git's
+    touched, and only the paths the turn's check recorded are undone (for a
+    turn whose check failed: what changed since its snapshot). git's
     own files (.git/config, hooks) and the protected files (AGENTS.md,
     .claude/, ...) are touched only from a baseline sparring wrote itself:
     a turn's, or one `guard snapshot` wrote into .sparring/ (the inbox).

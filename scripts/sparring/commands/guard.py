@@ -113,28 +113,21 @@ def revert(baseline: Path) -> dict[str, Any]:
 
 def revert_turn(ref: str, cwd: Path, n: int | None) -> dict[str, Any]:
     """Undo exactly what the guard recorded for one turn (default: the latest that changed
-    files), never a file the runner wrote; the turn records what was undone."""
+    files), never a file the runner wrote; the turn records what was undone. A turn whose
+    check did not run to its end recorded nothing: what changed since its snapshot is undone
+    (the user's own edits since included, as its violation's hint says)."""
     # here, not at the top: `guard check` (each turn's end) must not load a turn's machinery
     # (bench/guard_bench.py: within 2x of git status)
     from sparring.store import sessions
     from sparring.store.sessions import find_turn
-    from sparring.turn import lifecycle, watch
+    from sparring.turn import lifecycle
 
     session = sessions.resolve(ref, cwd)
     data, _ = lifecycle.require_idle(session, session.load())
     turn = _turn_with_changes(session, data, n)
     base = project_baseline(Path(session.turn_path(turn["n"], locate.BASELINE_FILE)),
                             Path(data["root"]))
-    recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
-    # A check that did not run to its end wrote no such record: one standing there now was
-    # put there by someone else (Codex, in that very turn), and is never read.
-    if not turn["guard"].get("checked") or not recorded.is_file():
-        raise SparringError("file_not_found", f"turn {turn['n']} has no record of what its "
-                            "check saw: the check failed, or an older sparring ran it",
-                            "`sparring guard revert --baseline "
-                            f"{session.turn_path(turn['n'], locate.BASELINE_FILE)}` undoes what "
-                            "changed since that turn's snapshot", path=str(recorded))
-    changes = guard.load_changes(recorded)
+    changes = _recorded(session, turn) if turn["guard"].get("checked") else None
     result = guard.revert(base, changes, protected=_runner_wrote(base.root, data))
     with session.update() as locked:
         record = find_turn(locked, turn["n"])["guard"]
@@ -165,6 +158,22 @@ def accept(ref: str, cwd: Path) -> dict[str, Any]:
     return {"session": session.id, "accepted": accepted,
             "next": Hint(registry.go_on(session, data) if accepted
                          else "nothing to accept: go on")}
+
+
+def _recorded(session: Session, turn: dict[str, Any]) -> list[guard.Change]:
+    """What the turn's check saw. Only a check that ran to its end wrote it: for any other
+    turn, what stands there was put there by someone else (Codex, in that very turn), and
+    revert_turn undoes what changed since the turn's snapshot instead."""
+    from sparring.turn import watch
+
+    recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
+    if not recorded.is_file():
+        raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
+                            "sparring, which kept no record of what it saw",
+                            "`sparring guard revert --baseline "
+                            f"{session.turn_path(turn['n'], locate.BASELINE_FILE)}` undoes what "
+                            "changed since that turn's snapshot", path=str(recorded))
+    return guard.load_changes(recorded)
 
 
 def _turn_with_changes(session: Session, data: dict[str, Any],
