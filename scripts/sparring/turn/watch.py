@@ -261,19 +261,12 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
         traceback.print_exc()
         return {**unchecked, "violation": _unknown(session, n, exc)}
     found = [c.to_dict() for c in changes]
-    said = violation(session, found, held=_held(watch.root))
+    said = violation(session, found,
+                     held=[f"{STATE_DIR}/{relative}" for relative in witness.held(watch.root)])
     if tree is None or swapped:  # the tree's changes are not on record; what changed is
         return {**unchecked, "changed": found, "violation": said}
     return {"checked": True, "clean": not found, "changed": found, "baseline": str(watch.path),
             "violation": said}
-
-
-def _held(root: Path) -> list[str]:
-    """sparring's records that no audit could put back (witness held): project paths."""
-    try:
-        return [f"{STATE_DIR}/{relative}" for relative in witness.held(root)]
-    except OSError:
-        return []
 
 
 def _merged(*lists: list[guard.Change]) -> list[guard.Change]:
