@@ -110,3 +110,34 @@ def test_the_module_map_lists_every_module_and_no_other() -> None:
 
 def test_the_readme_leads_to_the_architecture() -> None:
     assert "docs/architecture.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+PACKAGE = ROOT / "scripts" / "sparring"
+# A module named in a comment or docstring, as `turn/view.py` or `arch_debate/status.py`.
+_NAMED_MODULE = re.compile(r"\b((?:cli|codex|commands|guard|installer|process|store|turn|"
+                           r"workflows|arch_debate|deep_discussion|structured)/[\w/]+\.py)\b")
+
+
+def modules_named_but_gone(sources: dict[str, str]) -> list[str]:
+    """`file: module` for each module a source names that is not in the package (a path
+    below the package, or below workflows/ for a workflow's own)."""
+    gone = []
+    for name, text in sources.items():
+        for module in sorted(set(_NAMED_MODULE.findall(text))):
+            if not any((base / module).is_file() for base in (PACKAGE, PACKAGE / "workflows")):
+                gone.append(f"{name}: {module}")
+    return gone
+
+
+def test_every_module_the_code_names_exists() -> None:
+    """Comments and docstrings that send a reader to a module name one that is there (a
+    module removed or renamed leaves none behind)."""
+    sources = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+               for p in PACKAGE.rglob("*.py")}
+    assert modules_named_but_gone(sources) == []
+
+
+def test_the_names_check_finds_a_module_that_is_gone() -> None:
+    found = modules_named_but_gone({
+        "a.py": "# poll's fast path (turn/quick.py); see turn/view.py, arch_debate/status.py"})
+    assert found == ["a.py: turn/quick.py"]

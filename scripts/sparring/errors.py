@@ -8,7 +8,7 @@ output contract: SKILL.md files branch on them, so a code is never renamed.
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # typing costs poll's fast path (turn/quick.py) a few milliseconds
+if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
     from typing import Any
 
 # Stable error codes. Keep this list in sync with README "Error codes" and

@@ -9,7 +9,7 @@ from sparring.errors import Hint, SparringError
 from sparring.jsontext import dumps
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # typing costs poll's fast path (turn/quick.py) a few milliseconds
+if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
     from typing import Any
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.

@@ -5,8 +5,8 @@
 - Resume is by explicit thread id only, never `--last`; `-s` must come
   before `resume` and `-C` has no resume form, so the process cwd is set.
 
-Light at import (what it needs is imported where it is needed): poll's fast path
-(turn/quick.py) reads Codex's events with codex/events.py, which loads this package first.
+Light at import (what it needs is imported where it is needed): every round's poll
+(cli/entry.py) reads Codex's events with codex/events.py, which loads this package first.
 """
 
 from __future__ import annotations

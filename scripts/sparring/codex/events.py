@@ -7,8 +7,8 @@ failures: only `turn.failed` and the exit code mean failure. `usage` in
 objects with a `type` are counted and skipped; an unterminated last line is
 left for later unless the stream has ended.
 
-The one reader of both: the CLI's poll object (turn/view.py) and poll's fast path
-(turn/quick.py), so it imports nothing heavy (fastjson, not json).
+The one reader of a turn's events (turn/view.py's `seen`), which every round's poll runs
+(cli/entry.py): so it imports nothing heavy (sparring.jsontext, not json).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Where a project's sessions are: its root, a session's folder named by id or path, and
 the name and format version of the session file in it.
 
-In os.path terms, light at import: poll's fast path (turn/quick.py) finds the session with
+In os.path terms, light at import: every round's poll (cli/entry.py) finds the session with
 these, and so does everything else (workspace.find_root, session.resolve).
 
 The root is the nearest directory, from the working directory up, that holds `.git` (a

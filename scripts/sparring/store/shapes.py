@@ -18,7 +18,7 @@ import os
 from sparring import states
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # poll's fast path (turn/quick.py) checks shapes too: it imports nothing more
+if TYPE_CHECKING:  # every round's poll checks shapes, through cli/entry.py
     from typing import Any
 
 _SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",

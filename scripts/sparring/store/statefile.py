@@ -20,7 +20,7 @@ from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
 # Reading a state file, as every call a debate makes each round does, needs neither json
-# (fastjson reads as it does) nor typing nor pathlib: they load where a file is written.
+# (sparring.jsontext reads as it does) nor typing nor pathlib: they load where a file is written.
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -14,8 +14,8 @@ reach until both exist, in a sealed workflow (think-about, dual-model).
   turn/independence.py): a copy of the analysis Codex found elsewhere, or sparring's own
   records read. Its result is kept in the engine record (`independence`).
 
-The rules, here; taking the seal, in turn/seal.py. Light at import: poll's fast path
-(turn/quick.py) asks `withheld` too.
+The rules, here; taking the seal, in turn/seal.py. Light at import: every round's poll
+(cli/entry.py) asks `withheld` too.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The brief poll object: what Claude needs round after round, printed by `poll`, `wait`,
-`start`, `resume` and `stop` (and by the quick path, which reads an ended turn without the
-CLI). `--full` prints the whole object (view.py)."""
+`start`, `resume` and `stop` (each through cli/entry.py, without click). `--full` prints the
+whole object (view.py)."""
 
 from __future__ import annotations
 
 TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # the quick path imports this module: nothing at run time
+if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
     from typing import Any
 
 BRIEF_ACTIVITIES = 5

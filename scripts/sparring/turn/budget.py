@@ -7,7 +7,7 @@ Once that reaches the budget no turn starts (`budget_exhausted`, with both figur
 session remembers the refusal so its report says DEGRADED: budget reached. A turn that
 starts after the budget was raised clears it again.
 
-Light at import: turn/quick.py prints the figures on poll's fast path.
+Light at import: every round's poll prints the figures (cli/entry.py).
 """
 
 from __future__ import annotations
