@@ -270,6 +270,16 @@ def _identity(st: os.stat_result) -> tuple[int, ...]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
+def stamp(path: str | os.PathLike[str]) -> tuple[int, ...] | None:
+    """What changes whenever the file at `path` does: its device, inode, size and times
+    (the change time, which no one but root can set back, included); None when it cannot
+    be looked at. A file written, replaced or reached through a swapped folder has another."""
+    try:
+        return _identity(os.stat(path))
+    except OSError:
+        return None
+
+
 def still_there(taken: Taken) -> bool:
     """Whether the file `taken` was read from is still the same, unchanged file."""
     try:

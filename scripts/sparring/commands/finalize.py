@@ -17,7 +17,7 @@ def finalize(ref: str, cwd: Path, full: bool = True) -> dict[str, Any]:
     data = session.load()
     stopped_running = False
     if data["turns"]:
-        lifecycle.observe(session)
+        lifecycle.settle(session)
         # a summary describes turns that have ended
         stopped_running = lifecycle.stop_running(session)
     summary = summarize(session, session.load())

@@ -40,8 +40,9 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
         sealed = sealing.seal(ref, cwd, analysis)
     deadline = time.monotonic() + timeout
     while True:
-        data, turn, seen = lifecycle.observe(session)
+        _, turn = lifecycle.settle(session)  # the events are read once, for the answer
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
+            data, turn, seen = lifecycle.observe(session)
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,
                             cwd)
             if not states.is_terminal(turn["status"]):

@@ -20,7 +20,7 @@ def status(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[st
         session = sessions.resolve(ref, cwd)
         data = session.load()
         if data["turns"]:  # a dead runner's turn is recorded first
-            data, _, _ = lifecycle.observe(session)
+            data, _ = lifecycle.settle(session)
         summary = summarize(session, data)
         summary.pop("finalized_at")
         return {**summary, **_where(session, data, cwd)}
@@ -67,7 +67,7 @@ def _row(session: sessions.Session, cwd: str | Path) -> dict[str, Any]:
         data = session.load()
         latest = sessions.latest_turn(data)
         if latest is not None and not states.is_terminal(latest["status"]):
-            data, latest, _ = lifecycle.observe(session)  # a dead runner's turn is recorded first
+            data, latest = lifecycle.settle(session)  # a dead runner's turn is recorded first
     except SparringError as exc:  # one unreadable session must not hide the others
         return {"session": session.id, "status": "unreadable", "error": exc.to_dict()}
     return {

@@ -17,7 +17,7 @@ def stop(ref: str, cwd: Path) -> dict[str, Any]:
     if not data["turns"]:  # nothing ever ran: stopping is trivially done
         return {"session": session.id, "session_dir": session.path, "status": "new",
                 "already_ended": True}
-    lifecycle.observe(session)
+    lifecycle.settle(session)
     stopped = lifecycle.stop_running(session)
     watch.prune_store(Path(data["root"]))
     result = brief(view.to_dict(session, *lifecycle.observe(session)), review=False)

@@ -53,7 +53,7 @@ def require_idle(session: Session, data: dict[str, Any]
     data, _ = agreed(session)
     turn = latest_turn(data)
     if turn is not None and not states.is_terminal(turn["status"]):
-        data, turn, _ = observe(session)  # agreed() again: a runner may have died meanwhile
+        data, turn = settle(session)  # agreed() again: a runner may have died meanwhile
         if not states.is_terminal(turn["status"]):
             raise SparringError("session_busy", f"round {turn['round']} is still running",
                                 f"wait for it with `sparring wait {session.id}` or end it with "
@@ -62,7 +62,16 @@ def require_idle(session: Session, data: dict[str, Any]
 
 
 def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnView]:
-    """(session data, latest turn, its events), after repairing a turn whose runner died.
+    """(session data, latest turn, its events), after repairing a turn whose runner died
+    (settle)."""
+    data, turn = settle(session)
+    return data, turn, view.seen(session, turn["n"], states.is_terminal(turn["status"]))
+
+
+def settle(session: Session) -> tuple[dict[str, Any], TurnRecord]:
+    """(session data, latest turn), once a turn whose runner died is recorded as ended:
+    observe without reading the turn's events, for a caller that does not show them (a
+    turn's events grow to megabytes, and `wait` asks twenty times a second).
     state_corrupt when session.json disagrees with the runner's own record."""
     data, run = agreed(session)
     turn = current_turn(session, data)
@@ -70,8 +79,7 @@ def observe(session: Session) -> tuple[dict[str, Any], TurnRecord, events.TurnVi
         _finish_orphan(session, turn, run)
         data = session.load()
         turn = find_turn(data, turn["n"])
-    finished = states.is_terminal(turn["status"])
-    return data, turn, view.seen(session, turn["n"], finished)
+    return data, turn
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:

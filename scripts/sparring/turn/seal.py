@@ -23,7 +23,7 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
         raise SparringError("input_empty", "the analysis to seal is empty",
                             "write your analysis to a file and pass --file FILE")
     if session.load()["turns"]:
-        lifecycle.observe(session)  # a turn whose runner died is recorded as ended first
+        lifecycle.settle(session)  # a turn whose runner died is recorded as ended first
     digest = hashlib.sha256(content).hexdigest()
     text = content.decode("utf-8", "replace")
     # The check reads Codex's round one and perhaps the whole project: not under the lock

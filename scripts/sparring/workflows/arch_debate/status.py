@@ -56,7 +56,7 @@ def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
     directory = debate.where(os.path.join(cwd, directory), project)
     session, data = find_session(directory)
     if data["turns"]:
-        data, _, _ = lifecycle.observe(session)  # a finished turn writes its round file first
+        data, _ = lifecycle.settle(session)  # a finished turn writes its round file first
     return _status(session, data, directory, project)
 
 

@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 def status(ref: str, cwd: str | Path, picking_up: bool = False) -> dict[str, Any]:
     session, data = load(ref, cwd)
     if data["turns"]:
-        lifecycle.observe(session)
-        data = session.load()
+        data, _ = lifecycle.settle(session)
     settings = data["discussion"]
     messages = discussion.transcript(session, data) if settings["topic"] else []
     latest_other = next((m for m in reversed(messages) if m.speaker != "claude"), None)

@@ -1,0 +1,65 @@
+"""What `wait` and `start` read while they wait: a turn's events once, for the answer, and
+session.json again only once it changed. A wait of minutes used to parse the turn's whole
+event stream (megabytes, for a turn that ran tests) twenty times a second."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sparring.codex import events
+from sparring.store import sessions
+
+
+def counting(patched: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """Count the calls of module.name from now on (a list that grows by one per call)."""
+    calls: list[int] = []
+    original = getattr(module, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    patched.setattr(module, name, counted)
+    return calls
+
+
+def test_wait_reads_the_turns_events_once_for_its_answer(sparring: Any, session: str,
+                                                         fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="1.5")  # commands and reasoning stream in as it runs
+    assert sparring("start", session, input=b"Redis or SQLite?").exit_code == 0
+    with pytest.MonkeyPatch.context() as patched:
+        reads = counting(patched, events, "read")
+        done = sparring("wait", session, "--timeout", "30")
+        during_wait = len(reads)
+    assert done.out["status"] == "completed", done.raw
+    assert done.out["review"], done.raw  # the answer, read from the events after all
+    # The CLI's wait, then the entry's, asked again by the fixture once the turn ended.
+    assert during_wait == 2
+
+
+def test_wait_still_answers_at_its_timeout_with_what_codex_did_so_far(
+        sparring: Any, session: str, fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="3")
+    assert sparring("start", session, input=b"q").exit_code == 0
+    waited = sparring("wait", session, "--timeout", "0.6")
+    assert waited.out["status"] == "running" and waited.out["wait_timed_out"] is True
+    full = sparring("wait", session, "--timeout", "0.1", "--full")
+    assert full.out["activities"], full.raw  # its commands so far, from the events
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+
+
+def test_start_reads_the_session_again_only_once_it_changed(
+        sparring: Any, session: str, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARRING_STARTSECS", "1.0")  # twenty looks at the turn, 50 ms apart
+    fake_codex.mode("slow", delay="2")
+    with pytest.MonkeyPatch.context() as patched:
+        loads = counting(patched, sessions.Session, "load")
+        started = sparring("start", session, input=b"q")
+        during_start = len(loads)
+    assert started.exit_code == 0 and started.out["status"] == "running", started.raw
+    # What start itself loads around its window, and a read each time the runner wrote
+    # session.json (its identity, codex's start): far fewer than the window's twenty looks.
+    assert during_start <= 12, during_start
+    assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
