@@ -1,15 +1,22 @@
 """What `wait` and `start` read while they wait: a turn's events once, for the answer, and
-session.json again only once it changed. A wait of minutes used to parse the turn's whole
-event stream (megabytes, for a turn that ran tests) twenty times a second."""
+session.json (and the runner's record) again only once it changed. A wait of minutes used to
+parse the turn's whole event stream (megabytes, for a turn that ran tests) and read the
+session twenty times a second."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sparring.codex import events
 from sparring.store import sessions
+from support.processes import alive, wait_for
 
 
 def counting(patched: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
@@ -63,3 +70,43 @@ def test_start_reads_the_session_again_only_once_it_changed(
     # session.json (its identity, codex's start): far fewer than the window's twenty looks.
     assert during_start <= 12, during_start
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
+
+
+def test_wait_reads_the_session_again_only_once_it_changed(
+        sparring: Any, session: str, fake_codex: Any) -> None:
+    fake_codex.mode("slow", delay="2")  # forty looks at the turn, 50 ms apart
+    assert sparring("start", session, input=b"q").exit_code == 0
+    with pytest.MonkeyPatch.context() as patched:
+        loads = counting(patched, sessions.Session, "load")
+        done = sparring("wait", session, "--timeout", "30")
+        during_wait = len(loads)
+    assert done.out["status"] == "completed", done.raw
+    # A read each time the runner wrote session.json or its record, and what the answer
+    # reads (both doors): far fewer than the forty looks of one wait.
+    assert during_wait <= 16, during_wait
+
+
+def test_a_wait_under_way_sees_its_runner_die_though_no_file_changed(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    fake_codex.mode("hang")  # codex never ends the turn: only the runner's death does
+    assert sparring("start", session, input=b"q").exit_code == 0
+    found = sessions.resolve(session, repo)
+    runner = found.load()["turns"][0]["runner"]["pid"]
+
+    def kill_the_runner() -> None:
+        time.sleep(1.0)  # the wait below has read the session by then, and looks on
+        os.kill(runner, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_the_runner)
+    killer.start()
+    began = time.monotonic()
+    try:
+        done = sparring("wait", session, "--timeout", "60")
+    finally:
+        killer.join()
+    assert done.out["status"] == "failed", done.raw
+    assert done.out["error"]["code"] == "runner_died", done.raw
+    assert time.monotonic() - began < 30  # seen as it happened, not at the timeout
+    codex = found.load()["turns"][0]["codex"]
+    assert codex is not None
+    wait_for(lambda: not alive(codex["pid"]))  # ended with its runner

@@ -38,9 +38,9 @@ def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
         from sparring.turn import seal as sealing  # taking a seal: once a debate
 
         sealed = sealing.seal(ref, cwd, analysis)
-    deadline = time.monotonic() + timeout
+    deadline, waiting = time.monotonic() + timeout, lifecycle.Waiting(session)
     while True:
-        _, turn = lifecycle.settle(session)  # the events are read once, for the answer
+        turn = waiting.turn()  # the events are read once, for the answer
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
             data, turn, seen = lifecycle.observe(session)
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,

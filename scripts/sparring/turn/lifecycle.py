@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from sparring import states
+from sparring import paths, states
 from sparring.codex import events
 from sparring.errors import SparringError
 from sparring.store.locate import run_record, state_home
@@ -73,13 +73,42 @@ def settle(session: Session) -> tuple[dict[str, Any], TurnRecord]:
     observe without reading the turn's events, for a caller that does not show them (a
     turn's events grow to megabytes, and `wait` asks twenty times a second).
     state_corrupt when session.json disagrees with the runner's own record."""
+    data, turn, _ = _settled(session)
+    return data, turn
+
+
+def _settled(session: Session) -> tuple[dict[str, Any], TurnRecord, runs.Run | None]:
     data, run = agreed(session)
     turn = current_turn(session, data)
     if not states.is_terminal(turn["status"]) and _runner_gone(turn, run):
         _finish_orphan(session, turn, run)
-        data = session.load()
+        data, run = session.load(), None  # the record went with the recorded end
         turn = find_turn(data, turn["n"])
-    return data, turn
+    return data, turn, run
+
+
+class Waiting:
+    """`settle`, again and again, for `wait`'s loop: session.json and the runner's record are
+    read again only once one of them changed (paths.stamp, taken before reading: a write
+    meanwhile shows the next time); in between, only whether the runner still lives is
+    looked at, as its death changes no file. (Read twenty times a second, they cost a wait
+    of minutes seconds of CPU.)"""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._record = run_record(session.path)
+        self._seen: tuple[tuple[object, object], TurnRecord, runs.Run | None] | None = None
+
+    def turn(self) -> TurnRecord:
+        """The latest turn, as `settle` gives it."""
+        stamps = (paths.stamp(self.session.state.file), paths.stamp(self._record))
+        if self._seen is not None and stamps[0] is not None and stamps == self._seen[0]:
+            _, turn, run = self._seen
+            if states.is_terminal(turn["status"]) or not _runner_gone(turn, run):
+                return turn
+        _, turn, run = _settled(self.session)
+        self._seen = (stamps, turn, run)
+        return turn
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
