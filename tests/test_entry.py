@@ -214,6 +214,8 @@ def test_python_m_sparring_answers_them_without_click(sparring: Any, fake_codex:
     argv = [sid if a == "SID" else a for a in argv]
     loaded = loaded_by_the_launchers_way_in(sparring, repo, argv)
     assert not loaded & HEAVY, loaded & HEAVY
+    # Nor hashlib (OpenSSL, 4 ms): the runner's record is named only while a turn runs.
+    assert "hashlib" not in loaded
 
 
 @pytest.mark.parametrize("argv", [["debate", "status", "debate"], ["poll", "SID"]])

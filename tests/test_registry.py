@@ -97,7 +97,8 @@ def test_every_part_and_verb_is_a_function_of_the_workflows_own_package(flow: Wo
 
 
 def test_the_registry_stays_cheap_to_import() -> None:
-    """poll's fast path imports it: it loads the workflows' declarations, nothing else."""
+    """Every round's poll imports it (cli/entry.py): it loads the workflows' declarations,
+    nothing else."""
     code = ("import sys; before = set(sys.modules); import sparring.workflows.registry; "
             "print(sorted(set(sys.modules) - before))")
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,

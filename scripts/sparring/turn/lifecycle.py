@@ -96,19 +96,30 @@ class Waiting:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self._record = run_record(session.path)
-        self._seen: tuple[tuple[object, object], TurnRecord, runs.Run | None] | None = None
+        self._record: str | None = None  # the runner's record, named at the second look
+        self._seen: tuple[tuple[object, object] | None, TurnRecord, runs.Run | None] | None \
+            = None
 
     def turn(self) -> TurnRecord:
-        """The latest turn, as `settle` gives it."""
-        stamps = (paths.stamp(self.session.state.file), paths.stamp(self._record))
-        if self._seen is not None and stamps[0] is not None and stamps == self._seen[0]:
+        """The latest turn, as `settle` gives it. The first look is a plain read: a wait for
+        a turn that has ended looks once, and never names the record (its digest loads
+        hashlib, 4 ms of every round's call: see _record)."""
+        stamps = self._stamps() if self._seen is not None else None
+        if self._seen is not None and stamps is not None and stamps == self._seen[0]:
             _, turn, run = self._seen
             if states.is_terminal(turn["status"]) or not _runner_gone(turn, run):
                 return turn
         _, turn, run = _settled(self.session)
         self._seen = (stamps, turn, run)
         return turn
+
+    def _stamps(self) -> tuple[object, object] | None:
+        """The stamps of session.json and the runner's record; None when session.json's
+        cannot be taken (then it is read again every time)."""
+        if self._record is None:
+            self._record = run_record(self.session.path)
+        found = paths.stamp(self.session.state.file)
+        return None if found is None else (found, paths.stamp(self._record))
 
 
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
