@@ -1,6 +1,5 @@
 """The brief poll object: what Claude needs round after round, printed by `poll`, `wait`,
-`start`, `resume` and `stop` (each through cli/entry.py, without click). `--full` prints the
-whole object (view.py)."""
+`start`, `resume` and `stop`. `--full` prints the whole object (view.py)."""
 
 from __future__ import annotations
 
