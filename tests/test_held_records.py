@@ -33,7 +33,7 @@ import pytest
 from sparring import disk, guard
 from sparring.guard.files import key_of
 from sparring.store import witness
-from sparring.store.locate import BASELINE_FILE
+from sparring.store.locate import BASELINE_FILE, CHANGES_FILE
 from sparring.store.sessions import Session
 from sparring.turn import watch
 from test_unwritable_records import cli
@@ -217,7 +217,7 @@ def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
     planted = tmp_path / "planted.json"  # outside .sparring/: no copy of it is kept
     guard.save_changes(planted, [guard.Change("README.md", "modified", "tracked",
                                               key_of(os.lstat(repo / "README.md")))])
-    shutil.copy(planted, target.turn_path(2, watch.CHANGES))  # then the check fails
+    shutil.copy(planted, target.turn_path(2, CHANGES_FILE))  # then the check fails
     data = json.loads((Path(target.path) / "session.json").read_text())
     data["turns"][0]["guard"] = {"checked": True, "clean": False, "changed": [
         {"path": "README.md", "change": "modified"}], "violation": {

@@ -164,9 +164,7 @@ def _recorded(session: Session, turn: dict[str, Any]) -> list[guard.Change]:
     """What the turn's check saw. Only a check that ran to its end wrote it: for any other
     turn, what stands there was put there by someone else (Codex, in that very turn), and
     revert_turn undoes what changed since the turn's snapshot instead."""
-    from sparring.turn import watch
-
-    recorded = Path(session.turn_path(turn["n"], watch.CHANGES))
+    recorded = Path(session.turn_path(turn["n"], locate.CHANGES_FILE))
     if not recorded.is_file():
         raise SparringError("file_not_found", f"turn {turn['n']} was checked by an older "
                             "sparring, which kept no record of what it saw",

@@ -21,6 +21,7 @@ PROMPT_FILE = "prompt.txt"  # the prompt a turn's Codex was sent, in its folder 
 EVENTS_FILE = "events.jsonl"  # what it printed: its events, in its outputs folder (below)
 STDERR_FILE = "stderr.log"  # and its stderr
 BASELINE_FILE = "guard-baseline.json"  # the tree before it, in the turn's own folder
+CHANGES_FILE = "guard-changes.json"  # and what its guard check saw changed, beside it
 
 
 def project_root(cwd: str) -> str:

@@ -34,11 +34,10 @@ from sparring import guard, process
 from sparring.errors import SparringError, violation_hint
 from sparring.guard import copies
 from sparring.store import sessions, witness, workspace
-from sparring.store.locate import BASELINE_FILE, EVENTS_FILE, STDERR_FILE
+from sparring.store.locate import BASELINE_FILE, CHANGES_FILE, EVENTS_FILE, STDERR_FILE
 from sparring.store.sessions import SEALED_FILE, Session
 from sparring.store.workspace import STATE_DIR
 
-CHANGES = "guard-changes.json"
 STORE = "guard-store"
 # What sparring itself writes in a session's folder while Codex works: its records (checked
 # against their witness instead), locks, the runner's log, the inbox files `seal` takes,
@@ -256,7 +255,7 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
         tree = guard.compare(watch.baseline) if watch.baseline is not None else None
         changes = _merged(swapped, tree or [], own)
         if tree is not None and not swapped:  # nothing is written through a swapped folder
-            guard.save_changes(Path(session.turn_path(n, CHANGES)), changes)
+            guard.save_changes(Path(session.turn_path(n, CHANGES_FILE)), changes)
     except Exception as exc:  # what the turn changed is unknown: the user decides (fails closed)
         traceback.print_exc()
         return {**unchecked, "violation": _unknown(session, n, exc)}
