@@ -112,3 +112,32 @@ def test_a_wait_under_way_sees_its_runner_die_though_no_file_changed(
     codex = found.load()["turns"][0]["codex"]
     assert codex is not None
     wait_for(lambda: not alive(codex["pid"]))  # ended with its runner
+
+
+def test_starts_window_sees_its_runner_die_though_no_file_changed(
+        sparring: Any, session: str, fake_codex: Any, repo: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARRING_STARTSECS", "30")  # a window the death must cut short
+    fake_codex.mode("hang")
+    found = sessions.resolve(session, repo)
+    looked = lifecycle.Waiting.turn
+    looks: list[int] = []
+
+    def look(self: lifecycle.Waiting) -> Any:
+        turn = looked(self)
+        if turn["codex"] is not None:
+            looks.append(1)
+        if len(looks) == 2:  # start read codex's start, then looked on without reading
+            os.kill(turn["runner"]["pid"], signal.SIGKILL)
+        return turn
+
+    began = time.monotonic()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(lifecycle.Waiting, "turn", look)
+        started = sparring("start", session, input=b"q")
+    assert len(looks) > 2, started.raw
+    assert started.exit_code == 1 and started.error_code == "runner_died", started.raw
+    assert time.monotonic() - began < 20  # seen as it happened, not at the window's end
+    turn = found.load()["turns"][0]
+    assert turn["status"] == "failed" and turn["error"]["code"] == "runner_died"
+    wait_for(lambda: not alive(turn["codex"]["pid"]))  # ended with its runner

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from sparring import codex, config, limits, paths, process, states, templates
+from sparring import codex, config, limits, process, states, templates
 from sparring.codex import sandbox
 from sparring.errors import CODES, TURN_HINTS, Hint, SparringError, guard_hint
 from sparring.records import TurnRecord
@@ -374,14 +374,9 @@ _LEFT_TO_WAIT = ("elapsed_s", "guard", "usage", "last_event_s", "activities")
 
 def _wait_for_start(session: Session, n: int) -> TurnRecord:
     window, begun = start_window(), time.monotonic()
-    turn, read = None, None
+    waiting = lifecycle.Waiting(session, n)  # a runner that dies is recorded, not waited on
     while True:
-        now = paths.stamp(session.state.file)  # taken first: a write meanwhile shows next time
-        if turn is None or now is None or now != read:  # read again only once it changed
-            turn, read = find_turn(session.load(), n), now
-        if not states.is_terminal(turn["status"]) and not process.is_alive(
-                process.Identity.from_dict(turn["runner"])):
-            _, turn = lifecycle.settle(session)  # the runner died: record that, don't wait
+        turn = waiting.turn()
         if states.is_terminal(turn["status"]):
             return turn
         started = turn.get("started_at")

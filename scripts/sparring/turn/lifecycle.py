@@ -88,28 +88,31 @@ def _settled(session: Session) -> tuple[dict[str, Any], TurnRecord, runs.Run | N
 
 
 class Waiting:
-    """`settle`, again and again, for `wait`'s loop: session.json and the runner's record are
-    read again only once one of them changed (paths.stamp, taken before reading: a write
-    meanwhile shows the next time); in between, only whether the runner still lives is
-    looked at, as its death changes no file. (Read twenty times a second, they cost a wait
-    of minutes seconds of CPU.)"""
+    """`settle`, again and again, for the loops that wait on a turn (`wait`, and `start`'s
+    window): session.json and the runner's record are read again only once one of them
+    changed (paths.stamp, taken before reading: a write meanwhile shows the next time); in
+    between, only whether the runner still lives is looked at, as its death changes no
+    file. (Read twenty times a second, they cost a wait of minutes seconds of CPU.) It
+    follows turn `n`, or the latest turn when n is None."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, session: Session, n: int | None = None) -> None:
+        self.session, self.n = session, n
         self._record: str | None = None  # the runner's record, named at the second look
         self._seen: tuple[tuple[object, object] | None, TurnRecord, runs.Run | None] | None \
             = None
 
     def turn(self) -> TurnRecord:
-        """The latest turn, as `settle` gives it. The first look is a plain read: a wait for
-        a turn that has ended looks once, and never names the record (its digest loads
+        """The turn followed, as `settle` leaves it. The first look is a plain read: a wait
+        for a turn that has ended looks once, and never names the record (its digest loads
         hashlib, 4 ms of every round's call: see _record)."""
         stamps = self._stamps() if self._seen is not None else None
         if self._seen is not None and stamps is not None and stamps == self._seen[0]:
             _, turn, run = self._seen
             if states.is_terminal(turn["status"]) or not _runner_gone(turn, run):
                 return turn
-        _, turn, run = _settled(self.session)
+        data, turn, run = _settled(self.session)
+        if self.n is not None:
+            turn = find_turn(data, self.n)
         self._seen = (stamps, turn, run)
         return turn
 
