@@ -30,6 +30,11 @@ from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDED = {"failed", "timeout", "stalled", "stopped"}
+# Runs the rest of argv in this python with Ctrl-C's signal at its default, as in a terminal:
+# a suite started as a shell script's background job inherits SIGINT ignored, and Python then
+# (as it should) leaves it ignored, so the Ctrl-C a test sends would never arrive.
+AS_IN_A_TERMINAL = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])")
 
 
 @dataclass
@@ -636,8 +641,9 @@ def _interrupted(case: Case) -> dict[str, Any]:
     sid = case.session()
     case.run("start", sid, input=b"q")
     try:
-        waiting = subprocess.Popen([sys.executable, "-m", "sparring", "wait", sid, "--timeout",
-                                    "60"], cwd=case.repo, stdout=subprocess.PIPE, text=True)
+        waiting = subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "-m", "sparring",
+                                    "wait", sid, "--timeout", "60"],
+                                   cwd=case.repo, stdout=subprocess.PIPE, text=True)
         time.sleep(2.5)  # well into its wait (python starts in a tenth of that)
         waiting.send_signal(signal.SIGINT)
         out, _ = waiting.communicate(timeout=30)
