@@ -25,6 +25,7 @@ from sparring.cli import entry
 from sparring.cli.main import main
 from sparring.process import backend, tree
 from support.gitrepo import IDENTITY, git
+from support.launcher import Launcher
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -235,6 +236,12 @@ class FakeCodex:
         """Calls that ran a turn (not --version / --help)."""
         return [c for c in self.calls() if "exec" in c["argv"] and "--help" not in c["argv"]]
 
+    def prompted_calls(self) -> list[dict[str, Any]]:
+        """turn_calls() that were given a prompt. Where the runner is forked (Linux), a turn's
+        codex starts while the verb still makes the prompt (turn/runner.py): a prompt refused
+        then leaves a codex that was started, never given it, and ended."""
+        return [c for c in self.turn_calls() if c["stdin_bytes"]]
+
 
 @pytest.fixture
 def fake_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
@@ -307,16 +314,41 @@ def settled(out: Any) -> bool:
     return True
 
 
+# The verbs that start a turn: the suite runs them as the launcher does (support/launcher.py),
+# so their runner is forked, as on Linux outside the suite, and may start codex early.
+LAUNCHING = frozenset({"start", "resume", "verdict", "debate", "discuss"})
+
+
+@pytest.fixture(scope="session")
+def forked_calls() -> Iterator[Launcher]:
+    made = Launcher()
+    yield made
+    made.close()
+
+
 @pytest.fixture
-def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Run the CLI in-process: sparring("poll", sid, input=b"...") -> Run.
+def sparring(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
+             forked_calls: Launcher, process_backend: str) -> Any:
+    """Run the CLI: sparring("poll", sid, input=b"...") -> Run.
+
+    A verb that starts a turn runs as the skills' launcher runs it, in a new isolated,
+    single-threaded process (support/launcher.py), which forks the turn's runner; every
+    other call runs in-process. So does every call of a test marked `in_process` (its
+    patches must reach the verb), and of one under the portable backend: where it runs
+    (macOS) no runner is forked, and the suite keeps that path too.
 
     Every call the entry (cli/entry.py, `python -m sparring`) answers without the CLI,
     each poll, wait, status and guard check of the suite, is asked there too once the CLI
     answered, when nothing runs any more, and must print the same bytes."""
+    here = request.node.get_closest_marker("in_process") is not None \
+        or process_backend == "portable"
 
     def run(*args: str, input: bytes | None = None) -> Run:
         argv = [str(a) for a in args]
+        if not here and argv[:1] and argv[0] in LAUNCHING:
+            code, raw, err = forked_calls.run(argv, input or b"")
+            sys.stderr.write(err)
+            return Run(code, json.loads(raw) if raw.lstrip().startswith("{") else {}, raw)
         monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):

@@ -429,7 +429,7 @@ def test_text_that_is_not_utf8_is_refused_naming_the_file(
     assert refused.error_code == "not_utf8", refused.raw
     assert str(handed) in refused.out["error"]["message"] and "0xe9" in refused.out["error"][
         "message"]
-    assert handed.read_bytes() == LATIN1 and fake_codex.turn_calls() == []
+    assert handed.read_bytes() == LATIN1 and fake_codex.prompted_calls() == []
     assert sparring("seal", sid, input=LATIN1).error_code == "not_utf8"  # stdin too
 
 

@@ -58,7 +58,7 @@ def test_a_debate_round_too_long_can_be_handed_in_again_shorter(
     long_round.write_bytes(TOO_LONG)
     refused = sparring("debate", "round", "debate/q", "--file", str(long_round))
     assert refused.error_code == "prompt_too_large", refused.raw[:300]
-    assert fake_codex.turn_calls() == []
+    assert fake_codex.prompted_calls() == []
     long_round.write_text("My opening: use the database as the queue.\n")
     again = sparring("debate", "round", "debate/q", "--file", str(long_round))
     assert again.exit_code == 0, again.raw

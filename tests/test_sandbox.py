@@ -443,6 +443,7 @@ def test_a_command_line_that_could_widen_the_sandbox_never_starts(words: list[st
     assert sandbox.refusal(argv, allowed) is not None
 
 
+@pytest.mark.in_process  # the forgery is planted in start's own code
 def test_a_forged_command_line_in_the_record_ends_the_turn_before_codex_starts(
         sparring: Any, session: str, fake_codex: Any, repo: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:

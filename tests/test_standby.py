@@ -96,6 +96,20 @@ def test_start_returns_at_once_and_nothing_holds_its_output(
     wait_for(lambda: not alive(runner) and not alive(turn["codex"]["pid"]), timeout=20)
 
 
+@forks_here
+def test_the_suites_starts_fork_their_runner_as_the_launchers_do(
+        sparring: Any, session: str, fake_codex: Any, repo: Path) -> None:
+    """The suite runs a verb that starts a turn as the launcher does (conftest's `sparring`,
+    support/launcher.py), so its turns take the path they take on Linux: the runner forked
+    from the isolated process that ran `start`, not started anew."""
+    fake_codex.mode("hang")
+    assert sparring("start", session, input=b"q").out["status"] == "running"
+    runner = turn_of(repo, session)["runner"]["pid"]
+    cmdline = psutil.Process(runner).cmdline()
+    assert cmdline[1] == "-I" and "sparring.turn.runner" not in " ".join(cmdline), cmdline
+    assert sparring("stop", session).out["status"] == "stopped"
+
+
 @pytest.mark.parametrize("failure", ["started_already", "codex_not_found"])
 def test_a_start_that_fails_leaves_no_process_behind(
         session: str, fake_codex: Any, repo: Path, prompt: Path, failure: str,

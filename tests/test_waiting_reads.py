@@ -57,6 +57,7 @@ def test_wait_still_answers_at_its_timeout_with_what_codex_did_so_far(
     assert sparring("wait", session, "--timeout", "30").out["status"] == "completed"
 
 
+@pytest.mark.in_process  # counts what start's own code does
 def test_start_reads_the_session_again_only_once_it_changed(
         sparring: Any, session: str, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARRING_STARTSECS", "1.0")  # twenty looks at the turn, 50 ms apart
@@ -114,6 +115,7 @@ def test_a_wait_under_way_sees_its_runner_die_though_no_file_changed(
     wait_for(lambda: not alive(codex["pid"]))  # ended with its runner
 
 
+@pytest.mark.in_process  # counts what start's own code does
 def test_starts_window_sees_its_runner_die_though_no_file_changed(
         sparring: Any, session: str, fake_codex: Any, repo: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
