@@ -335,25 +335,25 @@ def sparring(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
     single-threaded process (support/launcher.py), which forks the turn's runner; every
     other call runs in-process. So does every call of a test marked `in_process` (its
     patches must reach the verb), and of one under the portable backend: where it runs
-    (macOS) no runner is forked, and the suite keeps that path too.
+    (macOS) no runner is forked, and the suite keeps that path too (on macOS every call).
 
     Every call the entry (cli/entry.py, `python -m sparring`) answers without the CLI,
     each poll, wait, status and guard check of the suite, is asked there too once the CLI
     answered, when nothing runs any more, and must print the same bytes."""
     here = request.node.get_closest_marker("in_process") is not None \
-        or process_backend == "portable"
+        or process_backend == "portable" or not sys.platform.startswith("linux")
 
     def run(*args: str, input: bytes | None = None) -> Run:
         argv = [str(a) for a in args]
         if not here and argv[:1] and argv[0] in LAUNCHING:
             code, raw, err = forked_calls.run(argv, input or b"")
             sys.stderr.write(err)
-            return Run(code, json.loads(raw) if raw.lstrip().startswith("{") else {}, raw)
-        monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
-            code = main(argv)
-        raw = buffer.getvalue()
+        else:
+            monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                code = main(argv)
+            raw = buffer.getvalue()
         out = json.loads(raw) if raw.lstrip().startswith("{") else {}
         if settled(out):
             monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
