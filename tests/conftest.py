@@ -314,8 +314,9 @@ def settled(out: Any) -> bool:
     return True
 
 
-# The verbs that start a turn: the suite runs them as the launcher does (support/launcher.py),
-# so their runner is forked, as on Linux outside the suite, and may start codex early.
+# The verbs that may start a turn (a workflow's verbs all go, its `status` and `new` too): the
+# suite runs them as the launcher does (support/launcher.py), so their runner is forked, as on
+# Linux outside the suite, and may start codex early.
 LAUNCHING = frozenset({"start", "resume", "verdict", "debate", "discuss"})
 
 
@@ -331,8 +332,8 @@ def sparring(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
              forked_calls: Launcher, process_backend: str) -> Any:
     """Run the CLI: sparring("poll", sid, input=b"...") -> Run.
 
-    A verb that starts a turn runs as the skills' launcher runs it, in a new isolated,
-    single-threaded process (support/launcher.py), which forks the turn's runner; every
+    A verb that may start a turn (LAUNCHING) runs as the skills' launcher runs it, in a new
+    isolated, single-threaded process (support/launcher.py), which forks the runner; every
     other call runs in-process. So does every call of a test marked `in_process` (its
     patches must reach the verb), and of one under the portable backend: where it runs
     (macOS) no runner is forked, and the suite keeps that path too (on macOS every call).

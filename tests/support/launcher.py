@@ -6,34 +6,43 @@ the runner may start codex early (turn/runner.py's diagram). The suite runs the 
 own process, which is neither (pytest's worker has threads): there every turn's runner
 started anew, 120 ms of CPU each, a fifth of the suite's, on a path only macOS takes.
 
-`Launcher` is one such isolated, single-threaded python per pytest worker, the CLI imported:
-each call runs in a child forked from it, in the caller's environment, folder and standard
-input, as a new launcher process would, and prints to a buffer sent back. The child is a
-fresh process each time: nothing one call changes in its memory reaches the next.
+`Launcher` is one such isolated, single-threaded python per pytest worker: each call runs
+in a child forked from it, through the launcher's own entry (sparring/__main__.py), in the
+caller's environment, folder and umask, its standard input given as `sys.stdin` (descriptor
+0 is /dev/null), its descriptors 1 and 2 files of its own that are sent back: so a runner it
+forks logs as one forked by the launcher does. The child is a fresh process each time:
+nothing one call changes in its memory reaches the next. One difference is kept on purpose:
+the server loads every module of the package (and psutil) before it forks, where a launcher
+process loads some only later, some in the forked runner; tests/test_standby.py and the
+Claude Code runs take the launcher's own path, imports and all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
 import subprocess
 import sys
-from typing import Any
+import tempfile
+from typing import IO, Any
 
 _HEADER = struct.Struct("!I")
 
-# The server: read a request, fork, run the CLI in the child, send back what it printed.
+# The server: read a request, fork, run the call in the child as the launcher's entry runs it
+# (sparring/__main__.py), send back what it printed. The child's descriptors 1 and 2 are files
+# of its own, so a runner it forks writes where a runner forked by the launcher writes.
 _SERVER = r"""
-import contextlib, io, json, os, struct, sys, traceback
-from sparring.cli.main import main
-import importlib, pkgutil, sparring, psutil
+import io, json, os, struct, sys, tempfile, traceback
+import importlib, pkgutil, psutil, sparring
+from sparring.__main__ import main
 for module in pkgutil.walk_packages(sparring.__path__, "sparring."):  # loaded once, for all
     if not module.name.endswith("__main__"):
         importlib.import_module(module.name)
 
 HEADER = struct.Struct("!I")
-requests, replies = os.fdopen(0, "rb", buffering=0), 1
+requests, replies = os.fdopen(0, "rb", buffering=0), os.dup(1)
 
 
 def read(stream, size):
@@ -58,24 +67,37 @@ class Stdin(io.TextIOWrapper):
         return False
 
 
+def captured(fd):
+    with os.fdopen(os.dup(fd), "rb") as f:
+        f.seek(0)
+        return f.read().decode("utf-8", "replace")
+
+
 def child(request, reply):
-    null = os.open(os.devnull, os.O_RDWR)  # nothing it starts reaches this server's pipes
+    null = os.open(os.devnull, os.O_RDONLY)  # nothing it starts reads this server's pipe
     os.dup2(null, 0)
-    os.dup2(null, 1)
     os.close(null)
+    for fd in (1, 2):  # what it prints, and what a runner it forks inherits
+        out = tempfile.TemporaryFile()
+        os.dup2(out.fileno(), fd)
+        out.close()
+    os.close(replies)
+    os.umask(request["umask"])
     os.environ.clear()
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
+    sys.argv = ["sparring", *request["argv"]]
     sys.stdin = Stdin(io.BytesIO(request["input"].encode("latin-1")))
-    out, err = io.StringIO(), io.StringIO()
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(request["argv"])
+        code = main()
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
+        code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
     except BaseException:
-        code, err = 99, io.StringIO(traceback.format_exc())
-    send(reply, {"code": code, "out": out.getvalue(), "err": err.getvalue()})
+        traceback.print_exc()
+        code = 99
+    sys.stdout.flush()
+    sys.stderr.flush()
+    send(reply, {"code": code, "out": captured(1), "err": captured(2)})
 
 
 while True:
@@ -87,12 +109,10 @@ while True:
     pid = os.fork()
     if pid == 0:
         os.close(down)
-        status = 1
         try:
             child(request, up)
-            status = 0
         finally:
-            os._exit(status)
+            os._exit(0)
     os.close(up)
     with os.fdopen(down, "rb", buffering=0) as answers:
         header = read(answers, HEADER.size)
@@ -109,32 +129,54 @@ class Launcher:
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
+        self._errors: IO[bytes] | None = None  # the server's own stderr
 
     def run(self, argv: list[str], stdin: bytes) -> tuple[int, str, str]:
         """(exit status, what the call printed, what it wrote to stderr)."""
         proc = self._server()
         assert proc.stdin is not None and proc.stdout is not None
+        umask = os.umask(0)
+        os.umask(umask)
         request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(),
-                              "input": stdin.decode("latin-1")}).encode()
-        proc.stdin.write(_HEADER.pack(len(request)) + request)
-        proc.stdin.flush()
-        header = proc.stdout.read(_HEADER.size)
-        if len(header) < _HEADER.size:
-            self.proc = None
-            raise RuntimeError("the launcher process died")
-        answer: dict[str, Any] = json.loads(proc.stdout.read(_HEADER.unpack(header)[0]))
+                              "umask": umask, "input": stdin.decode("latin-1")}).encode()
+        try:
+            proc.stdin.write(_HEADER.pack(len(request)) + request)
+            proc.stdin.flush()
+            header = proc.stdout.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                raise RuntimeError(f"the launcher process died: {self._said()}")
+            answer: dict[str, Any] = json.loads(proc.stdout.read(_HEADER.unpack(header)[0]))
+        except BaseException:
+            self.close()  # a reply left unread must not answer the next call
+            raise
         return int(answer["code"]), str(answer["out"]), str(answer["err"])
 
     def _server(self) -> subprocess.Popen[bytes]:
         if self.proc is None or self.proc.poll() is not None:
+            self.close()
+            self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
             self.proc = subprocess.Popen([sys.executable, "-I", "-c", _SERVER],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         start_new_session=True, cwd="/")
+                                         stderr=self._errors, start_new_session=True, cwd="/")
         return self.proc
 
+    def _said(self) -> str:
+        if self._errors is None:
+            return ""
+        self._errors.seek(0)
+        return self._errors.read().decode("utf-8", "replace")[-2000:]
+
     def close(self) -> None:
-        if self.proc is not None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-            self.proc = None
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            assert proc.stdin is not None
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
