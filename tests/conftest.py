@@ -342,7 +342,7 @@ def sparring(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
     each poll, wait, status and guard check of the suite, is asked there too once the CLI
     answered, when nothing runs any more, and must print the same bytes."""
     here = request.node.get_closest_marker("in_process") is not None \
-        or process_backend == "portable" or not sys.platform.startswith("linux")
+        or process_backend == "portable"  # the only backend off Linux
 
     def run(*args: str, input: bytes | None = None) -> Run:
         argv = [str(a) for a in args]

@@ -55,9 +55,8 @@ def read(stream, size):
     return data
 
 
-def send(fd, payload):
-    data = json.dumps(payload).encode()
-    data = HEADER.pack(len(data)) + data
+def send(fd, message):
+    data = HEADER.pack(len(message)) + message
     while data:
         data = data[os.write(fd, data):]
 
@@ -97,7 +96,7 @@ def child(request, reply):
         code = 99
     sys.stdout.flush()
     sys.stderr.flush()
-    send(reply, {"code": code, "out": captured(1), "err": captured(2)})
+    send(reply, json.dumps({"code": code, "out": captured(1), "err": captured(2)}).encode())
 
 
 while True:
@@ -120,7 +119,7 @@ while True:
     os.waitpid(pid, 0)
     if answer is None:
         answer = json.dumps({"code": 99, "out": "", "err": "the forked call died"}).encode()
-    os.write(replies, HEADER.pack(len(answer)) + answer)
+    send(replies, answer)
 """
 
 
