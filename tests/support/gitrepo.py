@@ -27,9 +27,11 @@ def git_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return {**(os.environ if base is None else base), **IDENTITY}
 
 
-def git(cwd: Path, *args: str) -> str:
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """git `args` in `cwd`, in `env` (default: this process's environment) with the tests'
+    identity."""
     done = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env=git_env())
+                          env=git_env(env))
     return done.stdout
 
 
