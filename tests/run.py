@@ -2,7 +2,9 @@
 
 Works whatever kind of python3 runs it (standard library only, Python 3.10+): it makes a
 project-local virtual environment, `.venv/`, installs the package and its test tools into it
-(`pip install -e '.[test]'`, again only when pyproject.toml changed), and runs pytest there,
+(`pip install -e '.[test]'`, and the runtime's dependencies as wheels into `.venv/wheels/`, for
+the suite's install.py runs to take offline; again only when pyproject.toml changed), and runs
+pytest there,
 two workers per core (pytest-xdist; `-n 0` runs in one process). So a distribution Python that
 refuses `pip install` outside a virtual environment (externally-managed-environment, as on
 current Debian, Ubuntu and Homebrew) is fine.
@@ -25,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".sparring-test-stamp"  # what the environment was last installed for
+WHEELS = "wheels"  # in the environment: the runtime's dependencies, for install.py offline
 NO_ENSUREPIP = (
     "{python} has no ensurepip, so it cannot put pip into a virtual environment; the tests "
     "need one, and so does install.py (for the skills' runtime). Install Python's venv "
@@ -75,12 +78,34 @@ def prepare(venv: Path) -> Path:
         create(venv)
     wanted = _fingerprint()
     stamp = venv / STAMP
-    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
+    wheels = venv / WHEELS
+    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted or not wheels.is_dir():
         say(f"installing sparring and its test tools into {venv}")
         run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[test]"],
             "pip could not install the package and its test tools (its output is above)")
+        fetch_wheels(python, wheels)
         stamp.write_text(wanted, encoding="utf-8")
     return python
+
+
+def fetch_wheels(python: Path, wheels: Path) -> None:
+    """A wheel of each of the runtime's dependencies (pyproject.toml's, as the installed
+    package names them) into `wheels`: the suite's install.py runs take them from there, with
+    no index (tests/support/installing.py), so no test reaches the network, nor waits on it
+    (the session's shared runtime was made in 13 s of a mostly idle machine, every worker
+    waiting for it)."""
+    shutil.rmtree(wheels, ignore_errors=True)
+    listed = subprocess.run([str(python), "-c", _REQUIREMENTS], capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, check=False)
+    if listed.returncode != 0:
+        raise SetupFailed(f"could not read sparring's dependencies:\n{listed.stderr.strip()}")
+    run([str(python), "-m", "pip", "wheel", "-q", "-w", str(wheels), *listed.stdout.splitlines()],
+        "pip could not fetch the runtime's dependencies (its output is above)")
+
+
+# The installed package's own dependencies, without the optional ones (`extra == ...`).
+_REQUIREMENTS = ("from importlib.metadata import requires\n"
+                 "print(*(r for r in requires('sparring') if 'extra ==' not in r), sep='\\n')")
 
 
 def create(venv: Path) -> None:

@@ -30,6 +30,7 @@ from support.installing import (
     MARKER,
     ROOT,
     SKILLS,
+    WHEELS,
     copy_runtime,
     install_env,
     log_in_codex,
@@ -544,6 +545,18 @@ def test_a_failed_pip_leaves_no_half_made_runtime_and_no_skills(project: Path,
     assert f"read {data}/sparring/pip.log" in done.stderr
     assert not runtime_of(data).venv.exists(), "a venv without sparring is removed"
     assert not (project / ".claude").exists(), "no skills without their runtime"
+
+
+def test_the_suites_runtime_is_made_without_the_network(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """tests/run.py fetched the runtime's dependencies, and the suite's install.py runs take
+    them from there with no index: no test waits on a package index (the shared runtime once
+    took 13 s, every worker waiting), nor reaches one."""
+    if not WHEELS.is_dir() and not os.environ.get("CI"):
+        pytest.skip(f"no {WHEELS}: pytest was started without tests/run.py")
+    log = runtime_of(shared_runtime(tmp_path_factory)).log.read_text(encoding="utf-8")
+    assert f"Looking in links: {WHEELS}" in log
+    assert "Downloading" not in log, log
 
 
 # -- Claude Code's permission rules --------------------------------------------------------------

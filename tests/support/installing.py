@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import run
 from sparring.installer import layout
 from sparring.installer.runtime import Runtime
 from sparring.installer.source import digest_of, runtime_inputs
@@ -29,6 +30,8 @@ MARKER = layout.MARKER  # the install layout has one source: sparring/installer/
 SKILLS = sorted(d.name for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").is_file())
 BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the runtime
 RUN_TIMEOUT_S = 300
+# The runtime's dependencies, as wheels tests/run.py fetched into the test environment.
+WHEELS = Path(sys.prefix) / run.WHEELS
 
 
 def runtime_of(xdg_data_home: Path) -> Runtime:
@@ -39,10 +42,13 @@ def runtime_of(xdg_data_home: Path) -> Runtime:
 
 def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str, str]:
     """This process's environment with the runtime's data dir, minus any SPARRING_ setting
-    of the developer's (a SPARRING_PYTHON would bypass the runtime under test)."""
+    of the developer's (a SPARRING_PYTHON would bypass the runtime under test); pip offline
+    when tests/run.py fetched the runtime's dependencies."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SPARRING_") or k.startswith("SPARRING_TEST_")}
     env["XDG_DATA_HOME"] = str(data)
+    if WHEELS.is_dir():  # no index: pip finds every dependency of the runtime there
+        env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELS))
     if home is not None:
         env["HOME"] = str(home)
         env["CODEX_HOME"] = str(home / ".codex")
