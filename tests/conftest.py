@@ -254,9 +254,9 @@ def fake_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
 @pytest.fixture(scope="session")
 def first_commit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The `repo` fixture's repository, made once in each worker: `git init`, two files, one
-    commit, with git seeing no configuration but the suite's (a home of its own, no system
+    commit, with git reading no home or system configuration (a home of its own, no system
     file), as under dont_touch_real_home. Made anew, with three git runs, it took about 15 ms
-    of CPU for each of the 870 tests that take a repository; a copy takes about 6."""
+    of CPU for each of the 870 tests that take a repository; a copy and a refresh take less."""
     base = tmp_path_factory.mktemp("first-commit")
     path = base / "repo"
     path.mkdir()
@@ -279,6 +279,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first_commit: Path) ->
     # file's stat data alone (to the second), and a same-size rewrite within that second, its
     # mtime put back, is unseen by git status: not the case the guard tests were written for.
     shutil.copytree(first_commit, path, symlinks=True, copy_function=shutil.copy)
+    # The index still holds the template's stat data; git notes the copies' (as it did for
+    # the files each test wrote), so a test's git trusts, and hashes, what it did then.
+    git(path, "update-index", "-q", "--refresh")
     monkeypatch.chdir(path)
     return path
 

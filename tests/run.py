@@ -3,8 +3,8 @@
 Works whatever kind of python3 runs it (standard library only, Python 3.10+): it makes a
 project-local virtual environment, `.venv/`, installs the package and its test tools into it
 (`pip install -e '.[test]'`, and the runtime's dependencies as wheels into `.venv/wheels/`, for
-the suite's install.py runs to take offline; again only when pyproject.toml changed), and runs
-pytest there,
+the suite's install.py runs to take offline; again only when pyproject.toml changed, or the
+last install did not finish), and runs pytest there,
 two workers per core (pytest-xdist; `-n 0` runs in one process). So a distribution Python that
 refuses `pip install` outside a virtual environment (externally-managed-environment, as on
 current Debian, Ubuntu and Homebrew) is fine.
@@ -28,6 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".sparring-test-stamp"  # what the environment was last installed for
 WHEELS = "wheels"  # in the environment: the runtime's dependencies, for install.py offline
+# The installed package's own dependencies, without the optional ones (`extra == ...`).
+_REQUIREMENTS = ("from importlib.metadata import requires\n"
+                 "print(*(r for r in requires('sparring') or [] if 'extra ==' not in r), "
+                 "sep='\\n')")
 NO_ENSUREPIP = (
     "{python} has no ensurepip, so it cannot put pip into a virtual environment; the tests "
     "need one, and so does install.py (for the skills' runtime). Install Python's venv "
@@ -76,36 +80,40 @@ def prepare(venv: Path) -> Path:
     python = venv / "bin" / "python"
     if not python.exists():
         create(venv)
-    wanted = _fingerprint()
-    stamp = venv / STAMP
-    wheels = venv / WHEELS
-    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted or not wheels.is_dir():
+    if not installed(venv):
         say(f"installing sparring and its test tools into {venv}")
+        (venv / STAMP).unlink(missing_ok=True)  # until both steps below are done
         run([str(python), "-m", "pip", "install", "-q", "-e", f"{ROOT}[test]"],
             "pip could not install the package and its test tools (its output is above)")
-        fetch_wheels(python, wheels)
-        stamp.write_text(wanted, encoding="utf-8")
+        fetch_wheels(python, venv / WHEELS)
+        (venv / STAMP).write_text(fingerprint(), encoding="utf-8")
     return python
+
+
+def installed(venv: Path) -> bool:
+    """Whether `venv` holds what this pyproject.toml and interpreter need, wheels included
+    (the stamp is written only once the install and the wheels are done; an environment an
+    older tests/run.py made has no wheels)."""
+    stamp = venv / STAMP
+    return (stamp.is_file() and stamp.read_text(encoding="utf-8") == fingerprint()
+            and (venv / WHEELS).is_dir())
 
 
 def fetch_wheels(python: Path, wheels: Path) -> None:
     """A wheel of each of the runtime's dependencies (pyproject.toml's, as the installed
     package names them) into `wheels`: the suite's install.py runs take them from there, with
-    no index (tests/support/installing.py), so no test reaches the network, nor waits on it
-    (the session's shared runtime was made in 13 s of a mostly idle machine, every worker
-    waiting for it)."""
+    no index (tests/support/installing.py), so no test reaches the network, nor waits on it."""
     shutil.rmtree(wheels, ignore_errors=True)
     listed = subprocess.run([str(python), "-c", _REQUIREMENTS], capture_output=True, text=True,
                             stdin=subprocess.DEVNULL, check=False)
     if listed.returncode != 0:
         raise SetupFailed(f"could not read sparring's dependencies:\n{listed.stderr.strip()}")
-    run([str(python), "-m", "pip", "wheel", "-q", "-w", str(wheels), *listed.stdout.splitlines()],
-        "pip could not fetch the runtime's dependencies (its output is above)")
+    wanted = listed.stdout.splitlines()
+    if wanted:
+        run([str(python), "-m", "pip", "wheel", "-q", "-w", str(wheels), *wanted],
+            "pip could not fetch the runtime's dependencies (its output is above)")
+    wheels.mkdir(exist_ok=True)
 
-
-# The installed package's own dependencies, without the optional ones (`extra == ...`).
-_REQUIREMENTS = ("from importlib.metadata import requires\n"
-                 "print(*(r for r in requires('sparring') if 'extra ==' not in r), sep='\\n')")
 
 
 def create(venv: Path) -> None:
@@ -125,7 +133,7 @@ def ensurepip_available() -> bool:
     return (Path(sysconfig.get_path("stdlib")) / "ensurepip" / "__main__.py").is_file()
 
 
-def _fingerprint() -> str:
+def fingerprint() -> str:
     """Reinstall when the dependencies or the interpreter change."""
     pyproject = (ROOT / "pyproject.toml").read_bytes()
     return f"{hashlib.sha256(pyproject).hexdigest()} {sys.version.split()[0]} {ROOT}\n"

@@ -94,6 +94,39 @@ def test_a_failed_venv_leaves_nothing_half_made(tmp_path: Path) -> None:
     assert blocker.read_text() == "a file where the environment should go\n"
 
 
+def test_an_install_cut_short_is_done_again_at_the_next_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stamp that spares the next run the install is written only once the test tools and
+    the runtime's wheels are both in: an environment with a current stamp but no wheels (an
+    older tests/run.py made it) installs again, and a fetch that fails leaves no stamp, so
+    the suite's install.py runs never go offline without their wheels."""
+    runner = load_runner()
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"  # this interpreter, which has sparring installed
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    (venv / runner.STAMP).write_text(runner.fingerprint(), encoding="utf-8")
+    ran: list[list[str]] = []
+
+    def cut_short(argv: list[str], failure: str) -> None:
+        ran.append(argv)
+        if "wheel" in argv:  # pip makes the folder, then fails (the network, say)
+            Path(argv[argv.index("-w") + 1]).mkdir()
+            raise runner.SetupFailed(failure)
+
+    monkeypatch.setattr(runner, "run", cut_short)
+    with pytest.raises(runner.SetupFailed, match="could not fetch the runtime's dependencies"):
+        runner.prepare(venv)
+    assert [argv[3] for argv in ran] == ["install", "wheel"]
+    assert not (venv / runner.STAMP).exists() and not runner.installed(venv)
+
+    monkeypatch.setattr(runner, "run", lambda argv, failure: ran.append(argv))
+    runner.prepare(venv)
+    assert "click>=8.1" in ran[-1]  # pyproject.toml's dependencies, as the package names them
+    assert runner.installed(venv)
+
+
 def test_ensurepip_is_found_where_venv_looks_for_it() -> None:
     import sysconfig
 

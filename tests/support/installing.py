@@ -32,6 +32,9 @@ BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the 
 RUN_TIMEOUT_S = 300
 # The runtime's dependencies, as wheels tests/run.py fetched into the test environment.
 WHEELS = Path(sys.prefix) / run.WHEELS
+# Taken only while the environment is installed for this pyproject.toml: after a dependency
+# changed, until tests/run.py runs again, pip goes to the index as before.
+OFFLINE = run.installed(Path(sys.prefix))
 
 
 def runtime_of(xdg_data_home: Path) -> Runtime:
@@ -47,7 +50,7 @@ def install_env(data: Path, home: Path | None = None, **extra: str) -> dict[str,
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SPARRING_") or k.startswith("SPARRING_TEST_")}
     env["XDG_DATA_HOME"] = str(data)
-    if WHEELS.is_dir():  # no index: pip finds every dependency of the runtime there
+    if OFFLINE:  # no index: pip finds every dependency of the runtime in WHEELS
         env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELS))
     if home is not None:
         env["HOME"] = str(home)
