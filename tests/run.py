@@ -115,7 +115,6 @@ def fetch_wheels(python: Path, wheels: Path) -> None:
     wheels.mkdir(exist_ok=True)
 
 
-
 def create(venv: Path) -> None:
     if not ensurepip_available():
         raise SetupFailed(NO_ENSUREPIP.format(python=sys.executable))
