@@ -25,6 +25,7 @@ import pytest
 from sparring.cli import entry
 from sparring.cli.main import main
 from sparring.process import backend, tree
+from support.fake_codex import read_calls
 from support.gitrepo import IDENTITY, git
 from support.launcher import Launcher
 
@@ -205,9 +206,7 @@ class FakeCodex:
         self.monkeypatch.setenv("FAKE_CODEX_SCRIPT", str(path))
 
     def calls(self) -> list[dict[str, Any]]:
-        if not self.log_dir.is_dir():
-            return []
-        return [json.loads(p.read_text()) for p in sorted(self.log_dir.glob("call-*.json"))]
+        return read_calls(self.log_dir)
 
     def stdin_of(self, index: int, timeout: float = 30.0) -> bytes:
         """What call `index` read from its stdin (-1: the latest so far). A positive index

@@ -22,6 +22,8 @@ from typing import Any
 import psutil
 import pytest
 
+from support.fake_codex import parse_config_value, read_calls, to_json
+
 SUPPORT = Path(__file__).resolve().parent / "support"
 FAKE = SUPPORT / "bin" / "codex"
 THREAD_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -122,7 +124,7 @@ class Fake:
             proc.stderr.close()
 
     def calls(self) -> list[dict[str, Any]]:
-        return [json.loads(p.read_text()) for p in sorted(self.log.glob("call-*.json"))]
+        return read_calls(self.log)
 
     def first_call_once(self, ready: Any, timeout: float = 30.0) -> dict[str, Any]:
         """The first call's log once `ready(log)` holds: a fake just started is a new Python,
@@ -923,3 +925,50 @@ def test_login_ignores_key_variables_and_an_empty_key(tmp_path: Path) -> None:
                                              "OPENAI_API_KEY": "sk-y"}).code == 1
     empty = fake.run("login", "--with-api-key", stdin=b"")
     assert empty.code == 1 and empty.stderr.endswith("No API key provided via stdin.\n")
+
+
+# --------------------------------------------------------------------------------------------
+# The fake's own start: the suite runs it a few thousand times
+# --------------------------------------------------------------------------------------------
+
+WRITTEN = [
+    None, True, False, 0, -7, 2**70, 0.1, 1e300, -0.0, float("nan"), float("inf"),
+    float("-inf"), "", "plain", 'quote " backslash \\ slash /', "\n\r\t\b\f\x00\x1f\x7f",
+    "ünïcødé 🤖 \u2028", "\ud800 lone surrogate", [], {}, [1, [2, {"a": None}]],
+    {"k": {"n": [True, "x"]}, "é": 1.5}, ("tuple", 1),
+]
+
+
+@pytest.mark.parametrize("value", WRITTEN, ids=repr)
+def test_the_fake_writes_json_as_json_dumps_does(value: Any) -> None:
+    assert to_json(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("raw", [
+    "high", "x-high", "a_b", "medium", "true", "false", "inf", "nan", "-inf", "+inf", "5",
+    "1_000", "1e3", "0x1F", '"quoted"', "'single'", "[1, 2]", "{a = 1}", "hi there", "é", "a1",
+    "_", "-", "infinity", "1979-05-27",
+])
+def test_a_config_value_is_read_as_toml_else_as_its_text(raw: str) -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    try:
+        expected = tomllib.loads(f"_x_ = {raw}")["_x_"]
+    except tomllib.TOMLDecodeError:
+        expected = raw.strip("\"'")
+    assert repr(parse_config_value(raw)) == repr(expected)  # nan == nan is False
+
+
+@pytest.mark.parametrize("args", [
+    ("--version",), ("exec", "--help"), ("login", "status"),
+    ("exec", "--json", "-c", "model_reasoning_effort=high", "-s", "read-only", "hi"),
+], ids=" ".join)
+def test_what_the_suite_runs_most_loads_no_json_tomllib_or_hashlib(fake: Fake,
+                                                                   args: tuple[str, ...]) -> None:
+    """Those imports (re, enum, typing, OpenSSL) once took half of a turn's CPU (36 ms)."""
+    done = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", str(FAKE), *args],
+                          capture_output=True, text=True, env=fake.environ(None), cwd=fake.cwd,
+                          timeout=30)
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+              if line.startswith("import time:")}
+    assert "fake_codex" in loaded, done.stderr
+    assert not loaded & {"json", "tomllib", "hashlib", "re"}, done.stderr

@@ -18,21 +18,26 @@ processes in FAKE_CODEX_STATE_DIR) uses entry N, and the last entry repeats. An 
 `write_content`, `delete_path`, `exit_code`; the environment variables fill in missing keys.
 
 With FAKE_CODEX_LOG_DIR set, every invocation writes `call-NNNN.json` (argv, cwd, pid, pgid,
-tracked env, prompt, stdin size/sha256, mode, thread_id, exit_code, ...) and `call-NNNN.stdin`
-(the raw stdin bytes). Stdlib only; Python 3.10+.
+tracked env, prompt, stdin size, mode, thread_id, exit_code, ...) and `call-NNNN.stdin` (the raw
+stdin bytes); `read_calls` reads them back. Stdlib only; Python 3.10+.
+
+The suite starts the fake a few thousand times, so its start is kept short: it writes JSON with
+`to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, auth.json),
+`tomllib` only for a `-c` value that is not a bare word, and no `hashlib` (`read_calls` adds the
+sha256 of what a call read). Those imports (re, enum, typing, OpenSSL) cost more than the rest
+of the fake: 36 ms of CPU for a turn with them, 17 without.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
 import time
 
 # Startup time matters (tests spawn the fake a lot): no dataclasses/typing/contextlib at runtime.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import json
     from collections.abc import Callable, Iterable
     from typing import Any, NoReturn
 
@@ -165,6 +170,37 @@ def now_iso() -> str:
     ns = time.time_ns()
     secs, frac = divmod(ns, 1_000_000_000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{frac // 1_000_000:03d}Z"
+
+
+_ESCAPED = {code: f"\\u{code:04x}" for code in range(0x20)}
+_ESCAPED.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\b"): "\\b", ord("\f"): "\\f",
+                 ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def to_json(value: Any) -> str:
+    """`json.dumps(value, separators=(",", ":"), ensure_ascii=False)`, as serde_json writes
+    (codex's JSONL, its rollouts), for the values the fake writes: dicts with str keys, lists,
+    tuples, str, int, float, bool and None (tests/test_fake_codex.py holds it to json.dumps)."""
+    if isinstance(value, str):
+        return '"' + value.translate(_ESCAPED) + '"'
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{to_json(str(key))}:{to_json(item)}"
+                              for key, item in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_json(item) for item in value) + "]"
+    raise TypeError(f"fake codex: {type(value).__name__} is not written as JSON")
+
+
+def _number(value: int | float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
 
 
 def new_thread_id() -> str:
@@ -733,9 +769,13 @@ def login_status() -> int:
     model provider in config.toml do not count."""
     try:
         with open(auth_file(), encoding="utf-8") as fh:
-            auth = json.load(fh)
+            text = fh.read()
     except FileNotFoundError:
         fail("Not logged in")
+    import json
+
+    try:
+        auth = json.loads(text)
     except json.JSONDecodeError as exc:
         fail("Error checking login status: failed to deserialize CLI auth from file: "
              + serde_json_error(exc))
@@ -748,6 +788,8 @@ def login_status() -> int:
 
 
 def login_with_api_key() -> int:
+    import json
+
     err("Reading API key from stdin...")
     key = sys.stdin.read().strip()
     if not key:
@@ -804,7 +846,6 @@ class CallLog:
             "stdin_isatty": os.isatty(0),
             "stdin_read": False,
             "stdin_bytes": 0,
-            "stdin_sha256": None,
             "prompt": None,
             "mode": None,
             "thread_id": None,
@@ -826,7 +867,7 @@ class CallLog:
         return log
 
     def _dump(self) -> str:
-        return json.dumps(self.data, indent=2, sort_keys=True) + "\n"
+        return to_json(self.data) + "\n"
 
     def path(self, suffix: str) -> str:
         return os.path.join(self.directory, f"call-{self.seq:04d}.{suffix}")
@@ -846,12 +887,29 @@ class CallLog:
         os.replace(tmp, self.path("stdin"))
         if raw is None:
             return
-        import hashlib
-
         self.update(
-            stdin_read=True, stdin_bytes=len(raw), stdin_sha256=hashlib.sha256(raw).hexdigest(),
+            stdin_read=True, stdin_bytes=len(raw),
             stdin_read_unix=time.time(),  # when its end came: the prompt was whole then
         )
+
+
+def read_calls(directory: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The calls logged in `directory`, in order, each with `stdin_sha256`: the sha256 of what
+    it read from stdin (None until it read it all), taken here rather than in the fake."""
+    import glob
+    import hashlib
+    import json
+
+    calls = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(os.fspath(directory)), "call-*.json"))):
+        with open(path, encoding="utf-8") as fh:
+            call = json.load(fh)
+        call["stdin_sha256"] = None
+        if call.get("stdin_read"):
+            with open(path[: -len("json")] + "stdin", "rb") as fh:
+                call["stdin_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+        calls.append(call)
+    return calls
 
 
 # --------------------------------------------------------------------------------------------
@@ -862,6 +920,8 @@ _LOG: CallLog | None = None
 
 
 def _on_signal(signum: int, _frame: object) -> None:
+    import signal
+
     name = signal.Signals(signum).name
     code = 143 if signum == signal.SIGTERM else 1
     try:
@@ -876,6 +936,10 @@ def _on_signal(signum: int, _frame: object) -> None:
 
 
 def install_signal_handlers() -> None:
+    """As codex: TERM exits 143, INT 1. Set once the call is a turn: `signal` loads `enum`, a
+    fifth of the start of a `codex --version` or `--help` that ends at once."""
+    import signal
+
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
 
@@ -916,7 +980,10 @@ class Settings:
 
 
 def parse_config_value(raw: str) -> Any:
+    """The value as codex reads it: TOML, else the text itself (`high` is no TOML value)."""
     raw = raw.strip()
+    if _bare_word(raw):
+        return raw  # what TOML refuses, known without loading tomllib
     try:
         import tomllib
     except ImportError:  # Python 3.10
@@ -931,6 +998,14 @@ def parse_config_value(raw: str) -> Any:
     elif len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
         return raw[1:-1]
     return raw.strip("\"'")
+
+
+def _bare_word(raw: str) -> bool:
+    """A letter, then letters, `_` and `-` only, and not a TOML boolean or float (`inf`,
+    `nan`): not a TOML value."""
+    letters = raw.replace("_", "").replace("-", "")
+    return (raw.isascii() and raw[:1].isalpha() and letters.isalpha()
+            and raw not in ("true", "false", "inf", "nan"))
 
 
 def parse_config_overrides(items: list[str]) -> dict[str, Any]:
@@ -981,6 +1056,8 @@ def check_output_schema(path: str | None) -> None:
             text = fh.read()
     except OSError as exc:
         fail(f"Failed to read output schema file {path}: {os_error_text(exc)}")
+    import json
+
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
@@ -1145,6 +1222,8 @@ def sessions_dir(settings: Settings) -> str:
 
 
 def read_rollout(path: str) -> list[dict[str, Any]]:
+    import json
+
     lines: list[dict[str, Any]] = []
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
@@ -1246,7 +1325,7 @@ class Rollout:
     def _append(self, kind: str, payload: dict[str, Any]) -> None:
         if self.path is None:
             return
-        line = json.dumps({"timestamp": now_iso(), "type": kind, "payload": payload})
+        line = to_json({"timestamp": now_iso(), "type": kind, "payload": payload})
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
@@ -1344,7 +1423,7 @@ class Emitter:
         if obj.get("type") == "item.completed" and obj["item"].get("type") == "agent_message":
             self.last_message = obj["item"]["text"]
         if self.settings.json:
-            self.write_raw(json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n")
+            self.write_raw(to_json(obj) + "\n")
         else:
             self._pace()
             self._human(obj)
@@ -1409,12 +1488,14 @@ class Scenario:
         reply = pick("reply", "FAKE_CODEX_REPLY")
         usage = entry.get("usage")
         if usage is None and env("FAKE_CODEX_USAGE"):
+            import json
+
             usage = json.loads(env("FAKE_CODEX_USAGE") or "{}")
         delay = pick("delay", "FAKE_CODEX_DELAY")
         exit_code = pick("exit_code", "FAKE_CODEX_EXIT_CODE")
         self.mode = str(pick("mode", "FAKE_CODEX_MODE", "ok"))
         self.reply: str | None = (
-            reply if reply is None or isinstance(reply, str) else json.dumps(reply)
+            reply if reply is None or isinstance(reply, str) else _as_text(reply)
         )
         self.reasoning: str | None = pick("reasoning", "FAKE_CODEX_REASONING")
         self.delay = None if delay is None else float(delay)
@@ -1433,10 +1514,19 @@ class Scenario:
         self.script_index = script_index
 
 
+def _as_text(reply: Any) -> str:
+    """A scripted reply that is not a string, as a model would write it out."""
+    import json  # loaded already: the reply came from FAKE_CODEX_SCRIPT
+
+    return json.dumps(reply)
+
+
 def script_entry(state_dir: str) -> tuple[int, dict[str, Any]] | None:
     path = env("FAKE_CODEX_SCRIPT")
     if path is None:
         return None
+    import json
+
     try:
         with open(path, encoding="utf-8") as fh:
             entries = json.load(fh)
@@ -1618,7 +1708,7 @@ class Turn:
                 "actual_chars": len(self.prompt)}
         fail_anyhow(
             f"turn/start: turn/start failed: Input exceeds the maximum length of {limit} "
-            f"characters. (code -32602), data: {json.dumps(data, separators=(',', ':'))}",
+            f"characters. (code -32602), data: {to_json(data)}",
             frames=0,
         )
 
@@ -1658,6 +1748,8 @@ class Turn:
         sleep_forever()
 
     def mode_ignore_term(self) -> int:
+        import signal
+
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         return self.mode_hang()
 
@@ -1735,6 +1827,8 @@ class Turn:
         if not self.daemonize():
             await_lines(pidfile, 2)  # the daemon and a child it started
             return
+        import signal
+
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         note_pid(pidfile, os.getpid())
@@ -1757,6 +1851,8 @@ class Turn:
         if code is None and env("FAKE_CODEX_CRASH_EXIT"):
             code = int(env("FAKE_CODEX_CRASH_EXIT") or "101")
         if code is None:
+            import signal
+
             os.kill(os.getpid(), signal.SIGKILL)
             sleep_forever()
         raise Exit(code)
@@ -1807,7 +1903,7 @@ class Turn:
         self.out.write_raw('["item.completed",{"id":"item_9"}]\n')
         self.out.write_raw('{"id":"item_9","text":"an object without a type"}\n')
         self.answer()
-        done = json.dumps(self.completed_event(), separators=(",", ":"), ensure_ascii=False)
+        done = to_json(self.completed_event())
         self.out.write_raw(done)  # the last line has no trailing newline
         self.write_last_message(self.out.last_message)
         return self.exit_code(0)
@@ -1817,7 +1913,7 @@ class Turn:
             return self.mode_hang()
         self.start()
         item = {"id": self.out.next_item_id(), "type": "agent_message", "text": self.reply_text()}
-        line = json.dumps({"type": "item.completed", "item": item}, separators=(",", ":"))
+        line = to_json({"type": "item.completed", "item": item})
         self.out.write_raw(line[: len(line) // 2])
         sleep_forever()
 
@@ -1960,6 +2056,7 @@ def early_env_mode() -> str | None:
 
 def run_exec(argv: list[str], log: CallLog | None) -> int:
     inv = parse_invocation(argv)
+    install_signal_handlers()
     early = early_env_mode()
     if early is not None and log is not None:
         log.update(mode=early)
@@ -2006,7 +2103,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(ENV_DOC)
         return 0
     log = _LOG = CallLog.start(args)
-    install_signal_handlers()
     if env("FAKE_CODEX_TMP_WARNING") == "1":
         tmp = os.environ.get("TMPDIR") or "/tmp"
         home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
