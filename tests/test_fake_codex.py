@@ -964,7 +964,7 @@ def test_a_config_value_is_read_as_toml_else_as_its_text(raw: str) -> None:
 ], ids=" ".join)
 def test_what_the_suite_runs_most_loads_no_json_tomllib_or_hashlib(fake: Fake,
                                                                    args: tuple[str, ...]) -> None:
-    """Those imports (re, enum, typing, OpenSSL) once took half of a turn's CPU (36 ms)."""
+    """Those imports (re, enum, typing, OpenSSL) once took almost half of a turn's CPU (35 ms)."""
     done = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", str(FAKE), *args],
                           capture_output=True, text=True, env=fake.environ(None), cwd=fake.cwd,
                           timeout=30)

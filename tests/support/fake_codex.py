@@ -25,7 +25,7 @@ The suite starts the fake a few thousand times, so its start is kept short: it w
 `to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, auth.json),
 `tomllib` only for a `-c` value that is not a bare word, `signal` only for a turn, and no
 `hashlib` (`read_calls` adds the sha256 of what a call read). Those imports (re, enum, typing,
-OpenSSL) cost more than the rest of the fake: a turn took 36 ms of CPU with them and takes 20,
+OpenSSL) cost almost half of its start: a turn took 35 ms of CPU with them and takes 20,
 a `--version` 21 and now 13 (tests/test_fake_codex.py checks that they stay out).
 """
 
