@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -141,7 +142,12 @@ def require_binary(name: str, path: Path | None, *, required_in_ci: bool = True)
     """
     if path is not None:
         return path
-    reason = missing_reason(name)
+    missing(missing_reason(name), required_in_ci=required_in_ci)
+
+
+def missing(reason: str, *, required_in_ci: bool = True) -> NoReturn:
+    """Skip the test for what the machine lacks, or fail it when CI=true (where `.ci/run`
+    installed everything the suite needs)."""
     if required_in_ci and os.environ.get("CI") == "true":
         pytest.fail(reason)
     pytest.skip(reason)
