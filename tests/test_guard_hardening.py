@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +192,29 @@ def test_a_planted_fsmonitor_or_filter_never_runs(project: Path, tmp_path: Path,
     subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True)
     subprocess.run(["git", "hash-object", "src/app.py"], cwd=project, capture_output=True)
     assert {p.name for p in tmp_path.glob("ran*")} == {"ran-fsmonitor", "ran-clean"}
+
+
+@pytest.mark.parametrize("setting", [("core.trustctime", "false"), ("core.checkStat", "minimal")])
+def test_a_rewrite_with_its_mtime_put_back_is_seen_whatever_the_repository_says_of_stat_data(
+        repo: Path, setting: tuple[str, str]) -> None:
+    """A repository may tell git to ignore ctime (`core.trustctime=false`, advised where
+    something else moves it) or to compare little stat data (`core.checkStat=minimal`). Plain
+    git status then takes a same-size rewrite whose mtime was put back for the file it was:
+    a turn could change a tracked file unseen. The guard's git compares ctime regardless."""
+    git(repo, "config", *setting)
+    app = repo / "app.py"
+    os.utime(app, ns=(0, 10**18))  # an old mtime: not "racily clean", git trusts stat data
+    git(repo, "update-index", "-q", "--refresh")
+    old = app.stat()
+    base = guard.take(repo)
+    while time.time_ns() // 10**9 <= old.st_ctime_ns // 10**9:  # ctime is compared to the
+        time.sleep(0.05)  # second: a later one, as for any rewrite past the snapshot's second
+    app.write_text("print('HELLO')\n")  # the same size as "print('hello')\n"
+    os.utime(app, ns=(old.st_atime_ns, old.st_mtime_ns))
+    plain = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain"], cwd=repo,
+                           capture_output=True, text=True, check=True)
+    assert plain.stdout == ""  # the trap is armed: plain git sees nothing
+    assert [(c.path, c.change) for c in guard.compare(base)] == [("app.py", "modified")]
 
 
 def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> None:

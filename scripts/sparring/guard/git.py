@@ -5,7 +5,8 @@ A repository's own config can make a plain `git status` run programs: `core.fsmo
 by .gitattributes), hooks, a transport (`core.sshCommand`, a remote helper) when a partial
 clone fetches a missing object. Codex with a widened sandbox can write `.git/config`, so the
 guard must never run what it finds there. Every command here runs with `core.fsmonitor`
-off, hooks pointed nowhere, every transport refused (`protocol.allow=never`), replace refs
+off, ctime and the full stat data compared (whatever `core.trustctime` and `core.checkStat`
+say), hooks pointed nowhere, every transport refused (`protocol.allow=never`), replace refs
 ignored, optional locks off (the index is never rewritten under a concurrent git command of
 the user), no terminal prompt, and every filter driver that was not configured when the
 snapshot was taken (the user's own, such as git-lfs) switched off.
@@ -40,7 +41,11 @@ from pathlib import Path
 from sparring.errors import SparringError
 from sparring.process import spawn
 
-SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}", "protocol.allow=never")
+# The repository's word on what stat data proves is not taken either: with `core.trustctime`
+# off, or `core.checkStat=minimal`, git status takes a same-size rewrite whose mtime was put
+# back for the file it was (ctime, which no program can set back, is what gives it away).
+SAFE_CONFIG = ("core.fsmonitor=false", f"core.hooksPath={os.devnull}", "protocol.allow=never",
+               "core.trustctime=true", "core.checkStat=default")
 _FILTER_COMMANDS = (".clean", ".smudge", ".process")
 
 
