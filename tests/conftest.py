@@ -64,12 +64,13 @@ def dont_touch_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.chdir(tmp_path)
 
 
-# The process, fault and guard tests run under every process backend this system has
-# (process/backend.py): on Linux the kernel's, and the portable one macOS runs, forced here by
-# SPARRING_PROCESS_BACKEND. The rest of the suite runs under the system's own.
+# The process and fault tests, and the guard's over turns, run under every process backend
+# this system has (process/backend.py): on Linux the kernel's, and the portable one macOS runs,
+# forced here by SPARRING_PROCESS_BACKEND. The rest of the suite runs under the system's own:
+# test_guard.py and test_guard_hardening.py too, whose snapshots, checks and reverts start no
+# turn and never ask for a backend (the guard's git starts as every short command does).
 BACKEND_TESTS = frozenset({"test_process", "test_turn_processes", "test_processes_real_codex",
-                           "test_faults", "test_guard", "test_guard_hardening",
-                           "test_guard_turns"})
+                           "test_faults", "test_guard_turns"})
 BACKENDS = ("linux", "portable") if sys.platform.startswith("linux") else ("portable",)
 
 
