@@ -219,20 +219,37 @@ def unaccepted_violations(data: dict[str, Any]) -> list[TurnRecord]:
             if (t.get("guard") or {}).get("violation") and not t["guard"].get("accepted")]
 
 
+class GuardStop(NamedTuple):
+    """Turns whose changed files the user has not yet accepted, as a stop says them."""
+
+    message: str  # the last such turn's violation
+    changed: list[dict[str, Any]]  # the files every one of them changed
+    hint: str  # what to do (errors.guard_hint), naming the last one's baseline
+
+
+def guard_stop(session: Session, data: dict[str, Any], then: str) -> GuardStop | None:
+    """Why the loop stops on changed files, and what carries on (`then`) once the user has
+    decided; None when no turn's changes wait for the user."""
+    found = unaccepted_violations(data)
+    if not found:
+        return None
+    last = found[-1]
+    return GuardStop(last["guard"]["violation"]["message"],
+                     [c for t in found for c in t["guard"]["changed"]],
+                     guard_hint(last["guard"], session.id,
+                                session.turn_path(last["n"], BASELINE_FILE), then))
+
+
 def _check_guard(session: Session, data: dict[str, Any], accept: bool,
                  again: str | None) -> None:
     """Changed files stop the loop until the user says go on (every such turn counts, also
     one whose round was then re-asked)."""
-    found = unaccepted_violations(data)
-    if not found:
+    stop = guard_stop(session, data, again or f"run this `sparring resume {session.id}` again")
+    if stop is None:
         return
     if not accept:
-        last = found[-1]
-        retry = again or f"run this `sparring resume {session.id}` again"
-        raise SparringError("guard_violation", last["guard"]["violation"]["message"],
-                            guard_hint(last["guard"], session.id,
-                                       session.turn_path(last["n"], BASELINE_FILE), retry),
-                            changed=[c for t in found for c in t["guard"]["changed"]])
+        # The reason and the changed files name files Codex chose: data, printed as they are.
+        raise SparringError("guard_violation", stop.message, stop.hint, changed=stop.changed)
     with session.update() as locked:
         for turn in unaccepted_violations(locked):
             turn["guard"]["accepted"] = True

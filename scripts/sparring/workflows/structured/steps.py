@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from sparring import ledger
-from sparring.errors import Hint, SparringError, guard_hint
+from sparring.errors import Hint, SparringError
 from sparring.output import command, here
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
-from sparring.store.locate import BASELINE_FILE
 from sparring.store.sessions import Session
 from sparring.store.statefile import write_private
 from sparring.turn import launch
@@ -105,17 +104,13 @@ def _guard_stop(session: Session, data: AnySession,
                 step: dict[str, Any]) -> dict[str, Any] | None:
     """Files changed during a Codex turn: the loop stops here, whatever the decision, until
     the user decides; `after` is what comes next once they have."""
-    found = launch.unaccepted_violations(untyped(data))
-    if not found:
+    stop = launch.guard_stop(session, untyped(data), "carry on with `after`")
+    if stop is None:
         return None
-    last = found[-1]
     # The reason and the changed files name files Codex chose: data, printed as they are.
-    return {"action": "stop", "reason": last["guard"]["violation"]["message"],
-            "changed": [c for t in found for c in t["guard"]["changed"]],
-            "hint": Hint(guard_hint(last["guard"], session.id,
-                                    session.turn_path(last["n"], BASELINE_FILE),
-                                    "carry on with `after`")),
-            "command": command("guard", "accept", session.id), "after": step}
+    return {"action": "stop", "reason": stop.message, "changed": stop.changed,
+            "hint": Hint(stop.hint), "command": command("guard", "accept", session.id),
+            "after": step}
 
 
 def _report_step(session: Session, inbox: str) -> dict[str, Any]:
