@@ -84,7 +84,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 # gives each worker a contiguous share of the collection and later steals from the tail of the
 # longest queue, so a long test left at a tail keeps one worker busy while the others idle.
 SLOW_FIRST = (
-    # Long and needing no runtime: the first worker runs it while the next one makes the
+    # Busy and needing no runtime: the first worker runs it while the next one makes the
     # session's shared runtime (support/installing.py) that the real-client runs wait for.
     "test_faults.py::test_twenty_sessions_at_once[linux]",
     "integration/test_workflows.py::",

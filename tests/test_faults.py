@@ -4,6 +4,7 @@ no process left behind (the autouse `no_orphans` fixture checks the last part)."
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -332,9 +333,17 @@ def test_twenty_sessions_at_once(repo: Path, fake_codex: Any, sparring: Any) -> 
     ids = [sparring("init", "--skill", "deep-discussion").out["session"] for _ in range(20)]
     starts = [subprocess.Popen([*cli, "start", sid], cwd=repo, stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE) for sid in ids]
+    # Every question handed in before any start is waited for: one `communicate` at a time
+    # held each start at its stdin until the one before it had ended (twenty in a row).
     for i, proc in enumerate(starts):
-        proc.communicate(f"question {i}".encode(), timeout=120)
-        assert proc.returncode == 0
+        assert proc.stdin is not None
+        proc.stdin.write(f"question {i}".encode())
+        proc.stdin.close()
+    for proc in starts:
+        assert proc.wait(timeout=120) == 0
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.read())["ok"] is True
+        proc.stdout.close()
     results = [sparring("wait", sid, "--timeout", "60", "--full").out for sid in ids]
     assert [r["status"] for r in results] == ["completed"] * 20
     assert len({r["thread_id"] for r in results}) == 20
