@@ -187,6 +187,9 @@ def _started_since(first: int | None) -> list[int]:
     return [pid for pid in pids if pid > first]
 
 
+RELEASE_FILE = "fake-codex-release"
+
+
 @dataclass
 class FakeCodex:
     """Controls the fake `codex` on PATH and reads what it was asked."""
@@ -200,6 +203,11 @@ class FakeCodex:
         self.monkeypatch.setenv("FAKE_CODEX_MODE", mode)
         for key, value in env.items():
             self.monkeypatch.setenv(f"FAKE_CODEX_{key.upper()}", str(value))
+
+    def release(self) -> None:
+        """A `slow` turn running now, or started later, ends at once instead of at its delay:
+        for a test that needs Codex at work only until it has done something meanwhile."""
+        (self.tmp_path / RELEASE_FILE).touch()
 
     def script(self, entries: list[Any]) -> None:
         path = self.tmp_path / "fake-codex-script.json"
@@ -248,6 +256,7 @@ class FakeCodex:
 def fake_codex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeCodex:
     log_dir = tmp_path / "fake-codex-log"
     monkeypatch.setenv("FAKE_CODEX_LOG_DIR", str(log_dir))
+    monkeypatch.setenv("FAKE_CODEX_RELEASE", str(tmp_path / RELEASE_FILE))  # FakeCodex.release
     return FakeCodex(log_dir, monkeypatch, tmp_path)
 
 

@@ -260,6 +260,7 @@ def test_a_moved_debate_folder_does_not_break_the_session(debate: Debate, repo: 
     debate.write(0, "SQLite.\n")
     debate.sparring("debate", "round", str(debate.dir))
     debate.dir.rename(repo / "moved")
+    debate.fake.release()
     done = debate.sparring("wait", debate.session)
     assert done.exit_code == 0 and done.out["status"] == "completed"
     kept = Path(debate.sparring("status", debate.session).out["session_dir"])

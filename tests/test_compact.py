@@ -96,6 +96,7 @@ def think_about(run: Recorder, fake: Any) -> None:
     sid = run("init", "--skill", "think-about")["session"]
     run("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis?")
     assert run.both("wait", sid, "--timeout", "0.3")["status"] == "running"
+    fake.release()
     withheld = run("wait", sid, "--timeout", "30")
     assert withheld["review_withheld"]
     run("wait", sid, "--seal", run.file("my analysis", ".md"))

@@ -237,6 +237,7 @@ def test_codexs_round_file_is_never_written_through_a_folder_swapped_for_a_link(
     assert sparring("debate", "round", "debate").exit_code == 0
     (repo / "debate").rename(repo / "debate.moved")
     (repo / "debate").symlink_to(outside, target_is_directory=True)
+    fake_codex.release()
     waited = sparring("wait", sid, "--timeout", "30").out
     assert waited["status"] == "completed" and waited["guard"]["clean"] is False
     assert waited["debate"]["error"]["code"] == "path_is_link"  # the turn is shown all the same

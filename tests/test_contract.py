@@ -63,6 +63,7 @@ def test_the_documented_poll_keys_are_the_printed_ones(sparring: Any, session: s
     sparring("start", session, input=b"q")
     running = [sparring("poll", session).out, sparring("poll", session, "--full").out,
                sparring("wait", session, "--timeout", "0").out]
+    fake_codex.release()
     done = [sparring("wait", session).out, sparring("wait", session, "--full").out]
     fake_codex.mode("rate_limited")
     sparring("resume", session, input=b"again")

@@ -492,6 +492,7 @@ def _seal_too_early(case: Case) -> dict[str, Any]:
     case.fake.script([{"mode": "slow", "delay": "4", "reply": answer([cpt("X-1", "agree")])}])
     debate.start()
     found = failed(case.run("seal", debate.sid, "--file", debate.file("a.md", "# Mine\n")))
+    case.fake.release()
     assert debate.wait()["status"] == "completed"
     return found
 

@@ -616,6 +616,21 @@ def test_slow_mode_keeps_events_flowing(fake: Fake) -> None:
     assert result.items()[-1]["type"] == "agent_message"
 
 
+def test_slow_mode_ends_early_once_released(fake: Fake, tmp_path: Path) -> None:
+    """FAKE_CODEX_RELEASE: a test that needs the turn at work only until it has done
+    something ends it then, not at its delay."""
+    release = tmp_path / "release"
+    env = {"FAKE_CODEX_MODE": "slow", "FAKE_CODEX_DELAY": "600",
+           "FAKE_CODEX_RELEASE": str(release)}
+    with fake.popen(*exec_json("hi"), env=env) as run:
+        run.read_until(lambda b: b"command_execution" in b)
+        assert run.alive_after(0.3)  # at work, its delay far off
+        release.touch()
+        run.read_until(lambda b: b"turn.completed" in b)  # within 5 s, not 600
+        assert run.wait() == 0
+        assert json.loads(run.buffer.splitlines()[-1])["type"] == "turn.completed"
+
+
 def test_event_delay(fake: Fake) -> None:
     start = time.monotonic()
     fake.ok(*exec_json("hi"), env={"FAKE_CODEX_EVENT_DELAY": "0.1"})

@@ -109,6 +109,7 @@ def test_from_a_subfolder_the_inbox_is_there_and_claudes_writes_are_no_violation
     started = sparring("start", out["session"], "--prompt-file", "-", input=b"q")
     assert started.out.get("status") == "running", started.raw
     (Path(out["inbox"]) / "analysis.md").write_text("written while Codex works")
+    fake_codex.release()
 
     done = sparring("wait", out["session"], "--timeout", "30").out
 

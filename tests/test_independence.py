@@ -150,6 +150,7 @@ def test_the_seal_waits_for_the_end_of_codexs_round_one(
     assert running.error_code == "seal_too_early", running.raw
     assert "still running" in running.out["error"]["message"]
     assert (scratch / "analysis.md").is_file(), "a refused seal leaves the file in the inbox"
+    debate.fake.release()
     assert debate.wait()["status"] == "completed"
     assert sparring("wait", debate.sid, "--seal", analysis).exit_code == 0
 

@@ -39,6 +39,7 @@ def test_think_about_picks_up_at_the_verdict_then_at_the_next_round(
     assert judged.out["next"]["started"]
     assert f"Codex is answering round 2: `sparring wait {debate.sid}`" in \
         open_sessions(sparring)[debate.sid]["next"]
+    fake_codex.release()
     debate.wait()
     assert "round 2 and you have not judged it" in open_sessions(sparring)[debate.sid]["next"]
 
@@ -66,6 +67,7 @@ def test_dual_model_picked_up_while_codex_answers_waits_then_seals(
 
     assert step.startswith(f"Codex is answering round 1: `sparring wait {sid}` until it has "
                            "ended") and f"`sparring wait {sid} --seal " in step
+    fake_codex.release()
     assert sparring("wait", sid).out["status"] == "completed"
     step = open_sessions(sparring)[sid]["next"]
     assert "not sealed yet" in step and f"`sparring wait {sid} --seal " in step

@@ -386,6 +386,7 @@ def test_a_reask_starts_only_under_what_the_user_allows_at_that_moment(
     sid = sparring("init", "--skill", "dual-model").out["session"]
     assert sparring("start", sid, input=b"q").exit_code == 0
     path.write_text("sandbox: read-only\n")  # the user changed their mind
+    fake_codex.release()
 
     ended = sparring("wait", sid, "--timeout", "30").out
 

@@ -116,6 +116,7 @@ def test_poll_while_running_shows_concrete_activity(sparring: Any, session: str,
         assert seen, "poll must never report a bare 'running'"
         time.sleep(0.1)
     assert any(a["kind"] == "command" and "rg" in a["command"] for a in seen)
+    fake_codex.release()
     assert sparring("wait", session, "--timeout", "20").out["status"] == "completed"
 
 

@@ -92,6 +92,7 @@ def test_no_rejudging_once_the_next_round_started(debate: Debate, repo: Path) ->
     assert late.error_code == "rejudge_too_late", late.raw
     assert "round 1" in late.out["error"]["message"] and "round 2" in late.out["error"]["message"]
     assert engine_state(repo, debate.sid)["decisions"]["1"]["decision"] == "continue"
+    debate.fake.release()
     debate.wait()
     # Round 2 answered: a re-judgement of round 1 is still refused, never taken for round 2's
     # verdict (it was, before --rejudge named its round).

@@ -311,6 +311,7 @@ def test_claudes_own_writes_during_a_turn_are_not_a_violation(
     assert other.sparring("seal", other.sid, "--file", other.file("a.md", ANALYSIS)
                           ).out["sealed"] is True
     assert sparring("poll", debate.sid).out["status"] == "running"
+    fake_codex.release()
     out = debate.wait("--full")
     assert out["status"] == "completed", out
     assert out["guard"]["clean"] is True

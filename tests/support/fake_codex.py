@@ -75,6 +75,8 @@ FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for tur
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
                           the first pause between notices (default 5, then doubling)
+FAKE_CODEX_RELEASE        slow: a file whose appearance ends the delay early (a test that
+                          needs the turn running only until it has done something)
 FAKE_CODEX_EVENT_DELAY    seconds to sleep between JSONL lines (default 0)
 FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
 FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
@@ -1500,6 +1502,7 @@ class Scenario:
         )
         self.reasoning: str | None = pick("reasoning", "FAKE_CODEX_REASONING")
         self.delay = None if delay is None else float(delay)
+        self.release: str | None = env("FAKE_CODEX_RELEASE")
         self.usage = {k: int(v) for k, v in (usage or {}).items()}
         self.stderr: str | None = pick("stderr", "FAKE_CODEX_STDERR")
         self.command = str(pick("command", "FAKE_CODEX_COMMAND", SLOW_COMMAND))
@@ -1723,15 +1726,20 @@ class Turn:
         self.start()
         delay = 2.0 if self.scenario.delay is None else self.scenario.delay
         deadline = time.monotonic() + delay
+        release = self.scenario.release
+
+        def released() -> bool:
+            return release is not None and os.path.exists(release)
+
         self.reasoning("Looking through the repository before answering.")
         running = {"type": "command_execution", "command": SLOW_COMMAND, "aggregated_output": ""}
         while True:
             remaining = deadline - time.monotonic()
             item_id = self.item_started({**running, "exit_code": None, "status": "in_progress"})
-            sleep_in_steps(min(1.0, max(0.0, remaining)))
+            sleep_in_steps(min(1.0, max(0.0, remaining)), until=released)
             done = {**running, "aggregated_output": SLOW_OUTPUT, "exit_code": 0}
             self.item_completed({**done, "status": "completed"}, item_id)
-            if deadline - time.monotonic() <= 0:
+            if deadline - time.monotonic() <= 0 or released():
                 break
         self.answer()
         return self.complete()
@@ -2002,9 +2010,13 @@ def await_lines(path: str | None, count: int, timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-def sleep_in_steps(seconds: float, step: float = 0.05) -> None:
+def sleep_in_steps(seconds: float, step: float = 0.05,
+                   until: Callable[[], bool] | None = None) -> None:
+    """Sleep `seconds`, or until `until()` says so (asked every `step`)."""
     deadline = time.monotonic() + seconds
     while (remaining := deadline - time.monotonic()) > 0:
+        if until is not None and until():
+            return
         time.sleep(min(step, remaining))
 
 
