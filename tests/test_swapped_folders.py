@@ -35,13 +35,17 @@ def test_a_folder_codex_swapped_for_a_link_is_never_written_through(
     # folder moved away, and a link to the copy in its place; a moment later, Codex ends.
     fake_codex.mode("shell", shell=forge(tmp_path, f"""
 import shutil, time
-time.sleep(1.5)
+for _ in range(400):  # once `start` has returned (20 s at most)
+    if Path({str(tmp_path / 'go')!r}).exists():
+        break
+    time.sleep(0.05)
 shutil.copytree({str(place)!r}, {str(outside)!r}, symlinks=True)
 os.rename({str(place)!r}, {str(moved)!r})
 os.symlink({str(outside)!r}, {str(place)!r})
 Path({str(done)!r}).write_text('x')
 """))
     assert sparring("start", session, input=b"q").exit_code == 0
+    (tmp_path / "go").touch()
     deadline = time.monotonic() + 20
     while not done.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -79,12 +83,16 @@ def test_another_sessions_folder_swapped_for_a_link_is_not_written_through_by_th
     done = tmp_path / "swapped"
     fake_codex.mode("shell", shell=forge(tmp_path, f"""
 import time
-time.sleep(1.0)
+for _ in range(400):  # once `start` has returned (20 s at most)
+    if Path({str(tmp_path / 'go')!r}).exists():
+        break
+    time.sleep(0.05)
 os.rename({str(place)!r}, {str(moved)!r})
 os.symlink({str(outside)!r}, {str(place)!r})
 Path({str(done)!r}).write_text('x')
 """))
     assert sparring("start", session, input=b"q").exit_code == 0
+    (tmp_path / "go").touch()
     waited = sparring("wait", session, "--timeout", "30")
     assert done.exists(), waited.raw
     assert _files(outside) == {"session.json": b"the user's own file\n"}

@@ -108,7 +108,11 @@ def change(d):
                                   'violation': None}})
 edit({str(path)!r}, change)
 Path({str(tmp_path / 'forged')!r}).write_text('done')
-import time; time.sleep(4)
+import time
+for _ in range(400):  # at work until the test has looked (20 s at most)
+    if Path({str(tmp_path / 'looked')!r}).exists():
+        break
+    time.sleep(0.05)
 """))
     assert sparring("start", session, input=b"q").exit_code == 0
     deadline = time.monotonic() + 20
@@ -117,6 +121,7 @@ import time; time.sleep(4)
     polled = sparring("poll", session).out
     assert polled["status"] == "running", polled
     assert json.loads(path.read_text())["turns"][-1]["status"] == "running"
+    (tmp_path / "looked").touch()
     out = sparring("wait", session, "--timeout", "30").out
     assert out["status"] == "completed"
     assert out["guard"]["changed"] == [
