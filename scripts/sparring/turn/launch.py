@@ -248,7 +248,6 @@ def _check_guard(session: Session, data: dict[str, Any], accept: bool,
     if stop is None:
         return
     if not accept:
-        # The reason and the changed files name files Codex chose: data, printed as they are.
         raise SparringError("guard_violation", stop.message, stop.hint, changed=stop.changed)
     with session.update() as locked:
         for turn in unaccepted_violations(locked):
