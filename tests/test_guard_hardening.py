@@ -207,9 +207,13 @@ def test_a_rewrite_with_its_mtime_put_back_is_seen_whatever_the_repository_says_
     git(repo, "update-index", "-q", "--refresh")
     old = app.stat()
     base = guard.take(repo)
-    while time.time_ns() // 10**9 <= old.st_ctime_ns // 10**9:  # ctime is compared to the
-        time.sleep(0.05)  # second: a later one, as for any rewrite past the snapshot's second
-    app.write_text("print('HELLO')\n")  # the same size as "print('hello')\n"
+    # git compares ctime to the second: the rewrite's must fall in a later one, as for any
+    # rewrite past the snapshot's second (the file's own clock may lag Python's by a tick).
+    while True:
+        app.write_text("print('HELLO')\n")  # the same size as "print('hello')\n"
+        if app.stat().st_ctime_ns // 10**9 > old.st_ctime_ns // 10**9:
+            break
+        time.sleep(0.05)
     os.utime(app, ns=(old.st_atime_ns, old.st_mtime_ns))
     plain = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain"], cwd=repo,
                            capture_output=True, text=True, check=True)

@@ -224,7 +224,7 @@ class GuardStop(NamedTuple):
 
     message: str  # the last such turn's violation
     changed: list[dict[str, Any]]  # the files every one of them changed
-    hint: str  # what to do (errors.guard_hint), naming the last one's baseline
+    hint: str  # what to do (errors.guard_hint; the last one's baseline when its check failed)
 
 
 def guard_stop(session: Session, data: dict[str, Any], then: str) -> GuardStop | None:
