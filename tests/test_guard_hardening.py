@@ -221,6 +221,20 @@ def test_a_rewrite_with_its_mtime_put_back_is_seen_whatever_the_repository_says_
     assert [(c.path, c.change) for c in guard.compare(base)] == [("app.py", "modified")]
 
 
+def test_a_case_only_twin_of_a_tracked_file_is_seen_whatever_the_repository_says(
+        repo: Path) -> None:
+    """A repository copied from a system that does not tell case apart says
+    `core.ignoreCase=true`; on one that does, plain git status then hides a new `APP.py`
+    beside the tracked `app.py`. The guard's git tells them apart where the filesystem does."""
+    git(repo, "config", "core.ignoreCase", "true")
+    base = guard.take(repo)
+    (repo / "APP.py").write_text("print('planted')\n")
+    plain = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "-uall"],
+                           cwd=repo, capture_output=True, text=True, check=True)
+    assert plain.stdout == ""  # the trap is armed: plain git sees nothing
+    assert [(c.path, c.change) for c in guard.compare(base)] == [("APP.py", "added")]
+
+
 def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> None:
     """A filter configured before the snapshot is the user's (git-lfs, say): it keeps
     working, so a stat-dirty file it cleans is not reported."""

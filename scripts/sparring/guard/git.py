@@ -6,7 +6,8 @@ by .gitattributes), hooks, a transport (`core.sshCommand`, a remote helper) when
 clone fetches a missing object. Codex with a widened sandbox can write `.git/config`, so the
 guard must never run what it finds there. Every command here runs with `core.fsmonitor`
 off, ctime and the full stat data compared (whatever `core.trustctime` and `core.checkStat`
-say), hooks pointed nowhere, every transport refused (`protocol.allow=never`), replace refs
+say), case told apart where the filesystem does (whatever `core.ignoreCase` says), hooks
+pointed nowhere, every transport refused (`protocol.allow=never`), replace refs
 ignored, optional locks off (the index is never rewritten under a concurrent git command of
 the user), no terminal prompt, and every filter driver that was not configured when the
 snapshot was taken (the user's own, such as git-lfs) switched off.
@@ -59,7 +60,7 @@ class Git:
         is switched off (this reads the config once, before any other command)."""
         self.root = root
         self.gitdir = gitdir or git_dir(root)
-        self.overrides: list[str] = list(SAFE_CONFIG)
+        self.overrides: list[str] = [*SAFE_CONFIG, *_case_config(root)]
         if trusted_filters is not None:
             self.overrides += neutralized(self.filters(), trusted_filters)
 
@@ -115,6 +116,25 @@ class Git:
             return found
 
         return finish
+
+
+def _case_config(root: Path) -> list[str]:
+    """`core.ignoreCase=false` where the tree's filesystem tells case apart. A repository that
+    says otherwise (one copied from macOS, say) makes git status hide a new file that differs
+    from a tracked one only in case (`makefile` beside `Makefile`). Where the filesystem
+    does not tell case apart (`.GIT` is `.git`), the repository's word stands."""
+    try:
+        lower = os.lstat(root / ".git")
+    except OSError:
+        return []
+    try:
+        upper = os.lstat(root / ".GIT")
+    except FileNotFoundError:
+        return ["core.ignoreCase=false"]
+    except OSError:
+        return []
+    return [] if (upper.st_dev, upper.st_ino) == (lower.st_dev, lower.st_ino) else [
+        "core.ignoreCase=false"]
 
 
 def has_includes(config: Mapping[str, str]) -> bool:
