@@ -854,20 +854,23 @@ class CallLog:
             "thread_id": None,
             "exit_code": None,
         }
+        # Written whole, then linked to the first free name: a reader never finds it empty,
+        # even when this process is killed at once (an early codex ended by its runner was,
+        # between making the file and writing it, and a test's read of the calls failed).
+        tmp = os.path.join(directory, f".call-new.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(to_json(data) + "\n")
         names = os.listdir(directory)
         seq = 1 + sum(1 for n in names if n.startswith("call-") and n.endswith(".json"))
         while True:
-            path = os.path.join(directory, f"call-{seq:04d}.json")
             try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                os.link(tmp, os.path.join(directory, f"call-{seq:04d}.json"))
             except FileExistsError:
                 seq += 1
                 continue
             break
-        log = cls(directory, seq, data)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(log._dump())
-        return log
+        os.unlink(tmp)
+        return cls(directory, seq, data)
 
     def _dump(self) -> str:
         return to_json(self.data) + "\n"
