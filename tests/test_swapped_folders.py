@@ -34,11 +34,8 @@ def test_a_folder_codex_swapped_for_a_link_is_never_written_through(
     # A copy of the folder outside (so the runner would find all it expects there), the
     # folder moved away, and a link to the copy in its place; a moment later, Codex ends.
     fake_codex.mode("shell", shell=forge(tmp_path, f"""
-import shutil, time
-for _ in range(400):  # once `start` has returned (20 s at most)
-    if Path({str(tmp_path / 'go')!r}).exists():
-        break
-    time.sleep(0.05)
+import shutil
+wait_for({str(tmp_path / 'go')!r})  # once `start` has returned
 shutil.copytree({str(place)!r}, {str(outside)!r}, symlinks=True)
 os.rename({str(place)!r}, {str(moved)!r})
 os.symlink({str(outside)!r}, {str(place)!r})
@@ -82,11 +79,7 @@ def test_another_sessions_folder_swapped_for_a_link_is_not_written_through_by_th
     place = repo / ".sparring" / "sessions" / other
     done = tmp_path / "swapped"
     fake_codex.mode("shell", shell=forge(tmp_path, f"""
-import time
-for _ in range(400):  # once `start` has returned (20 s at most)
-    if Path({str(tmp_path / 'go')!r}).exists():
-        break
-    time.sleep(0.05)
+wait_for({str(tmp_path / 'go')!r})  # once `start` has returned
 os.rename({str(place)!r}, {str(moved)!r})
 os.symlink({str(outside)!r}, {str(place)!r})
 Path({str(done)!r}).write_text('x')

@@ -857,20 +857,21 @@ class CallLog:
         # Written whole, then linked to the first free name: a reader never finds it empty,
         # even when this process is killed at once (an early codex ended by its runner was,
         # between making the file and writing it, and a test's read of the calls failed).
+        names = os.listdir(directory)
+        log = cls(directory, 1 + sum(1 for n in names if n.startswith("call-")
+                                     and n.endswith(".json")), data)
         tmp = os.path.join(directory, f".call-new.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(to_json(data) + "\n")
-        names = os.listdir(directory)
-        seq = 1 + sum(1 for n in names if n.startswith("call-") and n.endswith(".json"))
+            fh.write(log._dump())
         while True:
             try:
-                os.link(tmp, os.path.join(directory, f"call-{seq:04d}.json"))
+                os.link(tmp, log.path("json"))
             except FileExistsError:
-                seq += 1
+                log.seq += 1
                 continue
             break
         os.unlink(tmp)
-        return cls(directory, seq, data)
+        return log
 
     def _dump(self) -> str:
         return to_json(self.data) + "\n"
