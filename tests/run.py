@@ -13,6 +13,9 @@ A Python without `ensurepip` (Debian/Ubuntu without the python3-venv package) ca
 into a virtual environment. The tests need that, and so does install.py, which makes one for the
 skills' runtime; so then it stops at once and says what to install, or to run this file with
 another Python. `SPARRING_TEST_VENV` names another folder for the environment.
+
+`python3 tests/run.py --prepare` makes the environment and stops there, running no test:
+.ci/run makes it so while npm installs the real binaries beside it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 STAMP = ".sparring-test-stamp"  # what the environment was last installed for
 WHEELS = "wheels"  # in the environment: the runtime's dependencies, for install.py offline
+PREPARE = "--prepare"  # the only argument: make the environment, run no test
 # The installed package's own dependencies, without the optional ones (`extra == ...`).
 _REQUIREMENTS = ("from importlib.metadata import requires\n"
                  "print(*(r for r in requires('sparring') or [] if 'extra ==' not in r), "
@@ -62,6 +66,8 @@ def main(argv: list[str]) -> int:
     except SetupFailed as exc:
         print(f"tests/run.py: {exc}", file=sys.stderr)
         return 1
+    if argv == [PREPARE]:
+        return 0
     return subprocess.call([str(python), "-m", "pytest", *parallel(argv), *argv], cwd=ROOT)
 
 

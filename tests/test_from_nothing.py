@@ -127,6 +127,36 @@ def test_an_install_cut_short_is_done_again_at_the_next_run(
     assert runner.installed(venv)
 
 
+def test_prepare_makes_the_environment_and_runs_no_test(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--prepare` (what .ci/run runs while npm installs the real binaries beside it) makes the
+    environment and stops; with any other argument, pytest runs, and is given it."""
+    runner = load_runner()
+    monkeypatch.setenv("SPARRING_TEST_VENV", str(tmp_path / "venv"))
+    prepared: list[Path] = []
+    monkeypatch.setattr(runner, "prepare", lambda venv: prepared.append(venv) or venv / "python")
+    called: list[list[str]] = []
+    monkeypatch.setattr(runner.subprocess, "call", lambda argv, cwd: called.append(argv) or 0)
+
+    assert runner.main([runner.PREPARE]) == 0
+    assert prepared == [tmp_path / "venv"] and called == []
+
+    assert runner.main(["-q", "tests/test_repo.py"]) == 0
+    assert prepared[-1] == tmp_path / "venv"
+    assert called and called[0][-2:] == ["-q", "tests/test_repo.py"]
+
+
+def test_ci_makes_the_environment_while_npm_installs() -> None:
+    """.ci/run waits for each npm install it starts in the background before the suite."""
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    started = [line for line in ci if line.rstrip().endswith("&")]
+    assert len(started) == 2 and "python3 tests/run.py --prepare" in ci
+    waits = [line for line in ci if line.startswith("wait ")]
+    assert len(waits) == 2
+    assert ci.index("python3 tests/run.py --prepare") < ci.index(waits[0])
+    assert ci.index(waits[-1]) < len(ci) - 1
+
+
 def test_ensurepip_is_found_where_venv_looks_for_it() -> None:
     import sysconfig
 
