@@ -146,15 +146,68 @@ def test_prepare_makes_the_environment_and_runs_no_test(
     assert called and called[0][-2:] == ["-q", "tests/test_repo.py"]
 
 
-def test_ci_makes_the_environment_while_npm_installs() -> None:
-    """.ci/run waits for each npm install it starts in the background before the suite."""
-    ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    started = [line for line in ci if line.rstrip().endswith("&")]
-    assert len(started) == 2 and "python3 tests/run.py --prepare" in ci
-    waits = [line for line in ci if line.startswith("wait ")]
-    assert len(waits) == 2
-    assert ci.index("python3 tests/run.py --prepare") < ci.index(waits[0])
-    assert ci.index(waits[-1]) < len(ci) - 1
+# What .ci/run runs, in a copy of it: `npm` and `python3` are stand-ins that note each call in
+# CALLS; an npm install into FAIL_PREFIX fails, one into SLOW_PREFIX takes 30 s (its pid in
+# NPM_PID), and `tests/run.py --prepare` fails when PREPARE_FAILS is set.
+_NPM = """#!/bin/sh
+prefix=$3
+if [ "$prefix" = "$SLOW_PREFIX" ]; then echo $$ > "$NPM_PID"; exec sleep 30; fi
+sleep 0.5
+[ "$prefix" = "$FAIL_PREFIX" ] && exit 1
+echo "npm $prefix" >> "$CALLS"
+"""
+_PYTHON3 = """#!/bin/sh
+echo "python3 $*" >> "$CALLS"
+[ "$*" = "tests/run.py --prepare" ] && [ -n "$PREPARE_FAILS" ] && exit 4
+exit 0
+"""
+
+
+def run_ci(tmp_path: Path, **env: str) -> tuple[int, list[str]]:
+    """.ci/run, copied into tmp_path, with the stand-ins first on PATH: its exit status and
+    the calls noted, in order."""
+    (tmp_path / ".ci").mkdir()
+    ci = tmp_path / ".ci" / "run"
+    ci.write_bytes((ROOT / ".ci" / "run").read_bytes())
+    ci.chmod(0o755)
+    stand_ins = tmp_path / "bin"
+    stand_ins.mkdir()
+    for name, text in (("npm", _NPM), ("python3", _PYTHON3)):
+        (stand_ins / name).write_text(text)
+        (stand_ins / name).chmod(0o755)
+    calls = tmp_path / "calls"
+    calls.touch()
+    done = subprocess.run([str(ci)], capture_output=True, text=True, timeout=20, env={
+        "PATH": f"{stand_ins}:/usr/bin:/bin", "CALLS": str(calls),
+        "NPM_PID": str(tmp_path / "npm.pid"), "FAIL_PREFIX": "", "SLOW_PREFIX": "", **env})
+    return done.returncode, calls.read_text().splitlines()
+
+
+def test_ci_makes_the_environment_while_npm_installs_and_waits_for_both(
+        tmp_path: Path) -> None:
+    code, calls = run_ci(tmp_path)
+    assert code == 0
+    assert calls[0] == "python3 tests/run.py --prepare"  # beside the installs, not after
+    assert sorted(calls[1:3]) == ["npm .ci/node", "npm .ci/node197"]
+    assert calls[3:] == ["python3 tests/run.py"]  # the suite, once both are in
+
+
+@pytest.mark.parametrize("prefix", [".ci/node", ".ci/node197"])
+def test_ci_stops_when_an_npm_install_fails(tmp_path: Path, prefix: str) -> None:
+    code, calls = run_ci(tmp_path, FAIL_PREFIX=prefix)
+    assert code != 0
+    assert "python3 tests/run.py" not in calls
+
+
+def test_ci_stops_when_the_environment_cannot_be_made_and_ends_npm(tmp_path: Path) -> None:
+    import psutil
+
+    code, calls = run_ci(tmp_path, PREPARE_FAILS="1", SLOW_PREFIX=".ci/node197")
+    assert code == 4 and "python3 tests/run.py" not in calls
+    npm = int((tmp_path / "npm.pid").read_text())
+    with pytest.raises(psutil.NoSuchProcess):  # ended with it, not left to run on
+        if psutil.Process(npm).status() == psutil.STATUS_ZOMBIE:
+            raise psutil.NoSuchProcess(npm)
 
 
 def test_ensurepip_is_found_where_venv_looks_for_it() -> None:
