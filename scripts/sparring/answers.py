@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sparring import schema
+from sparring import schema, yamltext
 from sparring.choices import CLAUDE_SYNTHESIS, CLAUDE_VERDICT
 from sparring.choices import CODEX_ANSWER as CODEX_ANSWER  # what answers names
 from sparring.errors import SparringError
@@ -89,11 +89,9 @@ def load_json(raw: bytes, what: str) -> Any:
 
 
 def _yaml_mapping(text: str, what: str, hint: str) -> dict[str, Any] | None:
-    import yaml
-
     try:
-        found = yaml.safe_load(text)
-    except yaml.YAMLError:
+        found = yamltext.load(text)
+    except ValueError:
         return None
     except RecursionError:
         raise _nested(what, hint) from None

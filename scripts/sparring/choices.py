@@ -1,5 +1,5 @@
 """What a user chooses from by name: a turn's effort, Codex's sandbox, the schema Codex
-answers in. Here, so that the command line's declarations (cli/declared.py), the settings
+answers in. Here, so that the command line's declarations (params.py), the settings
 (config.py) and the schemas (answers.py) name them once."""
 
 EFFORTS = ("low", "medium", "high", "xhigh")

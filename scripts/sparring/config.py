@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import string
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from sparring import limits, paths
+from sparring import limits, paths, yamltext
 from sparring.choices import EFFORTS as EFFORTS  # settings name them
 from sparring.choices import SANDBOXES as SANDBOXES
 from sparring.errors import SparringError
@@ -65,6 +66,12 @@ def model_name(value: Any) -> str:
     return text
 
 
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{value!r} is not true or false")
+    return value
+
+
 REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
 
 
@@ -90,33 +97,161 @@ def _report_path(value: Any) -> str:
     return text
 
 
-# Top-level key -> validator: how codex turns run.
-SETTINGS: dict[str, Callable[[Any], Any]] = {
-    "effort": _choice(EFFORTS),
-    "model": model_name,
-    "sandbox": _choice(SANDBOXES),  # a request: it may narrow what the user allows (sandbox.py)
-    "timeout": _seconds,
-    "stall_after": _seconds,
-    "offline_after": _seconds,
-    "budget_tokens": _positive_int,  # a new session's token budget (budget.py)
-}
+# -- the settings of a Codex turn, declared once ----------------------------------------------
+
+# How a later round of the same thread gets a setting (`resume`, a workflow's later rounds).
+KEPT = "kept"  # the thread's, always: no later round sets it (a switch of model mid-thread
+# makes codex inject a large model-switch message)
+CARRIED = "carried"  # the previous round's, unless this round sets it
+FRESH = "fresh"  # as for round one: the option, else sparring.yaml, else the default
+
+
+@dataclass(frozen=True)
+class CodexArg:
+    """Where a setting goes on codex's command line: `flag VALUE`, or with `key`
+    `flag KEY=VALUE` (a `-c` override of codex's config); `long`, the flag as `codex exec
+    --help` spells it (doctor checks it is there); `exec_only`: a flag of `codex exec`
+    itself, given before `resume` (the resume subcommand does not take it)."""
+
+    flag: str
+    long: str
+    key: str | None = None
+    exec_only: bool = False
+
+    def words(self, value: Any) -> list[str]:
+        text = _toml(value) if self.key else str(value)
+        return [self.flag, f"{self.key}={text}" if self.key else text]
+
+    def value_of(self, word: str) -> Any:
+        """The value in `word`, the word after `flag` on a command line, as `words` made it,
+        when it is this argument's (its key's, for `-c`); None when it is not."""
+        if self.key is None:
+            return word
+        key, equals, value = word.partition("=")
+        if not equals or key != self.key:
+            return None
+        return {"true": True, "false": False}.get(value, value)
+
+
+def _toml(value: Any) -> str:
+    """A value as a `-c` override spells it (TOML): true and false for a switch."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting of a Codex turn. From this row come: its option on every verb that starts
+    a turn (`--NAME`, its `help`, value `kind` and `choices`, the variable `env` it reads),
+    its key at the top of sparring.yaml (`in_file`), its check (`check`: a value as
+    sparring.yaml or the option gives it, returned as the setting's value, or ValueError),
+    its default, given the settings chosen before it (`default`), its entry in the turn's
+    record and the shape store/shapes.py checks (`shape`; `required`: every turn recorded
+    since it exists has it), its words on codex's command line, which the last gate before
+    codex allows only as this row makes them (`codex`; None: the runner enforces it, codex
+    never sees it), and what a later round of the thread does with it (`resume`).
+
+    `group`: `codex` (what Codex runs with) or `limit` (what the runner enforces): a
+    workflow's verb takes the options of one group or of both (sparring/params.py)."""
+
+    name: str
+    help: str
+    kind: str
+    check: Callable[[Any], Any]
+    default: Callable[[Mapping[str, Any]], Any]
+    shape: str
+    group: str
+    choices: tuple[str, ...] = ()
+    env: str | None = None
+    option: bool = True
+    in_file: bool = True
+    required: bool = True
+    codex: CodexArg | None = None
+    resume: str = FRESH
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+TURN_SETTINGS: tuple[Setting, ...] = (
+    Setting("effort", "Codex reasoning effort. Default: sparring.yaml `effort`, else high",
+            "choice", _choice(EFFORTS), lambda chosen: "high", "str", "codex",
+            choices=EFFORTS, env="SPARRING_EFFORT", resume=CARRIED,
+            codex=CodexArg("-c", "--config", key="model_reasoning_effort")),
+    Setting("model", "Codex model. Default: sparring.yaml `model`, else codex's own "
+            "configuration", "text", model_name, lambda chosen: None, "str?", "codex",
+            env="SPARRING_MODEL", resume=KEPT, codex=CodexArg("-m", "--model")),
+    # A request: it may only narrow what the user allows (codex/sandbox.py decides, and the
+    # gate checks it against what they allow when codex starts).
+    Setting("sandbox", "Narrow Codex's sandbox. Default: what the user allows "
+            "(SPARRING_SANDBOX in their shell, else their config file; else read-only). "
+            "Never wider", "choice", _choice(SANDBOXES), lambda chosen: "read-only", "str",
+            "codex", choices=SANDBOXES, resume=CARRIED,
+            codex=CodexArg("-s", "--sandbox", exec_only=True)),
+    Setting("timeout", "Wall-clock limit of the turn, seconds (at most a day). Default by "
+            "effort: low 600, medium 1200, high 1800, xhigh 3600", "seconds", _seconds,
+            lambda chosen: TIMEOUT_BY_EFFORT[chosen["effort"]], "num", "limit",
+            env="SPARRING_TIMEOUT"),
+    Setting("stall_after", "End the turn when codex prints no event for this many seconds. "
+            "Default by effort: 180/300/600/900", "seconds", _seconds,
+            lambda chosen: STALL_BY_EFFORT[chosen["effort"]], "num", "limit",
+            env="SPARRING_STALL_AFTER"),
+    Setting("offline_after", "End the turn as network_unreachable when codex reports only "
+            "reconnecting for this many seconds. Default: 60", "seconds", _seconds,
+            lambda chosen: OFFLINE_AFTER, "num", "limit", env="SPARRING_OFFLINE_AFTER",
+            required=False),  # turns recorded before it had none
+)
+
+
+def setting(name: str) -> Setting:
+    (found,) = (s for s in TURN_SETTINGS if s.name == name)
+    return found
+
+
+class TurnSettings(Mapping[str, Any]):
+    """The settings of one turn, by name, one for each row of TURN_SETTINGS: what codex's
+    command line (codex.exec_argv) and the turn's record are made from."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = {s.name: values[s.name] for s in TURN_SETTINGS}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> TurnSettings:
+        """A turn's settings as its record keeps them; one an older turn lacks is its
+        default."""
+        found: dict[str, Any] = {}
+        for row in TURN_SETTINGS:
+            found[row.name] = record[row.name] if row.name in record else row.default(found)
+        return cls(found)
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def record(self) -> dict[str, Any]:
+        """As the turn's record keeps them."""
+        return dict(self._values)
+
+
+def top_level() -> dict[str, Callable[[Any], Any]]:
+    """sparring.yaml's top-level keys, each with its check: how codex turns run (the
+    settings table's, as it is now), and a new session's token budget (budget.py)."""
+    return {**{s.name: s.check for s in TURN_SETTINGS if s.in_file},
+            "budget_tokens": _positive_int}
 # Per-workflow sections (`think-about: {max_rounds: 4}`): how the debate runs.
 WORKFLOW_SETTINGS: dict[str, Callable[[Any], Any]] = {
     "max_rounds": limits.rounds,
     "report_path": _report_path,
     "budget_tokens": _positive_int,
+    "challenge": _boolean,  # think-about, dual-model: a cheap consensus is challenged first
 }
 # Each section's defaults are its workflow's own: the registry merges them
 # (workflows/registry.py, `settings`), and names the sections there are (`load_settings`).
-
-
-class TurnSettings(NamedTuple):
-    effort: str
-    model: str | None
-    sandbox: str
-    timeout: float
-    stall_after: float
-    offline_after: float = OFFLINE_AFTER  # turns recorded before this setting had none
 
 
 def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
@@ -125,15 +260,13 @@ def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
     path = root / CONFIG_FILE
     if not os.path.lexists(path):
         return {}
-    import yaml  # lazy: only verbs that start turns read the config
-
     # Committed with the repository: read through paths.py (a link to a secret, a FIFO
     # or a huge file is refused and named, never read), and only as UTF-8.
     text = paths.read_text(path, root, CONFIG_FILE, hint=f"fix or remove {CONFIG_FILE}: it "
                            "must be a plain UTF-8 text file in the project")
     try:
-        data = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError) as exc:
+        data = yamltext.load(text)
+    except (ValueError, RecursionError) as exc:
         raise _invalid(path, f"is not valid YAML: {exc}") from exc
     if data is None:
         return {}
@@ -143,15 +276,16 @@ def load(root: Path, sections: Collection[str] | None = None) -> dict[str, Any]:
 
 
 def _validate(path: Path, key: Any, value: Any, sections: Collection[str] | None) -> Any:
-    known = [*SETTINGS, *(sections or ("a workflow's section",))]
+    keys = top_level()
+    known = [*keys, *(sections or ("a workflow's section",))]
     is_section = key in sections if sections is not None else (
-        isinstance(value, dict) and key not in SETTINGS)
+        isinstance(value, dict) and key not in keys)
     if is_section:
         if not isinstance(value, dict):
             raise _invalid(path, f"section {key!r} must be a mapping")
         return {k: _check(path, WORKFLOW_SETTINGS, f"{key}.{k}", k, v, list(WORKFLOW_SETTINGS))
                 for k, v in value.items()}
-    return _check(path, SETTINGS, str(key), key, value, known)
+    return _check(path, keys, str(key), key, value, known)
 
 
 def _check(path: Path, table: dict[str, Callable[[Any], Any]], label: str, key: Any,
@@ -169,25 +303,23 @@ def _invalid(path: Path, why: str) -> SparringError:
     return SparringError("config_invalid", f"{path} {why}", f"fix or remove {path.name}")
 
 
-def resolve_turn(cli: dict[str, Any], file_settings: dict[str, Any]) -> TurnSettings:
-    """Merge command-line values (None when not given) over the file and the defaults."""
-    def pick(key: str, default: Any) -> Any:
-        value = cli.get(key)
-        return value if value is not None else file_settings.get(key, default)
-
-    effort = pick("effort", "high")
-    if cli.get("model") is not None:
-        try:
-            model_name(cli["model"])
-        except ValueError as exc:
-            raise SparringError("usage_error", f"--model: {exc}", "give a model name codex "
-                                "knows, e.g. --model gpt-5.5") from exc
-    return TurnSettings(
-        effort=effort,
-        model=pick("model", None),
-        sandbox=pick("sandbox", "read-only"),
-        timeout=float(pick("timeout", TIMEOUT_BY_EFFORT[effort])),
-        stall_after=float(pick("stall_after", STALL_BY_EFFORT[effort])),
-        offline_after=float(pick("offline_after", OFFLINE_AFTER)),
-    )
-
+def resolve_turn(given: Mapping[str, Any], file_settings: Mapping[str, Any]) -> TurnSettings:
+    """Each setting: as given (the command line, its variable, or a later round's carried
+    value; None when not given), else sparring.yaml's, else its default. A value given is
+    checked as the file's are (a bad one: usage_error, naming its option)."""
+    chosen: dict[str, Any] = {}
+    for row in TURN_SETTINGS:
+        value = given.get(row.name)
+        if value is not None:
+            try:
+                value = row.check(value)
+            except ValueError as exc:
+                raise SparringError("usage_error", f"{row.flag}: {exc}",
+                                    f"give {row.flag} a value it takes (`sparring start "
+                                    "--help`)") from exc
+        elif row.name in file_settings:
+            value = file_settings[row.name]
+        else:
+            value = row.default(chosen)
+        chosen[row.name] = value
+    return TurnSettings(chosen)

@@ -25,28 +25,24 @@ power loss could still lose is a step of a debate, never a file of the user's (r
 the user's files through here too, beside the ones they replace). Syncing every write would
 cost the guard's first snapshot one sync per file copied (thousands).
 
-Standard library only: install.py's parts write through here too. Paths are handled as
-text (os.path), and typing and contextlib are not loaded: the calls a debate makes every
-round import this module, and pathlib (with what it loads) costs them about 7 ms, typing
-4 ms, of a Python start of 10 to 20 (bench/status_bench.py).
+Standard library only: install.py's parts write through here too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import stat
+from collections.abc import Callable
+from types import TracebackType
+from typing import BinaryIO, TypeVar
 
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from types import TracebackType
-    from typing import BinaryIO, TypeVar
-
-    T = TypeVar("T")
-    P = TypeVar("P", bound="str | os.PathLike[str]")
-    Fill = Callable[[BinaryIO], T]
-    Where = str | os.PathLike[str]
+T = TypeVar("T")
+P = TypeVar("P", bound="str | os.PathLike[str]")
+Fill = Callable[[BinaryIO], T]
+Where = str | os.PathLike[str]
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -223,8 +219,6 @@ class locked:  # used as `with disk.locked(...)`, as a context manager
         self.path, self.wait, self.under, self.fd = path, wait, under, -1
 
     def __enter__(self) -> None:
-        import fcntl  # POSIX: here, so that native Windows is refused in words (host.py)
-
         parent, name = open_parent(self.path, under=self.under)
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -255,10 +249,8 @@ class locked:  # used as `with disk.locked(...)`, as a context manager
 
 
 def _unlink(name: str, parent: int) -> None:
-    try:  # noqa: SIM105 - contextlib, with what it loads, stays off every round's call
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(name, dir_fd=parent)
-    except FileNotFoundError:
-        pass
 
 
 def open_parent(path: Where, *, under: Where | None) -> tuple[int, str]:

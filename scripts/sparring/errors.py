@@ -7,9 +7,8 @@ output contract: SKILL.md files branch on them, so a code is never renamed.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
-    from typing import Any
+import re
+from typing import Any
 
 # Stable error codes. Keep this list in sync with README "Error codes" and
 # tests/test_contract.py, which pins it.
@@ -17,12 +16,15 @@ CODES: dict[str, str] = {
     "usage_error": "a command-line argument is missing or invalid",
     "config_invalid": "sparring.yaml or an environment setting is invalid",
     "codex_not_found": "the codex executable was not found",
+    "codex_too_old": "the codex found is older than the oldest release sparring drives",
     "codex_usage_error": "codex rejected an argument we passed (exit 2)",
     "codex_start_failed": "codex exited within its first second",
     "codex_crashed": "codex ended without finishing the turn",
     "codex_protocol_error": "codex ended the turn without a usable answer",
     "turn_failed": "codex reported turn.failed",
-    "rate_limited": "the model provider refused the request for rate or quota",
+    "rate_limited": "the model provider refused the request for rate, quota, usage or "
+                    "concurrency limits",
+    "context_window_exceeded": "the thread no longer fits the model's context window",
     "turn_timeout": "the turn exceeded its wall-clock timeout and was ended",
     "turn_stalled": "codex sent no event for too long and was ended",
     "network_unreachable": "codex only reported reconnecting for too long and was ended",
@@ -58,9 +60,13 @@ CODES: dict[str, str] = {
     "verdict_invalid": "Claude's verdict is not valid JSON or breaks its schema or rules",
     "synthesis_invalid": "Claude's synthesis is not valid JSON or breaks its schema",
     "input_empty": "the file or stdin given to the verb is empty",
+    "sealed_point_unanswered": "the verdict on round one leaves a point of the sealed analysis "
+                               "unanswered (neither linked, carried nor withdrawn)",
     "seal_required": "Claude must seal its own analysis before Codex's is revealed",
     "seal_too_early": "Codex's round one has not ended: Claude's analysis is sealed after it",
     "already_sealed": "a different analysis was already sealed for this session",
+    "analysis_incomplete": "the analysis to seal lacks what the question asks of a first view: "
+                           "a choice among its options and a confidence",
     "already_judged": "the round already has a different verdict; --rejudge replaces it",
     "rejudge_too_late": "a later round has started: that round's verdict can no longer change",
     "not_revealed": "Codex's answer has not been read yet",
@@ -107,6 +113,11 @@ TURN_HINTS: dict[str, str] = {
                            "again, `sparring resume SESSION --recover` asks the round once more",
     "rate_limited": "wait, then `sparring resume SESSION --recover`; check the plan and quota "
                     "of the account codex uses",
+    "context_window_exceeded": "report what you have: this Codex thread is full, and asking "
+                               "again on it fails the same way; a new session opens a new "
+                               "thread",
+    "codex_too_old": "upgrade codex: `npm install -g @openai/codex@latest`, then run "
+                     "`sparring doctor`",
     "turn_failed": "see the message; `sparring resume SESSION --recover` retries the round "
                    "once on the same thread",
     "codex_not_found": "install it with `npm install -g @openai/codex`, or set SPARRING_CODEX "
@@ -124,14 +135,31 @@ TURN_HINTS: dict[str, str] = {
 }
 
 
+def turn_hint(code: str, retry_at: Any = None) -> str | None:
+    """The hint the runner gives a turn that ended with `code` (TURN_HINTS); a rate limit
+    Codex gave a time for says to wait until then (`retry_at`, as turns.retry_time made
+    it: sparring's own words, never Codex's text)."""
+    if code == "rate_limited" and isinstance(retry_at, str) and RETRY_AT.fullmatch(retry_at):
+        return (f"wait until {retry_at}, when Codex says the limit lifts, then `sparring "
+                "resume SESSION --recover`; check the plan and quota of the account codex uses")
+    return TURN_HINTS.get(code)
+
+
+# The times turns.retry_time makes, and no other text: a turn's record is read back from a
+# file in the project, and only such a time is spelled into a hint. (re costs no round's
+# call anything: json, which every call loads, loads it.)
+RETRY_AT = re.compile(r"(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}, "
+                      r"\d{4} )?\d{1,2}:\d{2} [AP]M \(local time\)")
+
+
 def runner_said(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """A turn's error read back from its record: its hint is spelled as the runner's own
-    words (commands ready to run) only when it is the table's for the error's code
-    (TURN_HINTS), rebuilt from there; any other (a refusal with its own details, a note
+    words (commands ready to run) only when it is the one the runner gives for the error's
+    code (turn_hint), rebuilt from there; any other (a refusal with its own details, a note
     that no re-ask follows) is printed as the data it now is."""
     if not record:
         return record
-    hint = TURN_HINTS.get(str(record.get("code")))
+    hint = turn_hint(str(record.get("code")), record.get("retry_at"))
     return {**record, "hint": Hint(hint)} if hint == record.get("hint") else record
 
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import sys
+from typing import Any
 
 from sparring.errors import Hint, SparringError
 from sparring.jsontext import dumps
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
-    from typing import Any
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
 SCHEMA_VERSION = 1
@@ -18,6 +17,11 @@ SCHEMA_VERSION = 1
 # The exit statuses: the verb ran (whatever it found), it failed (the JSON says why), the
 # command line was wrong.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Text(str):
+    """What a verb prints as it is instead of its JSON object: a table or a rendering for
+    a person, who asked for it (`status --table`, `render --raw`, `doctor --text`)."""
 
 
 def success(verb: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +62,7 @@ def path_word(path: str | os.PathLike[str]) -> str:
 
 def is_text(arg: str) -> bool:
     """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes):
-    one that is not is `not_utf8` (cli/main.py), before any verb runs, the entry's too."""
+    one that is not is `not_utf8` (cli/main.py), before any verb runs."""
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
@@ -87,8 +91,6 @@ def shell_word(text: str) -> str:
         return text  # what shlex.quote would return, without importing it (and re)
     if not _SPECIAL_IN_DOUBLE_QUOTES.intersection(text):
         return f'"{text}"'
-    import shlex
-
     return shlex.quote(text)
 
 
@@ -237,8 +239,6 @@ def _dumps(obj: Any) -> str:
     """Indented for a person at a terminal; one line for a program (Claude reads every byte).
     A NaN raises ValueError: it is not JSON."""
     if sys.stdout.isatty():
-        import json
-
         return json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False)
     return dumps(obj, allow_nan=False)
 

@@ -26,16 +26,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from sparring import disk
 from sparring.errors import SparringError
-
-# pathlib and contextlib (with re, fnmatch, collections and more) load only where a Place's
-# Path is made or a file written: reading a turn's own files, every round, needs neither.
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from pathlib import Path
 
 # The most of a file (or stdin) the runner reads: far more than any text a debate hands in
 # (a prompt holds at most 1 Mi characters; the runner bounds what it carries into one), and
@@ -83,13 +78,11 @@ class Place:
 
     @property
     def path(self) -> Path:
-        from pathlib import Path
-
         return Path(self.root, *self.parts)
 
     @property
     def text(self) -> str:
-        """`path` as str (what the calls of every round use, without pathlib)."""
+        """`path` as str."""
         return os.path.join(self.root, *self.parts)
 
     @property

@@ -2,9 +2,10 @@
 
 Those schemas keep to the strict subset of JSON Schema (2020-12) that codex's
 `--output-schema` takes: `type`, `properties`, `required`, `additionalProperties`, `items`,
-`enum`, `pattern` and `minLength`, besides the annotations `description`, `title` and
-`$schema`. This checks exactly those keywords, as JSON Schema defines them, and refuses a
-schema holding any other (ValueError): a schema that grows one is never half-checked.
+`enum`, `pattern`, `minLength`, `minimum` and `maximum`, besides the annotations
+`description`, `title` and `$schema`. This checks exactly those keywords, as JSON Schema
+defines them, and refuses a schema holding any other (ValueError): a schema that grows one is
+never half-checked.
 
 Why not the `jsonschema` package: loading it took 100 ms of CPU (its metaschemas, its
 referencing machinery), in every schema turn's runner and every `verdict` and `finalize`
@@ -148,6 +149,18 @@ def _min_length(schema: Mapping[str, Any], bound: Any, value: Any, path: Where,
         found.append(Problem(path, "minLength", bound, _broken("minLength", bound)))
 
 
+def _minimum(schema: Mapping[str, Any], bound: Any, value: Any, path: Where,
+             found: list[Problem]) -> None:
+    if _is(value, "number") and value < bound:
+        found.append(Problem(path, "minimum", bound, _broken("minimum", bound)))
+
+
+def _maximum(schema: Mapping[str, Any], bound: Any, value: Any, path: Where,
+             found: list[Problem]) -> None:
+    if _is(value, "number") and value > bound:
+        found.append(Problem(path, "maximum", bound, _broken("maximum", bound)))
+
+
 _RULE_AT_MOST = 200  # characters of a schema's rule a problem quotes
 
 
@@ -163,5 +176,5 @@ def _broken(rule: str, bound: Any) -> str:
 _RULES: dict[str, Callable[[Mapping[str, Any], Any, Any, Where, list[Problem]], None]] = {
     "type": _type, "properties": _properties, "required": _required,
     "additionalProperties": _additional, "items": _items, "enum": _enum,
-    "pattern": _pattern, "minLength": _min_length,
+    "pattern": _pattern, "minLength": _min_length, "minimum": _minimum, "maximum": _maximum,
 }

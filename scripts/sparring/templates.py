@@ -10,16 +10,14 @@ a value holding `{{ … }}` or `{% … %}` comes out exactly as given.
 from __future__ import annotations
 
 import functools
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from sparring.errors import SparringError
 
-# Loaded with a workflow's verbs, which its status (every round) is one of: what rendering
-# needs (jinja2, pathlib, re) is imported when a template is rendered.
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
 if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
     import jinja2
 
 SUFFIX = ".md.j2"
@@ -28,8 +26,6 @@ _NO_FIELD = r"has no attribute '([^']+)'"
 
 
 def templates_dir() -> Path:
-    from pathlib import Path
-
     installed = Path(__file__).resolve().parent / "templates"
     if installed.is_dir():
         return installed
@@ -43,22 +39,31 @@ def names() -> list[str]:
     return sorted(n for n in found if not n.rpartition("/")[2].startswith("_"))
 
 
+def _jinja() -> ModuleType:
+    """jinja2, with its `meta`, for a template rendered or read."""
+    # Here: jinja2's import would add 103 ms, 3.7x Python's own start, to every call that
+    # renders nothing, each round's look at an arch-debate among them (bench/status_bench.py).
+    import jinja2.meta
+
+    return jinja2
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     """One environment for the process, as jinja2 means it: a template, and the partials it
     includes, is compiled once (and again only once its file changed), not at every render.
     (The suite renders in one process thousands of times: a tenth of its own CPU went to
     compiling the same templates again.)"""
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        undefined=jinja2.StrictUndefined,
+    lib = _jinja()
+    made: jinja2.Environment = lib.Environment(
+        loader=lib.FileSystemLoader(str(templates_dir())),
+        undefined=lib.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    return made
 
 
 def _require(name: str) -> None:
@@ -68,14 +73,10 @@ def _require(name: str) -> None:
 
 
 def render(name: str, variables: dict[str, Any]) -> str:
-    import jinja2
-
     _require(name)
     try:
         return _environment().get_template(name + SUFFIX).render(**variables)
-    except jinja2.UndefinedError as exc:
-        import re
-
+    except _jinja().UndefinedError as exc:
         match = re.search(_UNDEFINED, str(exc)) or re.search(_NO_FIELD, str(exc))
         missing = match.group(1) if match else str(exc)
         raise SparringError(
@@ -86,10 +87,8 @@ def render(name: str, variables: dict[str, Any]) -> str:
 
 def variables(name: str) -> set[str]:
     """The variables a template (with the partials it includes) refers to."""
-    from jinja2 import meta
-
     _require(name)
-    env = _environment()
+    env, meta = _environment(), _jinja().meta
     found: set[str] = set()
     pending, seen = [name + SUFFIX], set()
     while pending:

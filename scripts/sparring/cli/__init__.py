@@ -1,2 +1,2 @@
-"""The command line: the entry (`python -m sparring`), click's wiring of the verbs, the
-background runner's entry. Nothing below imports it."""
+"""The command line: the verbs declared (verbs.py), click built from the declarations
+(main.py), one verb run and printed (verb.py). Nothing below imports it."""

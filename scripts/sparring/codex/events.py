@@ -5,22 +5,28 @@
 failures: only `turn.failed` and the exit code mean failure. `usage` in
 `turn.completed` is cumulative for the thread. Lines that are not JSON
 objects with a `type` are counted and skipped; an unterminated last line is
-left for later unless the stream has ended.
+left for later unless the stream has ended. No event is dropped for how deep it
+nests: past jsontext.MAX_DEPTH its structure is cut and its text kept
+(jsontext.loads_kept), so a tool's deep result still shows, and is checked.
 
-The one reader of a turn's events (turn/view.py's `seen`), which every round's poll runs
-(cli/entry.py): so it imports nothing heavy (sparring.jsontext, not json).
+Older dialects: codex 0.43 tagged items with `item_type` (`assistant_message` for
+the answer), which is read as today's `type`; codex 0.42 and older printed
+`{"id", "msg"}` lines, which are only recognised (`legacy`), so that the turn
+fails as `codex_too_old` rather than as a crash (sparring refuses such a codex
+before it starts: codex.MINIMUM_VERSION).
+
+turn/view.py's `seen` is the one reader of a turn's events; it reads them through here.
 """
 
 from __future__ import annotations
 
-from sparring.jsontext import MAX_DEPTH, loads, lone_surrogate, too_deep
+from pathlib import Path
+from typing import Any
+
+from sparring.fence import unfence
+from sparring.jsontext import MAX_DEPTH, loads, loads_kept, lone_surrogate, too_deep
 from sparring.paths import read_own
 from sparring.store import shapes
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
 
 USAGE_KEYS = (
     "input_tokens",
@@ -44,6 +50,7 @@ class TurnView:
         self.usage: dict[str, int] | None = None
         self.malformed = 0
         self.events = 0
+        self.legacy = 0  # `{"id", "msg"}` lines: codex 0.42 or older
         self.readable = True  # False: no plain file of bounded size held the events
         self._items: dict[str, dict[str, Any]] = {}
 
@@ -92,13 +99,15 @@ def parse(data: bytes, finished: bool) -> TurnView:
 
 def _apply(view: TurnView, raw: bytes) -> None:
     try:
-        event = loads(raw)
-    except (ValueError, RecursionError):  # not JSON (a decoding error is a ValueError too)
+        event = loads_kept(raw)
+    except ValueError:  # not JSON (a decoding error is a ValueError too)
         view.malformed += 1
         return
-    if (not isinstance(event, dict) or not isinstance(event.get("type"), str)
-            or too_deep(event) or (b"\\u" in raw and lone_surrogate(event))):
-        view.malformed += 1
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        if isinstance(event, dict) and isinstance(event.get("msg"), dict) and "id" in event:
+            view.legacy += 1
+        else:
+            view.malformed += 1
         return
     view.events += 1
     kind = event["type"]
@@ -121,10 +130,16 @@ def _apply(view: TurnView, raw: bytes) -> None:
         view.notices.append(str(event.get("message", "")))
 
 
+# codex 0.43's item tags, as today's (`item_type` for `type`).
+_OLD_TYPES = {"assistant_message": "agent_message"}
+
+
 def _apply_item(view: TurnView, item: Any, done: bool) -> None:
     if not isinstance(item, dict):
         view.malformed += 1
         return
+    if "type" not in item and isinstance(item.get("item_type"), str):
+        item["type"] = _OLD_TYPES.get(item["item_type"], item["item_type"])
     key = str(item.get("id", f"anon_{len(view._items)}"))
     if item.get("type") == "agent_message":
         if done:
@@ -168,6 +183,9 @@ def _describe(item: dict[str, Any]) -> list[dict[str, Any]]:
     if kind == "mcp_tool_call":
         return [{"kind": "tool_call", "server": item.get("server"), "tool": item.get("tool"),
                  "status": item.get("status")}]
+    if kind == "collab_tool_call":  # a sub-agent spawned, messaged, waited for or closed
+        return [{"kind": "sub_agent", "tool": item.get("tool"),
+                 "prompt": _clip(item.get("prompt")), "status": item.get("status")}]
     return [{"kind": str(kind or "item"), "status": item.get("status")}]
 
 
@@ -177,8 +195,6 @@ def parse_review(text: str | None) -> Any:
     if text is None:
         return None
     if text.lstrip().startswith("```"):
-        from sparring.fence import unfence  # re, only for the rare fenced answer
-
         text = unfence(text, lenient=True)
     try:
         found = loads(text)

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sparring import config, yamltext
 from sparring.config import SANDBOXES
 from sparring.errors import SparringError
 from sparring.store import locate, witness
@@ -163,11 +164,9 @@ def read_user_config(path: Path) -> str | None:
     if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise _invalid(path, "may be changed by other users; sparring takes your sandbox only "
                        "from a file only you can change", f"`chmod go-w {path}` (and own it)")
-    import yaml  # lazy: only verbs that start turns read it
-
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
+        data = yamltext.load(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise _invalid(path, f"is not valid YAML text: {exc}") from exc
     if data is None:
         return None
@@ -336,10 +335,11 @@ def _invalid(path: Path, why: str, hint: str = "") -> SparringError:
 
 # -- the last check, where codex starts ----------------------------------------------------
 
-# What the runner passes (codex.exec_argv), and nothing else: flags with a value, bare flags.
-_VALUED = ("-s", "-c", "-m", "--output-schema", "-C")
+# What the runner passes (codex.exec_argv), and nothing else: bare flags, and flags with a
+# value: the settings' (config.TURN_SETTINGS, each value as its row makes and checks it),
+# `--output-schema` and `-C`.
 _BARE = ("--json", "--skip-git-repo-check")
-EFFORT_OVERRIDE = "model_reasoning_effort="  # the one `-c` the runner passes
+_OWN = ("--output-schema", "-C")
 
 
 def refusal(argv: Sequence[str], allowed: Allowance) -> str | None:
@@ -348,12 +348,13 @@ def refusal(argv: Sequence[str], allowed: Allowance) -> str | None:
     parsed = _parse(argv)
     if isinstance(parsed, str):
         return f"the codex command line is not one sparring builds: {parsed}"
-    modes = parsed.get("-s", [])
+    modes = parsed.pop("-s", [])
     if len(modes) != 1 or modes[0] not in SANDBOXES:
         return f"the codex command line names {len(modes)} sandbox(es): {modes}"
-    bad = [c for c in parsed.get("-c", []) if not c.startswith(EFFORT_OVERRIDE)]
+    bad = [f"{flag} {word}" for flag, words in parsed.items() if flag not in _OWN
+           for word in words if _setting_of(flag, word) is None]
     if bad:
-        return f"the codex command line overrides codex's config: {bad}"
+        return f"the codex command line passes what no setting of sparring's makes: {bad}"
     if rank(modes[0]) > rank(allowed.mode):
         by = SOURCES[allowed.source] + (f" ({allowed.where})" if allowed.where else "")
         return (f"the turn asks for Codex's sandbox {modes[0]}, but the user allows at most "
@@ -361,19 +362,39 @@ def refusal(argv: Sequence[str], allowed: Allowance) -> str | None:
     return None
 
 
+def _setting_of(flag: str, word: str) -> str | None:
+    """The setting whose codex argument `flag word` is, with a value its check takes."""
+    for row in config.TURN_SETTINGS:
+        value = row.codex.value_of(word) if row.codex and row.codex.flag == flag else None
+        if value is None:
+            continue
+        try:
+            row.check(value)
+        except ValueError:
+            return None
+        return row.name
+    return None
+
+
+def _valued() -> tuple[str, ...]:
+    return (*_OWN, *(r.codex.flag for r in config.TURN_SETTINGS if r.codex is not None))
+
+
 def _parse(argv: Sequence[str]) -> dict[str, list[str]] | str:
     if len(argv) < 3 or argv[1] != "exec" or argv[-1] != "-":
         return "not `codex exec … -`"
     found: dict[str, list[str]] = {}
-    rest = list(argv[2:-1])
+    valued, rest = _valued(), list(argv[2:-1])
     while rest:
         word = rest.pop(0)
         if word in _BARE:
             continue
-        if word not in (*_VALUED, "resume") or not rest or rest[0].startswith("-"):
+        if word not in (*valued, "resume") or not rest or rest[0].startswith("-"):
             return f"unexpected {word!r}"
         found.setdefault(word, []).append(rest.pop(0))
-    return found if len(found.get("resume", [])) <= 1 else "resume twice"
+    if len(found.pop("resume", [])) > 1:
+        return "resume twice"
+    return found
 
 
 def gate(argv: Sequence[str], root: Path, cwd: Path) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ says what it saw (`detail`) and what to do (`hint`).
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -19,14 +20,30 @@ from sparring import __version__, codex, config, process
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
+from sparring.output import Text
 from sparring.store import witness, workspace
+from sparring.store.inputs import project_folder
 
 TESTED_CODEX = "0.171.0"
-# The checks a debate runs without: failing, they warn (the rest are blocking).
-ADVISORY = frozenset({"codex_version", "duplicates", "updates", "permissions", "claude_code"})
+# The checks a debate runs without: failing, they warn (the rest are blocking). A codex
+# older than sparring drives is blocking all the same (`blocking`).
+ADVISORY = frozenset({"codex_version", "codex_efforts", "duplicates", "updates",
+                      "permissions", "claude_code"})
 
 
-def doctor(cwd: Path, inbox: bool = False) -> dict[str, Any]:
+def doctor(here: str, cwd: str, as_json: bool | None, inbox: bool, full: bool
+           ) -> dict[str, Any] | Text:
+    """`sparring doctor`: JSON, or text on a terminal (`as_json` None) or when asked; with
+    `inbox` (the skills' call) only what they act on, unless `full`."""
+    result = checked(project_folder(cwd), inbox)
+    if as_json is None:
+        as_json = not sys.stdout.isatty()
+    if as_json:
+        return brief(result, inbox and not full)
+    return Text(as_text(result, min(shutil.get_terminal_size().columns, 100)))
+
+
+def checked(cwd: Path, inbox: bool = False) -> dict[str, Any]:
     """Every check; with `inbox`, the inbox made ready for Claude to write (the skills ask
     for it; a person's doctor, or install.py's, creates nothing)."""
     checks = [_python(), _processes()]
@@ -41,7 +58,8 @@ def doctor(cwd: Path, inbox: bool = False) -> dict[str, Any]:
     checks.append(survey.permissions(places))
     checks.append(survey.runtime(places))
     checks.append(_claude_code())
-    checks = [{**found, "level": _level(found)} for found in checks]
+    checks = [{**{k: v for k, v in found.items() if k != "blocking"}, "level": _level(found)}
+              for found in checks]
     problems = [c for c in checks if c["level"] == "problem"]
     warnings = [c for c in checks if c["level"] == "warning"]
     return {
@@ -67,7 +85,7 @@ def _level(found: dict[str, Any]) -> str:
     """ok; else problem (a debate cannot run) or warning (it runs, less well)."""
     if found["ok"]:
         return "ok"
-    return "warning" if found["name"] in ADVISORY else "problem"
+    return "warning" if found["name"] in ADVISORY and not found.get("blocking") else "problem"
 
 
 def _verdict(problems: list[dict[str, Any]], warnings: list[dict[str, Any]]) -> str:
@@ -139,20 +157,50 @@ def _codex() -> list[dict[str, Any]]:
         return [_check("codex", False, exc.message, "install Codex: `npm install -g "
                        "@openai/codex` (or set SPARRING_CODEX to it), then log it in: "
                        "`codex login`")]
-    found = [_check("codex", True, executable)]
-    version = codex.version(executable)
-    found.append(_check(
-        "codex_version", version is not None,
-        f"codex-cli {version} (sparring is tested with {TESTED_CODEX})" if version else
-        "`codex --version` gave no version", "reinstall codex: npm install -g @openai/codex"))
+    found = [_check("codex", True, executable), _version(executable)]
     missing = codex.missing_flags(executable)
     detail = "accepts every flag sparring passes" if not missing else "; ".join(
         f"`codex {sub}` lacks {', '.join(flags)}" for sub, flags in missing.items())
     found.append(_check("codex_flags", not missing, detail,
                         f"upgrade codex (sparring is tested with {TESTED_CODEX}): "
-                        "npm install -g @openai/codex"))
+                        f"`{codex.UPGRADE}`"))
+    found.append(_efforts(executable))
     found.append(_login(executable))
     return found
+
+
+def _version(executable: str) -> dict[str, Any]:
+    """Its version: older than sparring drives is a problem (start refuses it too), none
+    given a warning."""
+    version = codex.version(executable)
+    if version is None:
+        return _check("codex_version", False, "`codex --version` gave no version",
+                      f"reinstall codex: `{codex.UPGRADE}`")
+    if codex.too_old(version):
+        return {**_check("codex_version", False, f"codex-cli {version} is older than "
+                         f"{codex.MINIMUM_VERSION}, the oldest release sparring drives",
+                         f"upgrade codex: `{codex.UPGRADE}`"), "blocking": True}
+    return _check("codex_version", True, f"codex-cli {version} (sparring drives "
+                  f"{codex.MINIMUM_VERSION} and newer, and is tested with {TESTED_CODEX})")
+
+
+def _efforts(executable: str) -> dict[str, Any]:
+    """The efforts sparring offers (--effort, sparring.yaml), against those this codex's
+    catalog accepts for the model turns run (config.toml's `model`, else any it knows): an
+    effort it does not know fails the turn (codex 0.132) or is sent as another."""
+    catalog = codex.efforts(executable)
+    if not catalog:
+        return _check("codex_efforts", False, "`codex debug models --bundled` listed no "
+                      "model", "check that codex runs: `codex debug models --bundled`")
+    model = codex.configured_model()
+    accepted = catalog.get(model or "") or list(dict.fromkeys(
+        effort for levels in catalog.values() for effort in levels))
+    which = f"{model} (Codex's config.toml)" if model in catalog else "the models it knows"
+    lacking = [effort for effort in config.EFFORTS if effort not in accepted]
+    return _check("codex_efforts", not lacking, f"codex accepts {', '.join(accepted)} for "
+                  f"{which}; sparring offers {', '.join(config.EFFORTS)}",
+                  f"a turn asked for {', '.join(lacking)} fails or runs at another effort: "
+                  f"choose another --effort, or upgrade codex (`{codex.UPGRADE}`)")
 
 
 def _login(executable: str) -> dict[str, Any]:

@@ -12,8 +12,12 @@ from sparring.turn.brief import tokens
 from sparring.turn.summary import SUMMARY_FILE, summarize
 
 
-def finalize(ref: str, cwd: Path, full: bool = True) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def finalize(here: str, session: str, full: bool = True) -> dict[str, Any]:
+    return summary(sessions.resolve(session, here), full)
+
+
+def summary(session: sessions.Session, full: bool) -> dict[str, Any]:
+    """The summary written, and what is printed of it."""
     data = session.load()
     stopped_running = False
     if data["turns"]:

@@ -6,10 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from sparring.store import workspace
+from sparring.store.inputs import project_folder
 from sparring.workflows import registry, sessions
 
 
-def init(skill: str, cwd: Path, budget_tokens: int | None = None) -> dict[str, Any]:
+def init(here: str, skill: str, cwd: str, budget_tokens: int | None = None
+         ) -> dict[str, Any]:
+    return new(skill, project_folder(cwd), budget_tokens)
+
+
+def new(skill: str, cwd: Path, budget_tokens: int | None) -> dict[str, Any]:
     root = workspace.find_root(cwd)
     context = registry.context(registry.get(skill), cwd)
     created = sessions.create(context, root, cwd.resolve(), budget_tokens)

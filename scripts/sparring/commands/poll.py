@@ -3,44 +3,51 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 from sparring import states
+from sparring.codex import events
 from sparring.errors import SparringError
+from sparring.records import TurnRecord
 from sparring.store import sessions
+from sparring.store.inputs import read_input
+from sparring.store.sessions import Session
 from sparring.turn import barrier, lifecycle, view
+from sparring.turn import seal as sealing
 from sparring.turn.brief import brief, lean_status
 from sparring.workflows import registry
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.codex import events
-    from sparring.records import TurnRecord
-    from sparring.store.sessions import Session
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
 _WAIT_STEP_S = 0.05
 
 
-def poll(ref: str, cwd: str | Path, full: bool = False) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def poll(here: str, session: str, full: bool = False) -> dict[str, Any]:
+    return polled(sessions.resolve(session, here), here, full)
+
+
+def polled(session: Session, cwd: str, full: bool) -> dict[str, Any]:
     data, turn, seen = lifecycle.observe(session)
     return _shown(session, data, turn, _revealed(session, data, turn, seen), full, cwd)
 
 
-def wait(ref: str, cwd: str | Path, timeout: float, full: bool = False,
-         analysis: bytes | None = None) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
-    sealed = None
-    if analysis is not None:
-        from sparring.turn import seal as sealing  # taking a seal: once a debate
+def wait(here: str, session: str, timeout: float, full: bool = False,
+         seal_file: str | None = None) -> dict[str, Any]:
+    """Until the turn ends or `timeout` passes; with `seal_file`, Claude's analysis sealed
+    first (what `sparring seal` does)."""
+    analysis = read_input(seal_file, "--seal") if seal_file is not None else None
+    found = sessions.resolve(session, here)
+    sealed = sealing.seal(session, here, analysis) if analysis is not None else None
+    return waited(found, here, timeout, full, sealed)
 
-        sealed = sealing.seal(ref, cwd, analysis)
-    deadline, waiting = time.monotonic() + timeout, lifecycle.Waiting(session)
+
+def waited(session: Session, cwd: str, timeout: float, full: bool,
+           sealed: dict[str, Any] | None) -> dict[str, Any]:
+    """The poll object once the turn ended, or at `timeout`: its events are read then, once
+    (they grow to megabytes; in between only the session and the runner are looked at)."""
+    deadline = time.monotonic() + timeout
     while True:
-        turn = waiting.turn()  # the events are read once, for the answer
+        _, turn = lifecycle.settle(session)
         if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
             data, turn, seen = lifecycle.observe(session)
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,

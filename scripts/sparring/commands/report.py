@@ -11,8 +11,14 @@ from sparring.store import sessions
 from sparring.workflows import registry
 
 
-def report(ref: str, cwd: Path, synthesis_file: Path | None, out: Path | None) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def report(here: str, session: str, synthesis: str | None, out: str | None
+           ) -> dict[str, Any]:
+    return written(sessions.resolve(session, here), Path(here),
+                   Path(synthesis) if synthesis else None, Path(out) if out else None)
+
+
+def written(session: sessions.Session, cwd: Path, synthesis_file: Path | None,
+            out: Path | None) -> dict[str, Any]:
     data = session.load()
     flow = registry.get(data["skill"])
     write = flow.part("report")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
+from sparring.store.inputs import read_input
 from sparring.turn import seal as sealing
 
 
-def seal(ref: str, cwd: Path, content: bytes) -> dict[str, Any]:
-    return sealing.seal(ref, cwd, content)
+def seal(here: str, session: str, file: str | None) -> dict[str, Any]:
+    return sealing.seal(session, here, read_input(file, "--file"))

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from sparring import states
 from sparring.errors import SparringError
+from sparring.output import Text
 from sparring.store import sessions, workspace
+from sparring.store.inputs import project_folder
 from sparring.turn import budget, lifecycle
 from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
 
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
+
+def status(here: str, session: str | None, cwd: str, only_open: bool, table: bool
+           ) -> dict[str, Any] | Text:
+    """`sparring status`: one session, or every session of the project (--cwd's), as JSON or,
+    with --table, as a table for a person."""
+    folder = project_folder(cwd)
+    if table and session is None:
+        return Text(as_table(shown(None, folder, only_open)) + "\n")
+    return shown(session, str(folder), only_open)
 
 
-def status(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[str, Any]:
+def shown(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[str, Any]:
     if ref is not None:
         session = sessions.resolve(ref, cwd)
         data = session.load()
@@ -92,7 +102,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def table(result: dict[str, Any]) -> str:
+def as_table(result: dict[str, Any]) -> str:
     """Human-readable form of the session list, for `status --table`."""
     columns = ("session", "skill", "status", "rounds", "created", "tokens", "budget")
     rows = [[_cell(r.get(c)) for c in columns] for r in result["sessions"]]

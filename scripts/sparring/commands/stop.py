@@ -10,8 +10,11 @@ from sparring.turn import lifecycle, view, watch
 from sparring.turn.brief import brief
 
 
-def stop(ref: str, cwd: Path) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+def stop(here: str, session: str) -> dict[str, Any]:
+    return stopped(sessions.resolve(session, here))
+
+
+def stopped(session: sessions.Session) -> dict[str, Any]:
     lifecycle.agreed(session)  # session.json shows the turn its runner runs, or state_corrupt
     data = session.load()
     if not data["turns"]:  # nothing ever ran: stopping is trivially done

@@ -3,6 +3,10 @@
 The runner, not Claude, decides whether the debate reached consensus, is
 stuck, or goes on; the verdict only says where Claude stands on each point.
 What follows the decision is the workflow's (the registry's `after_verdict` part).
+
+A verdict that concedes a point without new evidence that holds is sent back once, before
+anything is recorded (`decision: reconsider`): Claude says what changed its mind, or holds
+its position; the same concession handed in again stands, and the report flags it.
 """
 
 from __future__ import annotations
@@ -13,24 +17,33 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from sparring import answers, ledger, states
+from sparring import answers, states
 from sparring.errors import SparringError
+from sparring.output import command, here
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict
-from sparring.store import sessions
+from sparring.store import sessions, workspace
+from sparring.store.inputs import read_input
 from sparring.store.sessions import Session, latest_turn
 from sparring.store.statefile import try_locked
 from sparring.workflows import registry
 from sparring.workflows.structured import engine
 
 
-def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
+def verdict(here: str, session: str, file: str | None, full: bool = False,
             rejudge: int | None = None) -> dict[str, Any]:
-    session = sessions.resolve(ref, cwd)
+    raw = read_input(file, "--file")
+    return _verdict(sessions.resolve(session, here), Path(here), raw, full, rejudge)
+
+
+def _verdict(session: Session, cwd: Path, raw: bytes, full: bool,
+             rejudge: int | None) -> dict[str, Any]:
     data = session.load()
-    max_rounds = registry.settings(registry.load_settings(Path(data["root"])),
-                                   data["skill"])["max_rounds"]
+    flow = registry.settings(registry.load_settings(Path(data["root"])), data["skill"])
+    off = data["engine"].get("challenge_off") or (
+        None if flow.get("challenge") else f"`{data['skill']}: challenge: false` in sparring.yaml")
+    rules = _Rules(flow["max_rounds"], off)
     if not raw.strip():
         raise SparringError("input_empty", "the verdict is empty",
                             "write the verdict JSON to a file and pass --file FILE")
@@ -43,22 +56,50 @@ def verdict(ref: str, cwd: Path, raw: bytes, full: bool = False,
             if rejudge is not None:
                 _require_latest(session, locked, rejudge)
             round_no = _answered_round(session, locked)
+            given = engine.complete(locked, round_no, given)
+            engine.require_sealed_answered(locked, round_no, given)
             answers.require_valid("verdict", given,
                                   engine.verdict_problems(locked, round_no, given))
-            result, changed = _record(locked, round_no, given, max_rounds, rejudge)
+            result, changed, judged = _record(session, locked, round_no, given, rules, rejudge)
             data = locked  # as written: acted on below, outside the session lock
-        known = ledger.ledger_for(data)
-        decision = ledger.decide(known, max_rounds)
+        if isinstance(result, list):
+            return _send_back(session, data, round_no, result)
+        if judged is None:
+            judged = engine.judge(session, data, rules.max_rounds, rules.challenge_off)
         after = registry.get(data["skill"]).part("after_verdict")
         assert after is not None  # a workflow with structured rounds says what follows
-        step = after(session, cwd, data, decision, known, given)
+        step = after(session, cwd, data, judged.decision, judged.known, given)
     shown = result if full else brief(result)
     extra: dict[str, Any] = {"already_judged": True} if changed is None else {}
     if isinstance(changed, dict):
         extra["rejudged"] = {"round": round_no, "before": changed["decision"]["decision"],
                              "after": result["decision"]}
-    cap = {"max_rounds": max_rounds} if full else {}  # the brief names it when it decides
+    cap = {"max_rounds": rules.max_rounds} if full else {}  # the brief names it when it decides
     return {"session": session.id, **cap, **shown, **extra, "next": step}
+
+
+class _Rules(NamedTuple):
+    max_rounds: int
+    challenge_off: str | None  # what turned off the challenge of a consensus that came cheap
+
+
+def _send_back(session: Session, data: AnySession, round_no: int,
+               flagged: list[dict[str, Any]]) -> dict[str, Any]:
+    """The concessions Claude's verdict makes without new evidence, sent back once: nothing
+    of the verdict is recorded."""
+    inbox = workspace.session_inbox(data)
+    return {"session": session.id, "round": round_no, "decision": "reconsider",
+            "reconsider": [_reconsidered(c) for c in flagged],
+            "why": "each concession cites no evidence that checks out and was not on the "
+                   "record for its point when you last held your old position",
+            "next": {"action": "verdict", "command": command(
+                "verdict", session.id, "--file", f"{here(inbox)}/verdict.json")}}
+
+
+def _reconsidered(concession: dict[str, Any]) -> dict[str, Any]:
+    return {"point": concession["point"], "from": concession["from"], "to": concession["to"],
+            "evidence": [{"cited": e["cited"], "mark": e["mark"], "new": e["new"]}
+                         for e in concession["evidence"]]}
 
 
 @contextlib.contextmanager
@@ -72,13 +113,17 @@ def _one_verdict_at_a_time(session: Session) -> Iterator[None]:
                             f"`sparring status {session.id}` before handing in yours") from None
 
 
-def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
-            rejudge: int | None) -> tuple[DecisionRecord, Judged | bool | None]:
+def _record(session: Session, data: AnySession, round_no: int, given: Verdict, rules: _Rules,
+            rejudge: int | None
+            ) -> tuple[DecisionRecord | list[dict[str, Any]], Judged | bool | None,
+                       engine.Judgement | None]:
     """Record the verdict and its decision (held under the session lock). Returns the
-    decision and what changed: None for nothing (the same verdict again), True for a first
-    verdict, or the verdict and decision it replaced. A different verdict for a judged
-    round replaces it only with `rejudge` naming that round, before the next round starts,
-    and both versions stay on record."""
+    decision, what changed (None for nothing: the same verdict again; True for a first
+    verdict; or the verdict and decision it replaced) and the judgement made. A different
+    verdict for a judged round replaces it only with `rejudge` naming that round, before the
+    next round starts, and both versions stay on record. A verdict whose concessions were
+    made without new evidence, not yet sent back, is not recorded: their list is returned
+    in place of the decision."""
     state = data["engine"]
     key = str(round_no)
     before = state["verdicts"].get(key)
@@ -87,21 +132,32 @@ def _record(data: AnySession, round_no: int, given: Verdict, max_rounds: int,
                             "there is nothing to re-judge", "hand your verdict in without "
                             "--rejudge")
     if before is not None and _same(before, given):
-        return state["decisions"][key], None
+        return state["decisions"][key], None, None
     if before is not None:
         _require_rejudge(round_no, state["decisions"][key], rejudge is not None)
     state["verdicts"][key] = given
-    known = ledger.ledger_for(data)
-    result = engine.decision_dict(ledger.decide(known, max_rounds), known)
+    judged = engine.judge(session, data, rules.max_rounds, rules.challenge_off)
+    sent = state.get("sent_back", {}).get(key, [])
+    again = [c for c in engine.flagged(judged.audit, "claude", round_no)
+             if c["point"] not in sent]
+    if again:
+        if before is None:
+            del state["verdicts"][key]
+        else:
+            state["verdicts"][key] = before
+        state["sent_back"] = {**state.get("sent_back", {}),
+                              key: [*sent, *(c["point"] for c in again)]}
+        return again, True, None
+    result = judged.record
     if before is None:
         state["decisions"][key] = result
-        return result, True
+        return result, True, judged
     replaced: Judged = {"verdict": before, "decision": state["decisions"][key]}
     state["rejudged"] = [*state.get("rejudged", []), {
         "round": round_no, "at": time.time(), "before": replaced,
         "after": {"verdict": given, "decision": result}}]
     state["decisions"][key] = result
-    return result, replaced
+    return result, replaced, judged
 
 
 def _same(a: Verdict, b: Verdict) -> bool:
@@ -143,9 +199,11 @@ def brief(result: DecisionRecord) -> dict[str, Any]:
     shown: dict[str, Any] = {
         **result, "open_points": [_row(point) for point in result["open_points"]],
         "agreed_points": [point["id"] for point in result["agreed_points"]]}
-    for key in ("summary", "concessions_without_evidence"):
-        if not shown[key]:
-            del shown[key]
+    shown["rejected_points"] = [point["id"] for point in result.get("rejected_points", [])]
+    for key in ("summary", "concessions_without_evidence", "rejected_points", "qualified",
+                "fallback"):
+        if not shown.get(key):
+            shown.pop(key, None)
     return shown
 
 

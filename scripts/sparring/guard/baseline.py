@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sparring import paths
 from sparring.errors import SparringError
 from sparring.guard.copies import store_bytes
 from sparring.guard.files import sha256
@@ -15,7 +17,7 @@ from sparring.guard.git import git_dir
 from sparring.guard.gitlist import find_record, parse_index
 from sparring.guard.model import Area, Entry, damaged
 from sparring.guard.records import BaselineRecord
-from sparring.store import witness
+from sparring.store import witness, workspace
 from sparring.store.locate import BASELINE_FILE
 from sparring.store.statefile import StateFile, write_atomic
 
@@ -222,3 +224,41 @@ class Baseline:
 def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:
     """Format 1 kept the index inline and watched no areas; it reads as is."""
     return {**data, "format": 2}
+
+
+# A baseline lists every file of the tree: far more than a text handed in, still bounded.
+BASELINE_LIMIT = 1 << 30
+
+
+def named(path: Path) -> Path:
+    """A baseline named by --baseline: a regular file inside the project, reached without a
+    link (paths.check_file), checked before anything reads it or starts git for it."""
+    return paths.check_file(path, workspace.find_root(Path.cwd()), "--baseline",
+                            BASELINE_LIMIT).path
+
+
+def of_project(path: Path, root: Path) -> Baseline:
+    """The baseline at `path`, when it is one of this project's. The file says which tree it
+    watches, where its copies are and which git folder to run git in; a baseline sparring
+    did not write (handed into the inbox, committed in a clone) could name any of them
+    elsewhere, and `check` would read there, `revert` move files away there, and git run
+    with the configuration of a folder someone planted."""
+    base = Baseline.load(path)
+    real = os.path.realpath(root)
+    if os.path.realpath(base.root) != real:
+        why = f"watches {base.root}, not this project ({real})"
+    elif base.store is not None and not _within(os.path.abspath(base.store), real):
+        why = f"keeps its copies in {base.store}, outside the project"
+    elif not (os.path.realpath(base.gitdir) == os.path.realpath(git_dir(Path(real)))
+              or _within(os.path.abspath(base.gitdir), os.path.join(real, ".git"))):
+        why = f"runs git in {base.gitdir}, which is not this project's git folder"
+    else:
+        return base
+    raise SparringError(
+        "state_corrupt", f"the guard baseline {path} {why}",
+        "the file was left untouched; take a new one with `sparring guard snapshot`",
+        path=str(path))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)

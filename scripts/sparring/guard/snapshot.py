@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sparring import disk
-from sparring.errors import SparringError
 from sparring.guard import copies, files
 from sparring.guard.baseline import Baseline
 from sparring.guard.files import (
@@ -112,34 +111,6 @@ class _Listing(NamedTuple):
     listing: Callable[[], bytes]
 
 
-# Listings start_early_snapshot() began, by root, until take() uses one.
-_EARLY: dict[Path, _Listing] = {}
-
-
-def start_early_snapshot(root: Path) -> None:
-    """Start git's part of the snapshot of `root` now, before the snapshot is taken: the
-    turn's runner does, while `start` still writes the turn (git then works meanwhile). Git
-    lists the tree a few milliseconds sooner than the snapshot hashes it, and still before
-    codex has its prompt: a change in between is one more change the check reports, never
-    one it misses. Nothing is started for a root without git, or where git cannot start (take()
-    then reports it)."""
-    root = root.resolve()
-    if not (root / ".git").exists():
-        return
-    with contextlib.suppress(SparringError, OSError):
-        _EARLY[root] = _start_listing(root, git_dir(root))
-
-
-def finish_early_snapshot() -> None:
-    """Started early but not needed after all (the turn did not start): let each git end,
-    never leave one behind."""
-    while _EARLY:
-        early = _EARLY.popitem()[1]
-        for waits in (early.filters, early.status, early.listing):
-            with contextlib.suppress(SparringError):
-                waits()
-
-
 def _start_listing(root: Path, gitdir: Path) -> _Listing:
     git = Git(root, gitdir)
     filters = git.start_filters()  # read while status and ls-files run: none needs another
@@ -147,23 +118,11 @@ def _start_listing(root: Path, gitdir: Path) -> _Listing:
     return _Listing(gitdir, digest, filters, git.start(*STATUS), git.start(*LS_FILES))
 
 
-def _listing_of(root: Path, gitdir: Path) -> _Listing:
-    """The listing start_early_snapshot() began for `root` when it is of this git folder, else one
-    started now."""
-    early = _EARLY.pop(root, None)
-    if early is not None and early.gitdir == gitdir:
-        return early
-    if early is not None:  # of another git folder: let it end, never leave it behind
-        _EARLY[root] = early
-        finish_early_snapshot()
-    return _start_listing(root, gitdir)
-
-
 def _take_git(root: Path, exclude: tuple[str, ...], store: Path | None, racy_ns: int,
               reuse: _Reuse) -> Baseline:
     keep = keeper(exclude)
     gitdir = git_dir(root)
-    started = _listing_of(root, gitdir)
+    started = _start_listing(root, gitdir)
     digest = started.digest
     status = started.status
     # Read and parse the index while status runs (status prints only at its end).

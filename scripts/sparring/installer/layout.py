@@ -71,9 +71,12 @@ def settings_files(project: Path | None, home: Path) -> list[Path]:
     return found
 
 
-# The runner's verbs each skill runs: every skill's, then its own.
-COMMON_VERBS = ("doctor", "wait", "poll", "status", "resume", "stop", "finalize",
-                "guard accept")
+# The runner's verbs each skill runs: every skill's, then its own. Generated from the
+# workflows' declarations (their `runs` and their own verbs: workflows/workflow.py) by
+# docs/generate.py, which writes each SKILL.md's `allowed-tools` from the same; edit those,
+# never these lines (tests/test_skills.py fails until they are regenerated).
+# generated: skill verbs
+COMMON_VERBS = ("doctor", "wait", "poll", "status", "resume", "stop", "finalize", "guard accept")
 SKILL_VERBS = {
     "think-about": ("init", "start", "seal", "verdict", "report"),
     "dual-model": ("init", "start", "seal", "verdict", "report"),
@@ -81,6 +84,7 @@ SKILL_VERBS = {
     "deep-discussion": ("discuss new", "discuss frame", "discuss round", "discuss status",
                         "discuss synthesis", "discuss report"),
 }
+# end: skill verbs
 ASKED = "*--sandbox*"  # a launcher call naming it asks, whatever its verb
 
 
@@ -124,11 +128,12 @@ def broad_rules(skill_folders: Iterable[Path]) -> list[str]:
                                        str(folder / LAUNCHER)])]
 
 
-def skill_allowed_tools(skill: str) -> list[str]:
-    """A SKILL.md's `allowed-tools`: its verbs, for its launcher written plain and in double
-    quotes (Claude Code substitutes ${CLAUDE_SKILL_DIR}; a path with a space is quoted)."""
+def skill_allowed_tools(skill: str, runs: Iterable[str] | None = None) -> list[str]:
+    """A SKILL.md's `allowed-tools`: the verbs it runs (`runs`, else `verbs(skill)`), for its
+    launcher written plain and in double quotes (Claude Code substitutes
+    ${CLAUDE_SKILL_DIR}; a path with a space is quoted)."""
     plain = "${CLAUDE_SKILL_DIR}/" + LAUNCHER
-    return [rule for verb in verbs(skill) for rule in (
+    return [rule for verb in (verbs(skill) if runs is None else runs) for rule in (
         f"Bash({plain} {verb} *)", f'Bash("{plain}" {verb} *)')] + [
         INBOX_RULE, "Read(/${CLAUDE_SKILL_DIR}/**)"]
 

@@ -11,34 +11,28 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sparring.process import backend, tree
-from sparring.process.identity import _START_TIME_TOLERANCE, proc_stat
-from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
 if TYPE_CHECKING:
-    import signal  # signal loads where a process is ended: a look at a turn never signals
-    from typing import Protocol
-
     import psutil
 
-    class Child(Protocol):
-        """A child of this process: subprocess.Popen, or one forked (process/standby.py)."""
+from sparring.process.identity import _START_TIME_TOLERANCE, proc_stat, ps
+from sparring.process.identity import Identity as Identity  # callers name it process.Identity
 
-        pid: int
+Child = subprocess.Popen[bytes]  # a child this process started (spawn.background)
 
 def identity_of(pid: int) -> Identity:
-    """`pid` with its start time as psutil reckons it. On Linux read from /proc without
-    psutil, whose import costs a runner about 10 ms before it can start codex; elsewhere, or
-    when /proc has no such process, psutil's (which then says why)."""
+    """`pid` with its start time as psutil reckons it (on Linux read from /proc, as psutil
+    reads it; elsewhere, or when /proc has no such process, psutil's, which then says why)."""
     found = _from_proc(pid)
     if found is None:
-        import psutil
-
-        return Identity(pid, psutil.Process(pid).create_time())
+        return Identity(pid, ps().Process(pid).create_time())
     return Identity(pid, found[1])
 
 
@@ -78,17 +72,16 @@ def await_parent_exit(parent: int) -> None:
 def has_exited(proc: Child) -> bool:
     """Whether our child exited, without reaping it: its pid stays ours (a zombie) until
     `wait`, so its process group and session cannot be taken over meanwhile."""
-    if hasattr(os, "waitid"):  # the system's own answer, without loading psutil
+    if hasattr(os, "waitid"):  # the system's own answer
         try:
             return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) \
                 is not None
         except ChildProcessError:  # reaped already
             return True
-    import psutil
-
+    lib = ps()
     try:
-        return psutil.Process(proc.pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:  # reaped already (or a zombie psutil would not describe)
+        return bool(lib.Process(proc.pid).status() == lib.STATUS_ZOMBIE)
+    except lib.NoSuchProcess:  # reaped already (or a zombie psutil would not describe)
         return True
 
 
@@ -102,40 +95,37 @@ def find_live(identity: Identity | None) -> psutil.Process | None:
     """The recorded process if it still runs and is the same one; zombies count as gone."""
     if identity is None:
         return None
-    import psutil
-
+    lib = ps()
     try:
-        proc = psutil.Process(identity.pid)
+        proc: psutil.Process = lib.Process(identity.pid)
         if abs(proc.create_time() - identity.started) > _START_TIME_TOLERANCE:
             return None  # the pid was reused by another process
-        if proc.status() == psutil.STATUS_ZOMBIE:
+        if proc.status() == lib.STATUS_ZOMBIE:
             return None
         return proc
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
+    except (lib.NoSuchProcess, lib.AccessDenied):
         return None
 
 
 def identities(procs: Sequence[psutil.Process]) -> frozenset[Identity]:
     """The identities of `procs`, leaving out any that ended meanwhile."""
-    import psutil
-
+    lib = ps()
     found = set()
     for proc in procs:
-        with contextlib.suppress(psutil.Error):
+        with contextlib.suppress(lib.Error):
             found.add(Identity(proc.pid, proc.create_time()))
     return frozenset(found)
 
 
 def send(identity: Identity | None, sig: signal.Signals) -> bool:
     """Send `sig` to the recorded process if it still runs and is the same one."""
-    import psutil
-
+    lib = ps()
     proc = find_live(identity)
     if proc is None:
         return False
     try:
         proc.send_signal(sig)
-    except psutil.Error:
+    except lib.Error:
         return False
     return True
 

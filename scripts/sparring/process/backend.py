@@ -17,6 +17,7 @@ it, and nothing else asks which system it runs on.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -75,9 +76,6 @@ def _name() -> str:
 
 
 def _load(name: str) -> Backend:
-    if name == "linux":
-        from sparring.process import linux as chosen
-    else:
-        from sparring.process import portable as chosen  # type: ignore[no-redef]
+    chosen = importlib.import_module(f"sparring.process.{name}")  # process/linux.py, portable.py
     return Backend(name, chosen.HOW, chosen.tie_to_parent, chosen.adopt_orphans,
                    chosen.await_parent_exit)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import NamedTuple
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from sparring.records import ProcessRecord
 
 # Start times from psutil are floats derived from clock ticks; equal processes
 # agree to far better than this.
@@ -17,11 +20,11 @@ class Identity(NamedTuple):
     pid: int
     started: float
 
-    def to_dict(self) -> dict[str, float]:
+    def to_dict(self) -> ProcessRecord:
         return {"pid": self.pid, "started": self.started}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, float] | None) -> Identity | None:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Identity | None:
         if not data:
             return None
         return cls(int(data["pid"]), float(data["started"]))
@@ -44,3 +47,13 @@ def proc_stat(pid: int) -> tuple[bytes, int] | None:
         return fields[0], int(fields[19])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def ps() -> ModuleType:
+    """psutil, for what /proc does not tell (the processes of a turn, another system's)."""
+    # Here: psutil's import would add 33 ms, 1.2x Python's own start, to every call that looks
+    # at no process beyond /proc, every round's on Linux among them (bench/status_bench.py);
+    # and install.py spawns through this package before psutil is installed.
+    import psutil
+
+    return psutil

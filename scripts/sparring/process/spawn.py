@@ -3,8 +3,8 @@ guard/, codex/ and the installer alike; no other module imports subprocess).
 
 Rules every caller gets for free: argv is a list and never goes through a shell; background
 children get their own session (so their whole group can be signalled) and write to files,
-never to pipes nobody reads; stdin is a file, /dev/null or a pipe only this process writes,
-so a child that reads stdin always reaches end-of-file. Watching and ending them is
+never to pipes nobody reads; stdin is a file, given bytes or /dev/null, so a child that
+reads stdin always reaches end-of-file. Watching and ending them is
 process/__init__.py's and process/tree.py's.
 
 Standard library only: install.py runs commands through here too.
@@ -12,23 +12,19 @@ Standard library only: install.py runs commands through here too.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import select
 import signal
 import subprocess
 import sys
-import time
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from sparring import disk, process
+from sparring.disk import Where
 from sparring.paths import read_own
 from sparring.process import backend
-
-if TYPE_CHECKING:
-    from sparring.disk import Where
 
 TimeoutExpired = subprocess.TimeoutExpired  # what `run` raises past its timeout
 
@@ -43,17 +39,16 @@ def background(
     argv: Sequence[str],
     *,
     cwd: Where,
-    stdin: Where | None,
+    stdin: Where | bytes | None,
     stdout: Where,
     stderr: Where,
     env: Mapping[str, str] | None = None,
     die_with_parent: bool = False,
-    stdin_pipe: bool = False,
     under: Where | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start `argv` in a new session; output to files, stdin from a file or /dev/null (no
-    file opened through a link), or (`stdin_pipe`) a pipe only this process writes to
-    (feed): end-of-file comes when it is fed, or when this process ends.
+    """Start `argv` in a new session; output to files, stdin from a file (never opened
+    through a link), these bytes (in a file of their own, which nothing else can reach), or
+    /dev/null.
 
     `under`: the output files' folders are reached from there down without a link
     (disk.append), as where a Codex sandbox may write.
@@ -62,15 +57,13 @@ def background(
     system can do that (the `linux` backend; elsewhere the runner's watchdog ends it). Only
     for single-threaded parents (it uses preexec_fn).
     """
-    # Never through a link (a prompt file sits where Codex may write): OSError instead.
-    stdin_file = os.fdopen(os.open(stdin, os.O_RDONLY | os.O_NOFOLLOW), "rb") if stdin \
-        else open(os.devnull, "rb")  # noqa: SIM115
+    stdin_file = _stdin(stdin)
     try:
         with _append_private(stdout, under) as out, _append_private(stderr, under) as err:
             return subprocess.Popen(
                 list(argv),
                 cwd=cwd,
-                stdin=subprocess.PIPE if stdin_pipe else stdin_file,
+                stdin=stdin_file,
                 stdout=out,
                 stderr=err,
                 env=dict(env) if env is not None else None,
@@ -82,33 +75,6 @@ def background(
         stdin_file.close()
 
 
-def feed(proc: subprocess.Popen[bytes], data: bytes, within: float) -> bool:
-    """Write `data` to the stdin pipe of `proc` (spawn_background's `stdin_pipe`), then
-    close it: end-of-file. False, with the pipe closed, when the child exited first or read
-    nothing for `within` seconds (it is then the caller's to end)."""
-    assert proc.stdin is not None
-    fd = proc.stdin.fileno()
-    os.set_blocking(fd, False)
-    view, idle_since = memoryview(data), time.monotonic()
-    try:
-        while view:
-            if not select.select([], [fd], [], 0.1)[1]:
-                if process.has_exited(proc) or time.monotonic() - idle_since > within:
-                    return False
-                continue
-            try:
-                view = view[os.write(fd, view):]
-            except BlockingIOError:
-                continue
-            except BrokenPipeError:
-                return False
-            idle_since = time.monotonic()
-        return True
-    finally:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-
-
 def program(module: str, *args: str) -> list[str]:
     """The argv that runs `module`'s main(args) with this python and this package (the
     turn's runner, its watchdog). Isolated (`-I`), as the launcher runs the CLI: they work in
@@ -118,6 +84,18 @@ def program(module: str, *args: str) -> list[str]:
     bootstrap = ("import sys; sys.path.insert(0, sys.argv[1]); "
                  f"from {module} import main; sys.exit(main(sys.argv[2:]))")
     return [sys.executable, "-I", "-c", bootstrap, package_parent, *args]
+
+
+def _stdin(given: Where | bytes | None) -> BinaryIO:
+    """A child's stdin: a file, never through a link (a prompt file sits where Codex may
+    write: OSError instead); bytes, in an anonymous file; or /dev/null."""
+    if isinstance(given, bytes):
+        fd = _capture()
+        os.pwrite(fd, given, 0)  # read from the start: the offset stays at 0
+        return os.fdopen(fd, "rb")
+    if given:
+        return os.fdopen(os.open(given, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+    return open(os.devnull, "rb")
 
 
 def _tie(die_with_parent: bool) -> Callable[[], None] | None:
@@ -181,10 +159,6 @@ def _capture() -> int:
     temporary file."""
     if hasattr(os, "memfd_create"):
         return os.memfd_create("sparring-output")
-    # Here, not at the top: Linux never needs it, and tempfile (with shutil and random) is
-    # 6-7 ms of every `guard check` before its git status can start (bench/guard_bench.py).
-    import tempfile
-
     with tempfile.TemporaryFile() as file:  # unlinked already; the duplicate keeps it
         return os.dup(file.fileno())
 

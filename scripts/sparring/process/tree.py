@@ -33,12 +33,10 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from sparring.process.identity import Identity, proc_stat
-
 if TYPE_CHECKING:
-    import signal
-
     import psutil
+
+from sparring.process.identity import Identity, proc_stat, ps
 
 MARK_ENV = "SPARRING_TURN"
 GRACE_S = 2.0  # for a clean exit after TERM
@@ -89,10 +87,9 @@ class Scan:
         self._listed: tuple[int | None, list[int]] = (None, [])
 
     def turns(self) -> list[psutil.Process]:
-        import psutil
-
+        lib = ps()
         first = last_pid()
-        pids = psutil.pids()
+        pids = lib.pids()
         self._listed = (first, pids)
         last, before = last_pid(), self.last
         # A pid handed out since the last scan may be another process now: judged again.
@@ -109,10 +106,9 @@ class Scan:
         before the listing shows only once its fork is done, which it is by the time its
         parent, judged in the scan, could have exited). False where the system does not say
         which pid came last. Asked by `settled` only: the runner's notes never need it."""
-        import psutil
-
+        lib = ps()
         first, listed = self._listed
-        return first is not None and set(psutil.pids()) <= set(listed) and first == last_pid()
+        return first is not None and set(lib.pids()) <= set(listed) and first == last_pid()
 
     def stale(self) -> bool:
         """Whether this system does not say which pid it handed out last: then a pid judged
@@ -148,8 +144,7 @@ class Scan:
 
     def _judge(self, pid: int, depth: int) -> psutil.Process | None:
         """`pid`'s process if it is the turn's (its parent judged first), else None."""
-        import psutil
-
+        lib = ps()
         if pid in self.known:
             return self.known[pid]
         if depth >= _ANCESTRY_DEPTH:
@@ -157,20 +152,20 @@ class Scan:
         found = None
         if pid != self.me and pid not in self.scope.spare and not self._older(pid):
             try:
-                proc = psutil.Process(pid)
-            except psutil.Error:
+                proc = lib.Process(pid)
+            except lib.Error:
                 return None  # gone: not remembered, as its pid may come back as another
             try:
                 below = self._traced(proc) or self._below(proc.ppid(), pid, depth)
                 if below is None:
                     return None  # its parent could not be judged: not remembered either
                 found = proc if below else None
-            except psutil.ZombieProcess:
+            except lib.ZombieProcess:
                 pass  # it has ended; its pid stays taken until it is reaped
-            except psutil.NoSuchProcess:
+            except lib.NoSuchProcess:
                 if not proc.is_running():
                     return None  # gone meanwhile (else: a kernel thread, without environment)
-            except (psutil.Error, OSError):  # not ours to read
+            except (lib.Error, OSError):  # not ours to read
                 pass
         self.known[pid] = found
         return found
@@ -250,11 +245,10 @@ def last_pid() -> int | None:
 def _marks(proc: psutil.Process) -> list[str]:
     """The marks in `proc`'s environment; none when it may not be read (a setuid helper, say):
     its ancestry still says whether it is the turn's."""
-    import psutil
-
+    lib = ps()
     try:
         return proc.environ().get(MARK_ENV, "").split(":")
-    except psutil.AccessDenied:
+    except lib.AccessDenied:
         return []
 
 
@@ -307,11 +301,10 @@ def _send(procs: Iterable[psutil.Process], sig: signal.Signals, groups: bool = F
     """`sig` to each of `procs` (and, with `groups`, to each one's process group: every
     group a turn's process is in belongs to the turn, as a process can only join a group
     of its own session, and codex's session is its own)."""
-    import psutil
-
+    lib = ps()
     own = os.getpgrp()
     for proc in procs:
-        with contextlib.suppress(psutil.Error, OSError):  # gone already, which is the aim
+        with contextlib.suppress(lib.Error, OSError):  # gone already, which is the aim
             group = os.getpgid(proc.pid) if groups else own
             proc.send_signal(sig)  # psutil checks it is still the same process first
             if group != own:
@@ -325,9 +318,8 @@ def _await_gone(procs: list[psutil.Process], timeout: float) -> None:
 
 
 def _running(proc: psutil.Process) -> bool:
-    import psutil
-
+    lib = ps()
     try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
+        return proc.is_running() and proc.status() != lib.STATUS_ZOMBIE
+    except lib.Error:
         return False

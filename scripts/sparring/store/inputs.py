@@ -16,17 +16,16 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, BinaryIO
 
-from sparring import paths
+from sparring import paths, yamltext
+from sparring.answers import MAX_DEPTH, NOT_UNICODE, lone_surrogate, parse_bounded, too_deep
 from sparring.errors import SparringError
+from sparring.store import locate
 from sparring.store.statefile import write_private
 from sparring.store.workspace import find_root
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-    from pathlib import Path
-    from typing import Any, BinaryIO
 
 INBOX_PARTS = paths.INBOX
 INPUTS_DIR = "inputs"
@@ -35,18 +34,22 @@ INPUTS_DIR = "inputs"
 _taken: list[paths.Taken] = []
 
 
-def is_stdin(path: Path | None) -> bool:
+def is_stdin(path: str | Path | None) -> bool:
     return path is None or str(path) == "-"
+
+
+def project_folder(given: str | Path) -> Path:
+    """--cwd: a folder inside the project the command runs in, reached without a link (a
+    session made for a folder elsewhere would let Codex work, and sparring write, there)."""
+    return paths.folder(given, locate.project_root(os.getcwd()), "--cwd").path
 
 
 def project_root() -> Path:
     """The project a file argument must lie in: the one Claude Code (or the user) runs in."""
-    from pathlib import Path
-
     return find_root(Path.cwd())
 
 
-def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
+def read_input(path: str | Path | None, option: str, stdin: BinaryIO | None = None,
                limit: int = paths.MAX_INPUT_BYTES) -> bytes:
     """Bytes from `path`, or from stdin when it is None or `-` (never from a terminal): a
     regular file inside the project, read through paths.py, or stdin; at
@@ -71,6 +74,11 @@ def read_input(path: Path | None, option: str, stdin: BinaryIO | None = None,
     return data
 
 
+def took_any() -> bool:
+    """Whether this verb read an inbox file (archive_taken has something to keep)."""
+    return bool(_taken)
+
+
 def archive_taken(session_dir: str | Path | None) -> list[str]:
     """Keep the inbox files this verb read in `session_dir/inputs/` (left in place when
     there is no session): the bytes the verb read, whatever happened to the file since; the
@@ -80,8 +88,6 @@ def archive_taken(session_dir: str | Path | None) -> list[str]:
         taken = _taken.pop(0)
         if session_dir is None:
             continue
-        from pathlib import Path  # a verb took an inbox file: never a round's poll
-
         try:
             dest = _keep(Path(session_dir, INPUTS_DIR), taken)
         except OSError:
@@ -116,15 +122,11 @@ def mapping(raw: bytes, what: str, required: Iterable[str],
             known: Iterable[str] | None = None) -> dict[str, str]:
     """A YAML (or JSON) mapping of text fields with the `required` keys non-empty; with
     `known`, any other key is refused (a typo must not drop a field silently)."""
-    import yaml
-
     required = tuple(required)
     want = f"give a YAML mapping with {', '.join(required)}"
-    from sparring.answers import MAX_DEPTH, NOT_UNICODE, lone_surrogate, too_deep
-
     try:
-        data = yaml.safe_load(paths.text_of(raw, f"the {what}"))
-    except yaml.YAMLError as exc:
+        data = yamltext.load(paths.text_of(raw, f"the {what}"))
+    except ValueError as exc:
         raise SparringError("usage_error", f"the {what} is not valid YAML: {exc}", want) from exc
     except RecursionError:  # nested too deep for the parser itself
         raise _nested(what, MAX_DEPTH, want) from None
@@ -159,14 +161,12 @@ def _text(value: Any) -> str:
 
 
 def template_variables(
-    pairs: Iterable[str], file_pairs: Iterable[str], vars_file: Path | None
+    pairs: Iterable[str], file_pairs: Iterable[str], vars_file: str | Path | None
 ) -> dict[str, Any]:
     """A template's variables as a verb was given them: from --vars-file, then --var-file
     KEY=PATH, then --var KEY=VALUE (last wins)."""
     found: dict[str, Any] = _load_vars_file(vars_file) if vars_file else {}
     for key, path in (_split(p, "--var-file") for p in file_pairs):
-        from pathlib import Path
-
         found[key] = _read_text(Path(path), "--var-file")
     for key, value in (_split(p, "--var") for p in pairs):
         found[key] = value
@@ -187,12 +187,8 @@ def _read_text(path: Path, option: str) -> str:
 
 def _load_vars_file(given: str | Path) -> dict[str, Any]:
     """A JSON (`.json`) or YAML mapping; `-` reads it from stdin (YAML, which JSON also is)."""
-    from pathlib import Path
-
     path = Path(given)
     text = _read_text(path, "--vars-file")
-    from sparring.answers import NOT_UNICODE, lone_surrogate, parse_bounded, too_deep
-
     try:
         data = parse_bounded(text) if path.suffix == ".json" else _yaml(text)
         if too_deep(data):
@@ -209,11 +205,7 @@ def _load_vars_file(given: str | Path) -> dict[str, Any]:
 
 
 def _yaml(text: str) -> Any:
-    import yaml
-
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(str(exc)) from exc
+        return yamltext.load(text)
     except RecursionError:
         raise ValueError("nested too deep") from None

@@ -1,8 +1,7 @@
 """Where a project's sessions are: its root, a session's folder named by id or path, and
 the name and format version of the session file in it.
 
-In os.path terms, light at import: every round's poll (cli/entry.py) finds the session with
-these, and so does everything else (workspace.find_root, session.resolve).
+Every verb finds the session with these (workspace.find_root, session.resolve).
 
 The root is the nearest directory, from the working directory up, that holds `.git` (a
 repository or a worktree) or sparring's sessions (`.sparring/sessions/`); outside any
@@ -12,6 +11,7 @@ holding only an inbox (Claude Code started in a subfolder) does not make a root.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 STATE_DIR = ".sparring"
@@ -49,8 +49,6 @@ def state_home() -> str:
 
 def run_record(session_dir: str) -> str:
     """Where the runner of a session keeps its own record (store/runs.py)."""
-    import hashlib  # OpenSSL's 4 ms, here: every poll and wait imports this module
-
     key = hashlib.sha256(session_dir.encode("utf-8", "surrogateescape")).hexdigest()
     return os.path.join(state_home(), "runs", f"{key[:32]}.json")
 

@@ -19,9 +19,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import typing
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from sparring import disk, process
 from sparring.errors import SparringError
@@ -34,8 +36,11 @@ FORMAT = 1
 KIND = "run"
 
 
-class Run(NamedTuple):
-    """One runner's record (see the module's docstring)."""
+@dataclass(frozen=True)
+class Run:
+    """One runner's record (see the module's docstring), declared once: its fields are the
+    record's keys, and their types what a record read from disk must hold (_from_dict)."""
+
     session_dir: str
     turn: int  # the turn it runs now (a re-ask it queued is its next)
     turn_created_at: float  # with `turn`, which of session.json's turns that is
@@ -94,11 +99,10 @@ def read(session_dir: str) -> Run | None:
         raise _corrupt(path, f"is not as sparring wrote it ({exc})") from exc
 
 
-def begin(session_dir: str, turn: Mapping[str, Any], mark: str | None = None) -> Run:
-    """A new record for a runner about to start on `turn`, with its mark (`mark`, the one a
-    codex started early for it carries, else a new one). An earlier record is replaced only
-    if its runner is gone (lifecycle repaired its turn first)."""
-    run = Run(session_dir, int(turn["n"]), float(turn["created_at"]), mark or new_mark(),
+def begin(session_dir: str, turn: Mapping[str, Any]) -> Run:
+    """A new record for a runner about to start on `turn`, with a new mark. An earlier
+    record is replaced only if its runner is gone (lifecycle repaired its turn first)."""
+    run = Run(session_dir, int(turn["n"]), float(turn["created_at"]), new_mark(),
               None, None, None, ())
     with _lock():
         before = read(session_dir)
@@ -109,9 +113,7 @@ def begin(session_dir: str, turn: Mapping[str, Any], mark: str | None = None) ->
 
 
 def new_mark() -> str:
-    """A new mark for a turn's processes: unguessable, so nothing outside the turn has it.
-    os.urandom, as secrets.token_hex reads it: importing secrets (hmac, random, base64) cost
-    every runner and every start 5-10 ms of CPU (python -X importtime)."""
+    """A new mark for a turn's processes: unguessable, so nothing outside the turn has it."""
     return os.urandom(16).hex()
 
 
@@ -159,22 +161,48 @@ def _write(session_dir: str, run: Run) -> None:
 
 
 def _to_dict(run: Run) -> dict[str, Any]:
-    data: dict[str, Any] = {"format": FORMAT, "kind": KIND, **run._asdict()}
-    for key in ("runner", "codex", "watchdog"):
-        data[key] = data[key] and data[key].to_dict()
-    data["members"] = [m.to_dict() for m in run.members]
+    data: dict[str, Any] = {"format": FORMAT, "kind": KIND}
+    for field in fields(Run):
+        value = getattr(run, field.name)
+        data[field.name] = (value.to_dict() if isinstance(value, Identity)
+                            else [m.to_dict() for m in value] if isinstance(value, tuple)
+                            else value)
     return data
 
 
 def _from_dict(data: dict[str, Any], session_dir: str) -> Run:
+    """The record `data` holds, each field as Run declares it; ValueError (or KeyError) when
+    it holds anything else."""
     if data.get("format") != FORMAT or data.get("kind") != KIND:
         raise ValueError(f"format {data.get('format')!r}, kind {data.get('kind')!r}")
     if data["session_dir"] != session_dir:
         raise ValueError(f"it is about {data['session_dir']}")
-    return Run(str(data["session_dir"]), int(data["turn"]), float(data["turn_created_at"]),
-               str(data["mark"]), Identity.from_dict(data["runner"]),
-               Identity.from_dict(data["codex"]), Identity.from_dict(data["watchdog"]),
-               tuple(Identity(int(m["pid"]), float(m["started"])) for m in data["members"]))
+    hints = typing.get_type_hints(Run)
+    return Run(**{f.name: _value(data[f.name], hints[f.name], f.name) for f in fields(Run)})
+
+
+def _value(value: Any, kind: Any, name: str) -> Any:
+    """`value` as a field of type `kind` holds it."""
+    if kind == tuple[Identity, ...]:
+        if not isinstance(value, list):
+            raise ValueError(f"{name} is not a list")
+        return tuple(_value(item, Identity, name) for item in value)
+    if kind == Identity | None:
+        return None if value is None else _value(value, Identity, name)
+    if kind is Identity:
+        if not (isinstance(value, dict) and _is(value.get("pid"), int)
+                and _is(value.get("started"), float)):
+            raise ValueError(f"{name} is not a process's pid and start time")
+        return Identity(int(value["pid"]), float(value["started"]))
+    if not _is(value, kind):
+        raise ValueError(f"{name} is not a {kind.__name__}")
+    return float(value) if kind is float else value
+
+
+def _is(value: Any, kind: type) -> bool:
+    if isinstance(value, bool):
+        return kind is bool
+    return isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
 
 
 def disagreement(session_dir: str, problem: str) -> SparringError:

@@ -7,24 +7,21 @@ JSONL Codex printed, its stderr and the runner's log.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, cast
 
 from sparring.disk import PRIVATE_DIR
 from sparring.errors import SparringError
+from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 from sparring.store import locate, shapes, witness, workspace
 from sparring.store.locate import SESSION_FILE
 from sparring.store.locate import SESSION_FORMAT as FORMAT
 from sparring.store.statefile import StateFile
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from contextlib import AbstractContextManager
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession, EngineRecord, SessionRecord, TurnRecord
 
 SEALED_FILE = "sealed-claude-round-1.md"  # Claude's sealed analysis (barrier.seal)
 
@@ -35,8 +32,7 @@ def local_time(epoch: float) -> str:
 
 
 class Session:
-    """A session's folder, `path`: text, as every path a round's calls read with (no
-    pathlib: store/witness.py says the figure)."""
+    """A session's folder, `path` (text, as os.path handles it)."""
 
     def __init__(self, directory: str | Path) -> None:
         self.path = os.fspath(directory)
@@ -73,8 +69,6 @@ class Session:
         return data
 
     def update(self) -> AbstractContextManager[dict[str, Any]]:
-        import contextlib  # with collections and functools: only where a record is written
-
         return contextlib.contextmanager(self._update)()
 
     def _update(self) -> Iterator[dict[str, Any]]:
@@ -84,13 +78,9 @@ class Session:
     def edit(self) -> AbstractContextManager[SessionRecord]:
         """`update`, typed (records.py): what is read has passed shapes.py's check. `load`
         and `update` stay untyped for the modules that do not use the records yet."""
-        import contextlib
-
         return contextlib.contextmanager(self._edit)()
 
     def _edit(self) -> Iterator[SessionRecord]:
-        from typing import cast  # typing only where a record is written
-
         with self.update() as data:
             yield cast("SessionRecord", data)
 
@@ -119,14 +109,11 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
     """A new session with an id unique even when many `init`s run at once, starting with
     the engine record, token budget and own records (`sections`: top-level keys) its
     workflow gives it (workflows/sessions.py)."""
-    import secrets  # hashlib and more: only a new session needs it
-    from pathlib import Path
-
     parent = workspace.sessions_dir(root, create=True)
     inbox = workspace.inbox_dir(Path.cwd(), create=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for _ in range(20):
-        directory = parent / f"{skill}-{stamp}-{secrets.token_hex(3)}"
+        directory = parent / f"{skill}-{stamp}-{os.urandom(3).hex()}"
         try:
             directory.mkdir(mode=PRIVATE_DIR)  # atomic: exactly one creator wins a name
         except FileExistsError:
@@ -136,7 +123,7 @@ def create(root: Path, skill: str, cwd: Path, *, engine: EngineRecord,
             {"id": directory.name, "skill": skill, "root": str(root), "cwd": str(cwd),
              "created_at": time.time(), "thread_id": None, "codex": {}, "turns": [],
              "inbox": str(inbox), "budget_tokens": budget_tokens,
-             "outputs": secrets.token_hex(8),
+             "outputs": os.urandom(8).hex(),
              "engine": engine, **sections}
         )
         return session

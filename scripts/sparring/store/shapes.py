@@ -5,72 +5,158 @@ hand edit, a torn copy, another program's JSON) would otherwise end in a KeyErro
 some verb. `session_problem` names the first thing that is not as sparring wrote it, so
 the reader can report `state_corrupt` and leave the file alone.
 
-A field spec is a string: `str`, `int`, `num`, `bool`, `dict`, `list`, `any`, or `status`;
-a trailing `?` allows null. Keys in REQUIRED must be present; the others are checked when
-they are.
+What a record must hold is read from its class in records.py, the one declaration of its
+type: the keys every such record has, the types of all of them (a record nested in another
+is checked in turn, and each item of a list). A turn's settings are checked against the
+settings table (config.TURN_SETTINGS); the engine record, the ledger's, against `_ENGINE`
+below until it is declared as the others are.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+import types
+import typing
+from typing import Annotated, Any, Union
 
-from sparring import states
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # every round's poll checks shapes, through cli/entry.py
-    from typing import Any
-
-_SESSION = {"id": "str", "skill": "str", "root": "str", "cwd": "str", "created_at": "num",
-            "turns": "list", "codex": "dict", "thread_id": "str?", "inbox": "str?",
-            "engine": "dict", "debate": "dict", "discussion": "dict", "degraded_notes": "list",
-            "reports": "list", "finalized_at": "num?", "foreign_writes": "list",
-            "outputs": "str?"}
-_SESSION_REQUIRED = ("id", "skill", "root", "cwd", "created_at", "turns", "codex")
-# The session format's own keys (written by session.py, state.py, turn/budget.py, the report;
-# `question` by an early version): any other top-level key is a workflow's own record
-# (`debate`, `discussion`), whose status the CLI adds to poll and wait.
-SESSION_KEYS = frozenset({
-    "id", "skill", "root", "cwd", "created_at", "thread_id", "codex", "turns", "inbox",
-    "budget_tokens", "engine", "degraded_notes", "reports", "finalized_at", "foreign_writes",
-    "format", "kind", "question", "budget_stop", "report_sha256", "outputs"})
-
-_TURN = {"n": "int", "round": "int", "purpose": "str", "status": "status", "created_at": "num",
-         "settings": "dict", "argv": "list", "started_at": "num?", "ended_at": "num?",
-         "thread_id": "str?", "recovers": "int?", "schema": "str?", "template": "dict?",
-         "guard": "dict?", "answer_file": "str?", "runner": "dict?", "codex": "dict?",
-         "stop_requested": "bool", "exit_code": "int?", "end_reason": "str?", "error": "dict?",
-         "recoverable": "bool", "usage_cumulative": "dict?", "usage": "dict?",
-         "sandbox": "dict?", "go_on": "str?", "summary_id": "str?"}
-_TURN_REQUIRED = ("n", "round", "purpose", "status", "created_at", "settings", "argv")
-_SETTINGS = {"effort": "str", "model": "str?", "sandbox": "str", "timeout": "num",
-             "stall_after": "num"}
-_PROCESS = {"pid": "int", "started": "num"}
-
-_ENGINE = {"verdicts": "dict", "decisions": "dict", "seal": "dict?", "revealed_at": "num?",
-           "schema": "str?", "barrier": "bool", "rejudged": "list", "independence": "dict?"}
-_VERDICT = {"points": "list", "convergence": "dict"}
-_DEBATE = {"dir": "str", "question": "str", "sent": "dict", "max_rounds": "int",
-           "written": "dict", "stand_ins": "list"}
-_DISCUSSION = {"effort": "str", "model": "str", "max_rounds": "int", "topic": "str?",
-               "messages": "list"}
-_MESSAGE = {"round": "int", "speaker": "str", "text": "str"}
+from sparring import config, records, states
 
 
 def session_problem(data: Any) -> str | None:
     """What is wrong with a session document's shape, or None when it is as expected."""
-    found = _fields(data, _SESSION, _SESSION_REQUIRED, "the session")
+    found = record_problem(data, records.SessionRecord, "the session")
     if found:
         return found
     if not _is_name(data["skill"]):
         return f"the session's skill {data['skill']!r} is not a workflow's name"
     for i, turn in enumerate(data["turns"]):
-        found = _turn_problem(turn, f"turns[{i}]")
-        if found is None and turn["n"] != i + 1:  # each turn's folder is turns/<n>
-            found = f"turns[{i}].n is {turn['n']}, not {i + 1}: turns are numbered in order"
-        if found:
-            return found
-    return _thread_problem(data) or _sections_problem(data)
+        if turn["n"] != i + 1:  # each turn's folder is turns/<n>
+            return f"turns[{i}].n is {turn['n']}, not {i + 1}: turns are numbered in order"
+    return _thread_problem(data)
+
+
+@functools.cache
+def _declared(record: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """A record class's keys with their types, and the keys every such record has."""
+    hints = typing.get_type_hints(record, vars(records), include_extras=True)
+    return hints, frozenset(getattr(record, "__required_keys__", hints))
+
+
+def record_problem(value: Any, record: type, where: str) -> str | None:
+    """What in `value` is not a `record` (a TypedDict of records.py), or None."""
+    if not isinstance(value, dict):
+        return f"{where} is not an object"
+    hints, required = _declared(record)
+    for key in hints:
+        if key in required and key not in value:
+            return f"{where} has no {key!r}"
+    for key, kind in hints.items():
+        if key in value:
+            found = _problem(value[key], kind, key if where == "the session"
+                             else f"{where}.{key}")
+            if found:
+                return found
+    return None
+
+
+def _problem(value: Any, kind: Any, where: str) -> str | None:
+    """What is wrong with `value` as a `kind` (a record's annotation), or None."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is Annotated:
+        if args[1] == "ledger":  # by its own spec, not its class (the ledger's NotRequired)
+            return _engine_problem(value, where)
+        return _problem(value, args[0], where) or _marked(value, args[1], where)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        said = [_problem(value, k, where) for k in args if k is not type(None)]
+        return None if None in said else said[0]
+    if kind is Any:
+        return None
+    if typing.is_typeddict(kind):
+        return record_problem(value, kind, where)
+    if origin is list:
+        if not isinstance(value, list):
+            return f"{where} is not a list"
+        items = (_problem(item, args[0], f"{where}[{i}]") for i, item in enumerate(value))
+        return next((said for said in items if said), None)
+    if origin is dict or kind is dict:
+        return None if isinstance(value, dict) else f"{where} is not an object"
+    return None if _is(value, kind) else f"{where} is not {_DESCRIBED[kind]}"
+
+
+_DESCRIBED = {str: "text", int: "a whole number", float: "a finite number",
+              bool: "true or false"}
+
+
+def _is(value: Any, kind: type) -> bool:
+    if kind in (int, float) and isinstance(value, bool):
+        return False
+    if kind is float:
+        return isinstance(value, (int, float)) and math.isfinite(value)
+    return isinstance(value, kind)
+
+
+def _marked(value: Any, mark: str, where: str) -> str | None:
+    """The checks records.py asks for by name, beyond a key's type."""
+    if mark == "object or null":
+        return None if value is None or isinstance(value, dict) else f"{where} is not an object"
+    if mark == "status":
+        ok = value in states.TERMINAL or value in (states.STARTING, states.RUNNING)
+        return None if ok else f"{where} is not a turn status"
+    if mark == "settings":  # each setting's shape, as the table says now
+        return _fields(value, {s.name: s.shape for s in config.TURN_SETTINGS},
+                       tuple(s.name for s in config.TURN_SETTINGS if s.required), where)
+    raise AssertionError(mark)
+
+
+# -- the ledger's records, by their own spec (the ledger keeps its types in records.py) -----
+#
+# A field spec is a string: `str`, `int`, `num`, `bool`, `dict`, `list`, `any`; a trailing
+# `?` allows null.
+
+_ENGINE = {"verdicts": "dict", "decisions": "dict", "seal": "dict?", "revealed_at": "num?",
+           "schema": "str?", "barrier": "bool", "rejudged": "list", "independence": "dict?",
+           "sent_back": "dict", "challenge_off": "str?"}
+_VERDICT = {"points": "list", "convergence": "dict"}
+
+
+def _engine_problem(engine: Any, where: str) -> str | None:
+    found = _fields(engine, _ENGINE, ("verdicts", "decisions"), where)
+    for key, verdict in ({} if found else engine["verdicts"]).items():
+        found = found or _fields(verdict, _VERDICT, tuple(_VERDICT),
+                                 f"{where}.verdicts[{key}]")
+    for key, decision in ({} if found else engine["decisions"]).items():
+        if found is None and not isinstance(decision, dict):
+            found = f"{where}.decisions[{key}] is not an object"
+    return found
+
+
+def _fields(value: Any, spec: dict[str, str], required: tuple[str, ...],
+            where: str) -> str | None:
+    if not isinstance(value, dict):
+        return f"{where} is not an object"
+    for key in required:
+        if key not in value:
+            return f"{where} has no {key!r}"
+    for key, kind in spec.items():
+        if key in value and not _spec_is(value[key], kind):
+            return f"{where}.{key} is not {_SPEC_DESCRIBED[kind.rstrip('?')]}"
+    return None
+
+
+_SPEC = {"str": str, "int": int, "num": float, "bool": bool, "dict": dict, "list": list}
+_SPEC_DESCRIBED = {"str": "text", "int": "a whole number", "num": "a finite number",
+                   "bool": "true or false", "dict": "an object", "list": "a list",
+                   "any": "anything"}
+
+
+def _spec_is(value: Any, kind: str) -> bool:
+    if kind.endswith("?"):
+        return value is None or _spec_is(value, kind[:-1])
+    return kind == "any" or _is(value, _SPEC[kind])
 
 
 def is_thread_id(text: str) -> bool:
@@ -95,78 +181,6 @@ def _is_name(text: str) -> bool:
     session of a workflow this sparring does not know is refused where it is used)."""
     bare = text.replace("-", "")
     return text[:1].isalpha() and bare.isascii() and bare.isalnum() and text == text.lower()
-
-
-def _turn_problem(turn: Any, where: str) -> str | None:
-    found = _fields(turn, _TURN, _TURN_REQUIRED, where)
-    found = found or _fields(turn["settings"], _SETTINGS, tuple(_SETTINGS), f"{where}.settings")
-    for key in ("runner", "codex"):
-        if found is None and turn.get(key):
-            found = _fields(turn[key], _PROCESS, tuple(_PROCESS), f"{where}.{key}")
-    if found is None and not all(isinstance(arg, str) for arg in turn["argv"]):
-        found = f"{where}.argv holds something other than text"
-    return found
-
-
-def _sections_problem(data: dict[str, Any]) -> str | None:
-    engine = data.get("engine")
-    if engine is not None:
-        found = _fields(engine, _ENGINE, ("verdicts", "decisions"), "engine")
-        for key, verdict in ({} if found else engine["verdicts"]).items():
-            found = found or _fields(verdict, _VERDICT, tuple(_VERDICT),
-                                     f"engine.verdicts[{key}]")
-        for key, decision in ({} if found else engine["decisions"]).items():
-            if found is None and not isinstance(decision, dict):
-                found = f"engine.decisions[{key}] is not an object"
-        if found:
-            return found
-    if "debate" in data:
-        found = _fields(data["debate"], _DEBATE, ("dir", "question", "sent", "max_rounds"),
-                        "debate")
-        if found:
-            return found
-    if "discussion" in data:
-        found = _fields(data["discussion"], _DISCUSSION, tuple(_DISCUSSION), "discussion")
-        for i, message in enumerate([] if found else data["discussion"]["messages"]):
-            found = found or _fields(message, _MESSAGE, tuple(_MESSAGE),
-                                     f"discussion.messages[{i}]")
-        return found
-    return None
-
-
-def _fields(value: Any, spec: dict[str, str], required: tuple[str, ...],
-            where: str) -> str | None:
-    if not isinstance(value, dict):
-        return f"{where} is not an object"
-    for key in required:
-        if key not in value:
-            return f"{where} has no {key!r}"
-    for key, kind in spec.items():
-        if key in value and not _is(value[key], kind):
-            return f"{where}.{key} is not {_DESCRIBED[kind.rstrip('?')]}"
-    return None
-
-
-_DESCRIBED = {"str": "text", "int": "a whole number", "num": "a finite number",
-              "bool": "true or false", "dict": "an object", "list": "a list",
-              "status": "a turn status", "any": "anything"}
-
-
-def _is(value: Any, kind: str) -> bool:
-    if kind.endswith("?"):
-        return value is None or _is(value, kind[:-1])
-    if kind == "any":
-        return True
-    if kind == "status":
-        return value in states.TERMINAL or value in (states.STARTING, states.RUNNING)
-    if kind in ("int", "num") and isinstance(value, bool):
-        return False
-    if kind == "num":
-        return isinstance(value, (int, float)) and math.isfinite(value)
-    return isinstance(value, _TYPES[kind])
-
-
-_TYPES: dict[str, type] = {"str": str, "int": int, "bool": bool, "dict": dict, "list": list}
 
 
 # -- where a session file lies ---------------------------------------------------------------

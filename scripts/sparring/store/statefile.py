@@ -11,24 +11,20 @@ as sparring wrote it).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
 
 from sparring import disk, jsontext
 from sparring.errors import SparringError
 from sparring.store import witness as _witness  # the module; `witness` flags a record
 
-# Reading a state file, as every call a debate makes each round does, needs neither json
-# (sparring.jsontext reads as it does) nor typing nor pathlib: they load where a file is written.
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from contextlib import AbstractContextManager
-    from pathlib import Path
-    from typing import Any
-
-    Migration = Callable[[dict[str, Any]], dict[str, Any]]
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 # sparring's own state (prompts, the sealed analysis, copies of the user's files) is for the
@@ -188,8 +184,6 @@ def _loads(raw: str) -> Any:
     try:
         return jsontext.loads(raw, allow_nan=False)
     except ValueError:
-        import json
-
         return json.loads(raw, parse_constant=jsontext.not_json)
 
 
@@ -209,7 +203,7 @@ class StateFile:
         a file sparring did not write is reported, not tripped over. With `witness`, the file
         is one of sparring's records: every write keeps its copy out of Codex's reach first,
         and every read is of the version sparring wrote (read_record)."""
-        self.file = os.fspath(path)  # str: reading it needs no pathlib
+        self.file = os.fspath(path)
         self.kind = kind
         self.version = version
         self.migrations = migrations or {}
@@ -218,8 +212,6 @@ class StateFile:
 
     @property
     def path(self) -> Path:
-        from pathlib import Path
-
         return Path(self.file)
 
     def exists(self) -> bool:
@@ -246,8 +238,6 @@ class StateFile:
         try:
             data = _loads(text)
         except ValueError as exc:
-            import json  # json's own words for what is wrong, and where
-
             if isinstance(exc, json.JSONDecodeError):
                 raise self._corrupt(f"is not valid JSON ({exc.msg} at line {exc.lineno})"
                                     ) from exc
@@ -268,8 +258,6 @@ class StateFile:
 
     def update(self) -> AbstractContextManager[dict[str, Any]]:
         """Read-modify-write under the lock; the change is written when the block ends cleanly."""
-        import contextlib
-
         return contextlib.contextmanager(self._update)()
 
     def _update(self) -> Iterator[dict[str, Any]]:

@@ -34,23 +34,17 @@ it), /tmp, $TMPDIR and any writable root the user added to Codex's own configura
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 from sparring import disk
+from sparring.disk import Where
 from sparring.store import locate
 from sparring.store.locate import STATE_DIR
-
-# Every path here is text, os.path's way: reading a record (poll, wait and status, every
-# round) then needs no pathlib (8-9 ms of a 20 ms start: bench/status_bench.py); contextlib
-# is imported only where a record is written.
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from contextlib import AbstractContextManager
-
-    from sparring.disk import Where
 
 _META = ".witness"  # in the copies' own folder: sparring never writes a record of that name
 PRIVATE_FILE = 0o600
@@ -144,8 +138,6 @@ def locked(root: Where, name: str = "lock", wait: bool = True
     """A lock of the project's that Codex cannot hold, being out of the sandbox's reach. The
     witness lock (the default): a record and its copy are written, checked and put back
     under it. Without `wait`, BlockingIOError when someone holds it."""
-    import contextlib
-
     return contextlib.contextmanager(_locked)(root, name, wait)
 
 
@@ -157,8 +149,6 @@ def _locked(root: Where, name: str, wait: bool) -> Iterator[None]:
 def keeping(path: str | os.PathLike[str], data: bytes) -> AbstractContextManager[None]:
     """Record `data` as what sparring writes at `path` (call under `locked`), for the block
     that writes the record itself: if that fails, the copy goes back to what it was."""
-    import contextlib
-
     return contextlib.contextmanager(_keeping)(path, data)
 
 
@@ -210,8 +200,6 @@ def watch(root: Where, name: str, owner: str) -> None:
 
 
 def unwatch(root: Where, name: str) -> None:
-    import contextlib
-
     with contextlib.suppress(FileNotFoundError):
         os.unlink(os.path.join(_meta(root), "watches", name))
 

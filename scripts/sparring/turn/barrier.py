@@ -14,21 +14,16 @@ reach until both exist, in a sealed workflow (think-about, dual-model).
   turn/independence.py): a copy of the analysis Codex found elsewhere, or sparring's own
   records read. Its result is kept in the engine record (`independence`).
 
-The rules, here; taking the seal, in turn/seal.py. Light at import: every round's poll
-(cli/entry.py) asks `withheld` too.
+The rules, here; taking the seal, in turn/seal.py.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from sparring.errors import SparringError
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from typing import Any
-
-    from sparring.store.sessions import Session
+from sparring.store.sessions import Session
 
 
 def require_open(data: dict[str, Any], round_no: int) -> None:

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:  # every round's poll imports this module, through cli/entry.py
-    from typing import Any
+from typing import Any
 
 BRIEF_ACTIVITIES = 5
 

@@ -6,21 +6,15 @@ What counts is what `usage.total` shows: Codex's input plus output tokens over a
 Once that reaches the budget no turn starts (`budget_exhausted`, with both figures), and the
 session remembers the refusal so its report says DEGRADED: budget reached. A turn that
 starts after the budget was raised clears it again.
-
-Light at import: every round's poll prints the figures (cli/entry.py).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from sparring.codex.events import USAGE_KEYS
 from sparring.errors import SparringError
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from typing import Any
-
-    from sparring.errors import SparringError
-    from sparring.store.sessions import Session
+from sparring.store.sessions import Session
 
 STOP_KEY = "budget_stop"  # in session.json: the latest refusal, until a turn starts again
 

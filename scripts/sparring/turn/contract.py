@@ -11,7 +11,7 @@ from sparring.states import REPORTED
 
 # Why a turn ran: a workflow's round, the one recovery of a failed round, the runner's one
 # re-ask of an answer that broke its schema, a deep-discussion's synthesis.
-PURPOSES = ("round", "recovery", "reask", "synthesis")
+PURPOSES = ("round", "recovery", "reask", "reconsider", "challenge", "synthesis")
 
 
 def _one_of(values: tuple[str, ...]) -> str:

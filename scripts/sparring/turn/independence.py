@@ -41,10 +41,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from sparring.codex import rollout
 from sparring.errors import SparringError
 from sparring.guard.git import Git
+from sparring.jsontext import loads_kept, text_of
 from sparring.paths import read_own
-from sparring.store import locate
+from sparring.store import locate, shapes
 from sparring.store.locate import PROMPT_FILE, STATE_DIR
 from sparring.store.sessions import Session
 from sparring.turn.view import seen
@@ -61,6 +63,7 @@ _SKIP_DIRS = frozenset({".git", STATE_DIR})
 _COMMITS = 500  # the commit messages read, newest first
 _COMMITTED_FILES = 50  # the committed files read, of those the commands named
 _SHOWN = 300  # characters of a command, as the report names it
+_AGENTS_AT_MOST = 64  # the sub-agents' rollouts read, of a round one
 # A path below `.sparring/` as a command or an output spells it.
 _RECORD_PATH = re.compile(r"[^\s'\"`;|&<>()=]*\.sparring(?:/[^\s'\"`;|&<>():]*)?")
 # What names a place only to leave it out: a glob's `!`, find's `-not -path`/`-prune`, grep's
@@ -88,8 +91,10 @@ def verdict(check: dict[str, Any] | None) -> dict[str, Any]:
         what = ("text of Claude's analysis" if first["saw"] == "analysis"
                 else "sparring's own records")
         more = f" (and {len(seen) - 1} more)" if len(seen) > 1 else ""
+        did = first["command"]  # a command's label is its code span; another item's, named
+        did = f"command {did}" if did.startswith("`") else did
         return {"state": "void", "seen": seen, "why": (
-            f"in round one Codex's command {first['command']} showed it {what}{more}")}
+            f"in round one Codex's {did} showed it {what}{more}")}
     return {"state": "checked", "seen": [], "why": _how(check)}
 
 
@@ -115,7 +120,7 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
     engine record keeps it: `seen` (empty when nothing), what was read, and anything the
     runner could not read (`unchecked`: then independence is not measured)."""
     turns = [t for t in data["turns"] if t["round"] == 1]
-    pieces, missing = _pieces(session, turns)
+    pieces, missing, unread = _pieces(session, turns)
     found: dict[str, Any] = {
         "checked_at": time.time(), "turns": [t["n"] for t in turns], "words": WORDS,
         "commands": sum(1 for p in pieces if not p.output),
@@ -125,6 +130,11 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
     if missing:
         found["unchecked"] = ("Codex's events of round one are missing or unreadable (turn "
                               f"{', '.join(map(str, missing))}): what it did cannot be checked")
+        return found
+    if unread:
+        found["unchecked"] = ("a sub-agent Codex ran in round one left no rollout the runner "
+                              f"could read (thread {', '.join(unread)}): what it did cannot "
+                              "be checked")
         return found
     if len(words(analysis)) < WORDS:
         found["unchecked"] = (f"the analysis has fewer than {WORDS} words, too few to tell a "
@@ -138,32 +148,112 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
     return found
 
 
-def _pieces(session: Session, turns: list[dict[str, Any]]) -> tuple[list[Piece], list[int]]:
+def _pieces(session: Session, turns: list[dict[str, Any]]
+            ) -> tuple[list[Piece], list[int], list[str]]:
+    """What Codex did in round one's turns; the turns whose events could not be read, and
+    the sub-agents whose rollouts could not."""
     pieces: list[Piece] = []
-    missing = []
+    missing: list[int] = []
+    unread: list[str] = []
     for turn in turns:
         view = seen(session, turn["n"])
         if not view.readable:  # gone, or not a plain file of bounded size
             missing.append(turn["n"])
             continue
+        agents: list[str] = []
         for item in view.items:
             pieces += _of_item(turn["n"], item)
-    return pieces, missing
+            agents += _spawned(item)
+        found, lost = _of_agents(turn["n"], agents)
+        pieces += found
+        unread += lost
+    return pieces, missing, unread
 
 
 def _of_item(n: int, item: dict[str, Any]) -> list[Piece]:
-    """A command and its output; any other tool item (search, MCP call, a kind codex adds
-    later) as a whole; Codex's own reasoning is its own words, not something it saw."""
+    """What Codex wrote doing an item (a command, a tool call's arguments, a search, a
+    sub-agent's task) and what it saw (the command's output, the tool's result, what a
+    sub-agent answered), as text: every string of it (jsontext.text_of), never JSON's
+    escapes, which would split a line's words. Codex's reasoning and warnings are its
+    own words, not something it saw; an item kind codex adds later is what it saw."""
     kind = item.get("type")
-    if kind in ("reasoning", "error"):
+    if kind in ("reasoning", "error", "agent_message"):
         return []
+    wrote, saw, label = _parts(kind, item)
+    found = [Piece(n, label, wrote, False)] if wrote else []
+    return found + ([Piece(n, label, saw, True)] if saw else [])
+
+
+def _parts(kind: Any, item: dict[str, Any]) -> tuple[str, str, str]:
+    """(what Codex wrote, what it saw, the item as a report names it)."""
     if kind == "command_execution":
-        label = _label(item.get("command"))
-        return [Piece(n, label, str(item.get("command") or ""), False),
-                Piece(n, label, str(item.get("aggregated_output") or ""), True)]
+        command = str(item.get("command") or "")
+        return command, str(item.get("aggregated_output") or ""), _label(command)
+    if kind == "mcp_tool_call":
+        name = f"{item.get('server')}.{item.get('tool')}"
+        arguments = item.get("arguments")
+        said = json.dumps(arguments, ensure_ascii=False) if arguments is not None else ""
+        wrote = f"{name} {text_of(arguments)}"
+        saw = "\n".join(part for part in (_unwrapped(text_of(item.get("result"))),
+                                           text_of(item.get("error"))) if part)
+        return wrote, saw, f"MCP tool call {_label(f'{name} {said}'.strip())}"
+    if kind == "web_search":
+        wrote = "\n".join(part for part in (str(item.get("query") or ""),
+                                             text_of(item.get("action"))) if part)
+        return wrote, "", f"web search {_label(item.get('query') or wrote)}"
+    if kind == "collab_tool_call":
+        wrote = str(item.get("prompt") or "")
+        called = f"{item.get('tool')} {wrote}".strip()
+        return wrote, text_of(item.get("agents_states")), f"sub-agent call {_label(called)}"
+    rest = text_of({k: v for k, v in item.items() if k not in ("id", "type")})
+    if kind in ("file_change", "todo_list", "plan"):  # what Codex wrote
+        return rest, "", f"{kind} {_label(rest)}"
     what = item.get("query") or item.get("tool") or ""
-    label = f"{kind or 'an item'} {_label(what) if what else ''}".strip()
-    return [Piece(n, label, json.dumps(item, ensure_ascii=False), True)]
+    return "", rest, f"{kind or 'an item'} {_label(what) if what else ''}".strip()
+
+
+def _unwrapped(text: str) -> str:
+    """`text`, and where a line of it is JSON (an MCP resource comes back as a JSON text
+    holding the file's), that JSON's own strings: their escapes would split its words."""
+    found = [text]
+    for line in text.splitlines():
+        if line.lstrip()[:1] in ("{", "[") and "\\" in line:
+            with contextlib.suppress(ValueError):
+                found.append(text_of(loads_kept(line)))
+    return "\n".join(found)
+
+
+def _spawned(item: dict[str, Any]) -> list[str]:
+    """The sub-agents' threads a `collab_tool_call` names (spawned, messaged, waited for)."""
+    if item.get("type") != "collab_tool_call":
+        return []
+    threads = item.get("receiver_thread_ids")  # what looks like a thread id, nothing else
+    return [t for t in threads if isinstance(t, str) and shapes.is_thread_id(t)] \
+        if isinstance(threads, list) else []
+
+
+def _of_agents(n: int, threads: list[str]) -> tuple[list[Piece], list[str]]:
+    """What each sub-agent Codex ran in round one did, read from its own rollout (a
+    sub-agent's commands never reach the primary thread's events), and the sub-agents it
+    spawned in turn; the threads whose rollout could not be read (or, past the most it
+    reads, was not)."""
+    pieces: list[Piece] = []
+    queue, done, lost = list(dict.fromkeys(threads)), set[str](), []
+    while queue and len(done) < _AGENTS_AT_MOST:
+        thread = queue.pop(0)
+        if thread in done:
+            continue
+        done.add(thread)
+        calls = rollout.tool_calls(thread)
+        if calls is None:
+            lost.append(thread)
+            continue
+        for call in calls:
+            label = f"sub-agent {thread[:8]}'s {call.kind} {_label(call.what)}"
+            pieces += [Piece(n, label, text, seen) for text, seen in
+                       ((call.wrote, False), (call.saw, True)) if text]
+            queue += [t for t in call.agents if shapes.is_thread_id(t)]
+    return pieces, lost + [t for t in dict.fromkeys(queue) if t not in done]
 
 
 def _label(command: Any) -> str:

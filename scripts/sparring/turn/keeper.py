@@ -9,16 +9,13 @@ so do `stop` and `poll` (lifecycle.py).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from sparring import disk, process
 from sparring.store import runs
 from sparring.store.sessions import Session
 from sparring.turn import watchdog
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from subprocess import Popen
 
 
 class Keeper:
@@ -31,14 +28,14 @@ class Keeper:
         # for it to end. Its log is made now, as its start made it: the guard's snapshot,
         # taken before codex, sees it there.
         os.close(disk.append(log, under=session.root))
-        self.watchdog: watchdog.Watchdog | None = None
+        self.watchdog: process.Child | None = None
         # The scan `record` keeps from one record to the next, with what it was begun for
         # (codex and the watchdog): each record then judges only the processes new since the
         # last, not every process of the system (on a desktop's hundreds, a full scan cost
         # tens of milliseconds of CPU, twice a second for as long as Codex ran).
         self._recording: tuple[tuple[int, int | None], process.tree.Scan] | None = None
 
-    def _start_watchdog(self) -> watchdog.Watchdog:
+    def _start_watchdog(self) -> process.Child:
         dog = watchdog.start(self.session, self.me, self.log)
         self.note(watchdog=process.identity_of(dog.pid).to_dict())
         return dog
@@ -58,7 +55,7 @@ class Keeper:
             self.watchdog.wait()
         self.watchdog = self._start_watchdog()
 
-    def scope(self, codex: Popen[bytes] | None, marked: bool = True) -> process.tree.Scope:
+    def scope(self, codex: process.Child | None, marked: bool = True) -> process.tree.Scope:
         """Everything below this runner (its watchdog aside), in codex's group and session
         (codex is not reaped yet, so they are its), marked, or seen before."""
         return process.tree.Scope(
@@ -67,7 +64,7 @@ class Keeper:
             spare=frozenset({self.watchdog.pid} if self.watchdog is not None else ()),
             since=self.since)
 
-    def record(self, codex: Popen[bytes]) -> None:
+    def record(self, codex: process.Child) -> None:
         """Note the turn's processes running now, found the cheap way (ancestry, group and
         session); those seen before stay noted while they live."""
         now = process.identities(self._scan(codex).turns())
@@ -76,7 +73,7 @@ class Keeper:
             self.seen = now
             self.note(members=[i.to_dict() for i in sorted(now)])
 
-    def _scan(self, codex: Popen[bytes]) -> process.tree.Scan:
+    def _scan(self, codex: process.Child) -> process.tree.Scan:
         """The scan `record` goes on with, begun anew for another codex or watchdog, or once
         a pid it judged may have gone to another process."""
         key = (codex.pid, self.watchdog.pid if self.watchdog is not None else None)
@@ -84,7 +81,7 @@ class Keeper:
             self._recording = (key, process.tree.Scan(self.scope(codex, marked=False)))
         return self._recording[1]
 
-    def end(self, codex: Popen[bytes] | None) -> list[int]:
+    def end(self, codex: process.Child | None) -> list[int]:
         """End every process of the turn, codex included: nothing of it runs on."""
         return process.end(self.scope(codex))
 

@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from sparring import codex, config, limits, process, states, templates
-from sparring.codex import sandbox
-from sparring.errors import CODES, TURN_HINTS, Hint, SparringError, guard_hint
+from sparring import codex, config, disk, limits, process, states, templates
+from sparring.codex import rollout, sandbox
+from sparring.errors import CODES, Hint, SparringError, guard_hint, turn_hint
+from sparring.process import spawn
 from sparring.records import TurnRecord
-from sparring.store import sessions
+from sparring.store import lastrun, runs, sessions
 from sparring.store.inputs import read_input, template_variables
 from sparring.store.locate import BASELINE_FILE
 from sparring.store.sessions import Session, find_turn
-from sparring.turn import budget, lifecycle, runner, turns, view
+from sparring.store.statefile import swapped
+from sparring.turn import budget, lifecycle, turns, view
 from sparring.turn.brief import brief
+from sparring.turn.summary import ran_with
 
 _START_POLL_S = 0.05
 _START_CAP_S = 30.0
@@ -84,31 +86,26 @@ def prompt_from(prompt_file: Path | None, template: str | None, pairs: tuple[str
     asked = {"name": template, "question": question}
     if variables.get("CONSTRAINTS"):  # what the debate took as fixed, or assumed: reported
         asked["constraints"] = variables["CONSTRAINTS"]
+    if variables.get("OPTIONS"):  # the options both sides' blind first choices name
+        asked["options"] = variables["OPTIONS"]
     return Prompt(templates.render(template, variables).encode(), asked)
 
 
-def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt | Callable[[], Prompt],
-          schema: str | None = None, answer_file: str | None = None, *,
-          ready: runner.Ready | None = None) -> dict[str, Any]:
-    """Round one. `prompt` may be the call that makes it (a template to render): it is
-    made once codex's command line is known, while codex already starts (Ready.warm_up).
-    `ready`: the runner a caller prepared already (else one is prepared here)."""
+def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
+          schema: str | None = None, answer_file: str | None = None,
+          challenge_off: str | None = None) -> dict[str, Any]:
+    """Round one. `challenge_off`: why no challenge turn may test a consensus that comes
+    cheap (the option that said so), for a workflow whose rounds are structured."""
     session = sessions.resolve(ref, cwd)
-    if ready is not None:
-        return _start(session, options, prompt, schema, answer_file, ready)
-    with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
-        return _start(session, options, prompt, schema, answer_file, made)
-
-
-def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[], Prompt],
-           schema: str | None, answer_file: str | None, ready: runner.Ready
-           ) -> dict[str, Any]:
     data, _ = lifecycle.agreed(session)  # session.json shows what its runners run
     if not _can_start(data):
         raise SparringError("invalid_transition", f"session {session.id} has already started",
                             f"continue it with `sparring resume {session.id}`")
-    if not callable(given):
-        codex.check_prompt(given.text)
+    if challenge_off and not data["engine"].get("schema"):
+        raise SparringError("usage_error", f"{challenge_off}: a {data['skill']} session has "
+                            "no challenge turn (only think-about and dual-model run one)",
+                            f"drop {challenge_off.split()[-1]}")
+    codex.check_prompt(prompt.text)
     budget.require(session, options.get("budget_tokens"))
     file_settings = config.load(Path(data["root"]))
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
@@ -117,9 +114,8 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
     process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
     executable = codex.find_executable()
+    found = _supported(data, executable)
     argv = turns.codex_argv(executable, data, settings, thread_id=None, schema=schema)
-    ready.warm_up(argv, data)
-    prompt = _made(given, "the prompt")
     with session.update() as locked:
         if not _can_start(locked):  # another `start` won the race while we looked up codex
             raise SparringError("invalid_transition", f"session {session.id} has already "
@@ -129,31 +125,21 @@ def _start(session: Session, options: dict[str, Any], given: Prompt | Callable[[
                               thread_id=None, schema=schema, template=prompt.template,
                               answer_file=answer_file)
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"], executable, ready)
+        if challenge_off:
+            locked["engine"]["challenge_off"] = challenge_off
+    return _launch(session, turn["n"], executable, found)
 
 
-def resume(ref: str, cwd: Path, options: dict[str, Any],
-           prompt: Prompt | Callable[[], Prompt] | None, recover: bool = False,
-           schema: str | None = None, accept_changes: bool = False,
-           answer_file: str | None = None,
-           purpose: str = "round", *, again: str | None = None,
-           ready: runner.Ready | None = None) -> dict[str, Any]:
-    """`prompt` may be the call that makes it, as for start. `again`: the command to run
-    again once the user accepted changed files, when it is not this `resume` itself (a
-    workflow's own verb that resumed for it). `ready`: as for start."""
+def resume(ref: str, cwd: Path, options: dict[str, Any], given: Prompt | None,
+           recover: bool = False, schema: str | None = None, accept_changes: bool = False,
+           answer_file: str | None = None, purpose: str = "round", *,
+           again: str | None = None, fresh_thread: bool = False) -> dict[str, Any]:
+    """The next round (or with `recover` the interrupted one again, its prompt). `again`:
+    the command to run again once the user accepted changed files, when it is not this
+    `resume` itself (a workflow's own verb that resumed for it). `fresh_thread`: the round
+    runs on a new thread of its own, which knows nothing of the debate (a challenge); the
+    session's thread stays the one later rounds resume."""
     session = sessions.resolve(ref, cwd)
-    if ready is not None:
-        return _resume(session, options, prompt, recover, schema, accept_changes,
-                       answer_file, purpose, again, ready)
-    with runner.prepared(lambda: session) as made:  # the runner gets ready meanwhile
-        return _resume(session, options, prompt, recover, schema, accept_changes,
-                       answer_file, purpose, again, made)
-
-
-def _resume(session: Session, options: dict[str, Any],
-            given: Prompt | Callable[[], Prompt] | None, recover: bool,
-            schema: str | None, accept_changes: bool, answer_file: str | None, purpose: str,
-            again: str | None, ready: runner.Ready) -> dict[str, Any]:
     previous, data = _resumable(session, session.load(), recover)
     if not recover:  # asking the same round again reveals nothing new
         _require_seal(session, data)
@@ -169,24 +155,22 @@ def _resume(session: Session, options: dict[str, Any],
         schema = schema or previous.get("schema") or "none"
         answer_file = answer_file or previous.get("answer_file")
     assert given is not None
-    what = "the interrupted round's prompt" if recover else "the prompt"
-    if not callable(given):
-        codex.check_prompt(given.text, what)
+    codex.check_prompt(given.text, "the interrupted round's prompt" if recover else "the prompt")
     settings, chosen = _resume_settings(data, previous, options)
     start_window()
     process.mechanism()
     schema = _schema_for(data, schema)
     executable = codex.find_executable()
-    argv = turns.codex_argv(executable, data, settings, thread_id=data["thread_id"],
-                            schema=schema)
-    ready.warm_up(argv, data)
-    prompt = _made(given, what)
+    found = _supported(data, executable)
+    thread = _thread_for(data, previous, recover, fresh_thread)
+    argv = turns.codex_argv(executable, data, settings, thread_id=thread, schema=schema)
+    prompt = given
     with session.update() as locked:
         if locked["turns"][-1]["n"] != previous["n"]:
             raise SparringError("session_busy", "another turn started meanwhile",
                                 f"check it with `sparring poll {session.id}`")
         turn = turns.new_turn(
-            session, locked, settings=settings, prompt=prompt.text, thread_id=data["thread_id"],
+            session, locked, settings=settings, prompt=prompt.text, thread_id=thread,
             round_no=_round_after(locked, previous, recover),
             purpose=_purpose(previous, recover, purpose),
             argv=argv,
@@ -194,16 +178,31 @@ def _resume(session: Session, options: dict[str, Any],
             template=prompt.template, answer_file=answer_file,
         )
         turn["sandbox"] = chosen.to_dict()
-    return _launch(session, turn["n"], executable, ready)
+    return _launch(session, turn["n"], executable, found)
 
 
-def _made(given: Prompt | Callable[[], Prompt], what: str) -> Prompt:
-    """The prompt: as given (checked already), or made now, while codex starts, and checked."""
-    if not callable(given):
-        return given
-    prompt = given()
-    codex.check_prompt(prompt.text, what)
-    return prompt
+def _supported(data: dict[str, Any], executable: str) -> str | None:
+    """The version of the codex about to run, refused (`codex_too_old`) when older than
+    sparring drives: the session's record of it when that is the same codex, else asked
+    (codex.version: its npm package's metadata, else `codex --version`)."""
+    known = data.get("codex") or {}
+    found = known.get("version") if known.get("path") == executable else None
+    found = found or codex.version(executable)
+    codex.require_supported(executable, found)
+    return found
+
+
+def _thread_for(data: dict[str, Any], previous: TurnRecord, recover: bool,
+                fresh: bool) -> str | None:
+    """The thread a turn resumes: the session's; none for a fresh one; and the interrupted
+    round's own when it ran on a thread of its own (a challenge asked again)."""
+    if fresh:
+        return None
+    own = any(t["round"] == previous["round"] and t["purpose"] == "challenge"
+              for t in data["turns"])
+    if recover and own:
+        return previous.get("thread_id")
+    return str(data["thread_id"])
 
 
 def _purpose(previous: TurnRecord, recover: bool, given: str) -> str:
@@ -327,16 +326,20 @@ def _not_recoverable(turn: TurnRecord) -> str:
 
 def _resume_settings(data: dict[str, Any], previous: TurnRecord, options: dict[str, Any]
                      ) -> tuple[config.TurnSettings, sandbox.Sandbox]:
-    # A thread keeps its model: switching models mid-thread makes codex inject a
-    # large model-switch message. Effort carries over unless given; the sandbox too (codex
-    # does not restore it on resume), under what the user allows now.
-    kept = previous["settings"]
+    """As the settings table says of a later round (config.Setting.resume): what the thread
+    keeps, what the previous round's carries unless given, and what is chosen afresh. The
+    sandbox, carried, is decided under what the user allows now (codex does not restore it
+    on resume)."""
+    kept = config.TurnSettings.from_record(previous["settings"])
     file_settings = config.load(Path(data["root"]))
-    effort = options.get("effort") or kept["effort"]
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"),
                       _carried(previous))
-    merged = {**options, "effort": effort, "model": kept["model"], "sandbox": chosen.mode}
-    return config.resolve_turn(merged, file_settings), chosen
+    given = {**options, "sandbox": chosen.mode}
+    for row in config.TURN_SETTINGS:
+        if row.resume == config.KEPT or (row.resume == config.CARRIED
+                                         and given.get(row.name) is None):
+            given[row.name] = kept[row.name]
+    return config.resolve_turn(given, file_settings), chosen
 
 
 def _sandbox(data: dict[str, Any], flag: str | None, project_file: str | None,
@@ -356,32 +359,63 @@ def _carried(previous: TurnRecord) -> sandbox.Request | None:
     return sandbox.Request(previous["settings"]["sandbox"], "previous_round")
 
 
-def _record_codex(session: Session, executable: str) -> None:
-    """The codex the session runs, and its version (for the report), once it changed. Asked
-    only once the start window has passed: `codex --version` starts another codex, and
-    nothing but codex's own start should stand between `start` and its first request."""
-    if session.load()["codex"].get("path") == executable:
+def _record_codex(session: Session, executable: str, found: str | None) -> None:
+    """The codex the session runs, and its version (for the report), once it changed;
+    written once the start window has passed, as nothing but codex's own start should stand
+    between `start` and its first request."""
+    if session.load()["codex"] == {"path": executable, "version": found}:
         return
-    found = codex.version(executable)
     with session.update() as locked:
         locked["codex"] = {"path": executable, "version": found}
 
 
-def _launch(session: Session, n: int, executable: str, ready: runner.Ready) -> dict[str, Any]:
-    identity = runner.launch(session, n, ready)
+def _launch(session: Session, n: int, executable: str, found: str | None) -> dict[str, Any]:
+    identity = _runner(session, n)
     with session.update() as data:
         find_turn(data, n)["runner"] = identity.to_dict()
     _wait_for_start(session, n)
     data, turn, seen = lifecycle.observe(session)  # what start says: the turn at the window
-    _record_codex(session, executable)
+    _record_codex(session, executable, found)
     if turn["status"] == states.FAILED:
         raise _failed_start(turn)
     # Briefer than `wait`, and without Codex's answer even if it came within the start
     # window: `wait` shows it (once), with the guard, the tokens and everything else a
     # round needs. The sandbox is shown at every start.
     shown = brief(view.to_dict(session, data, turn, seen), review=False)
+    ran, warnings = _codex_shown(data, turn, seen.thread_id, found)
+    shown_ran = {"codex": ran} if turn["n"] == 1 else {}  # at start; a round after, if changed
+    found_warnings = {"warnings": warnings} if warnings else {}
     return {**{key: value for key, value in shown.items() if key not in _LEFT_TO_WAIT},
-            "sandbox": turn.get("sandbox"), "next": Hint(f"`sparring wait {session.id}`")}
+            "sandbox": turn.get("sandbox"), **shown_ran, **found_warnings,
+            "next": Hint(f"`sparring wait {session.id}`")}
+
+
+def _codex_shown(data: dict[str, Any], turn: TurnRecord, thread_id: str | None,
+                 found: str | None) -> tuple[str, list[str]]:
+    """The codex this turn runs, in a line ("gpt-5.5, effort high (codex 0.171.0)"): the
+    model and effort its rollout recorded once the turn began, else what sparring passed (no
+    model is codex's default); and a warning when they are not what the previous round, or
+    the user's last debate, ran with."""
+
+    recorded = rollout.turn_context(thread_id or turn.get("thread_id"),
+                                    since=float(turn["created_at"]))
+    now = ran_with({**turn, "ran": recorded})
+    line = (f"{now['model'] or 'the default model'}, effort {now['effort']} (codex "
+            f"{found or 'of unknown version'}{'' if recorded else '; not recorded yet'})")
+    if not recorded:
+        return line, []
+    before = [t for t in data["turns"] if t["n"] < turn["n"] and t.get("ran")]
+    if before:
+        was = ran_with(before[-1])
+        if (was["model"], was["effort"]) == (now["model"], now["effort"]):
+            return line, []
+        return line, [f"Codex runs {now['model']}, effort {now['effort']}; round "
+                      f"{before[-1]['round']} ran {was['model']}, effort {was['effort']}"]
+    last = data["codex_before"] if "codex_before" in data else lastrun.read()
+    if last and last.get("session") == data["id"]:  # this very turn ended already
+        last = None
+    earlier = lastrun.differs(now, last)
+    return line, [earlier] if earlier else []
 
 
 # What the `wait` after a start prints, and a start need not.
@@ -390,9 +424,9 @@ _LEFT_TO_WAIT = ("elapsed_s", "guard", "usage", "last_event_s", "activities")
 
 def _wait_for_start(session: Session, n: int) -> TurnRecord:
     window, begun = start_window(), time.monotonic()
-    waiting = lifecycle.Waiting(session, n)  # a runner that dies is recorded, not waited on
     while True:
-        turn = waiting.turn()
+        data, _ = lifecycle.settle(session)  # a runner that dies is recorded, not waited on
+        turn = find_turn(data, n)
         if states.is_terminal(turn["status"]):
             return turn
         started = turn.get("started_at")
@@ -405,15 +439,44 @@ def _wait_for_start(session: Session, n: int) -> TurnRecord:
 
 def _failed_start(turn: TurnRecord) -> SparringError:
     """The turn's recorded error, as start's own: its hint is spelled as the runner's words
-    only when it is the one the runner gives for its code (errors.TURN_HINTS), as
+    only when it is the one the runner gives for its code (errors.turn_hint), as
     errors.runner_said prints a turn's error; any other is printed as the data it is."""
     error = dict(turn["error"] or {})
     code = str(error.pop("code", "codex_start_failed"))
     message = str(error.pop("message", "codex failed to start"))
     hint = str(error.pop("hint", "run `sparring doctor`"))
-    own = hint == TURN_HINTS.get(code)
+    own = hint == turn_hint(code, error.get("retry_at"))
     if code == "codex_crashed" or code not in CODES:
         code = "codex_start_failed"
     failed = SparringError(code, message, hint, turn=turn["n"], status=turn["status"], **error)
     failed.hint_is_data = not own
     return failed
+
+
+def _runner(session: Session, n: int) -> process.Identity:
+    """Start the runner for turn `n` in its own session, its output in the turn's log. Its
+    record (store/runs.py) is written first, and names it before this returns."""
+    try:
+        runs.begin(session.path, find_turn(session.load(), n))
+    except runs.Busy as busy:
+        raise lifecycle.disagree(session, busy.run, f"turn {busy.run.turn} is still being run "
+                                 "by sparring's runner, yet the session file let another turn "
+                                 "start") from None
+    identity = _spawn_runner(session, n)
+    with runs.change(session.path) as run:
+        if run.get("turn") == n:
+            run["runner"] = identity.to_dict()
+    return identity
+
+
+def _spawn_runner(session: Session, n: int) -> process.Identity:
+    """The turn's runner (turn/runner.py), a new isolated interpreter (spawn.program)."""
+    log = session.turn_path(n, turns.RUNNER_LOG)
+    try:
+        child = spawn.background(
+            spawn.program("sparring.turn.runner", session.path, str(n)),
+            cwd=session.path, stdin=None, stdout=log, stderr=log, under=session.root,
+        )
+    except disk.FolderSwapped as exc:  # the turn's folder, swapped since start made it
+        raise swapped(exc) from None
+    return process.identity_of(child.pid)

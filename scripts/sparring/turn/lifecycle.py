@@ -12,24 +12,18 @@ process is only ever signalled on the record's word, never on session.json's.
 
 from __future__ import annotations
 
-import os
+import signal
 import time
+from typing import Any
 
-from sparring import paths, states
+from sparring import process, states
 from sparring.codex import events
 from sparring.errors import SparringError
-from sparring.store.locate import run_record, state_home
+from sparring.records import TurnRecord
+from sparring.store import runs
 from sparring.store.sessions import Session, find_turn, latest_turn
 from sparring.store.statefile import locked
-from sparring.turn import view
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from typing import Any
-
-    from sparring.records import TurnRecord
-    from sparring.store import runs
-    from sparring.turn import turns
+from sparring.turn import turns, view
 
 # A runner gets this long to record its own identity before we doubt it.
 _RUNNER_GRACE_S = 15.0
@@ -87,44 +81,6 @@ def _settled(session: Session) -> tuple[dict[str, Any], TurnRecord, runs.Run | N
     return data, turn, run
 
 
-class Waiting:
-    """`settle`, again and again, for the loops that wait on a turn (`wait`, and `start`'s
-    window): session.json and the runner's record are read again only once one of them
-    changed (paths.stamp, taken before reading: a write meanwhile shows the next time); in
-    between, only whether the runner still lives is looked at, as its death changes no
-    file. (Read twenty times a second, they cost a wait of minutes seconds of CPU.) It
-    follows turn `n`, or the latest turn when n is None."""
-
-    def __init__(self, session: Session, n: int | None = None) -> None:
-        self.session, self.n = session, n
-        self._record: str | None = None  # the runner's record, named at the second look
-        self._seen: tuple[tuple[object, object] | None, TurnRecord, runs.Run | None] | None \
-            = None
-
-    def turn(self) -> TurnRecord:
-        """The turn followed, as `settle` leaves it. The first look is a plain read: a wait
-        for a turn that has ended looks once, and never names the record (its digest loads
-        hashlib, 4 ms of every round's call: see _record)."""
-        stamps = self._stamps() if self._seen is not None else None
-        if self._seen is not None and stamps is not None and stamps == self._seen[0]:
-            _, turn, run = self._seen
-            if states.is_terminal(turn["status"]) or not _runner_gone(turn, run):
-                return turn
-        data, turn, run = _settled(self.session)
-        if self.n is not None:
-            turn = find_turn(data, self.n)
-        self._seen = (stamps, turn, run)
-        return turn
-
-    def _stamps(self) -> tuple[object, object] | None:
-        """The stamps of session.json and the runner's record; None when session.json's
-        cannot be taken (then it is read again every time)."""
-        if self._record is None:
-            self._record = run_record(self.session.path)
-        found = paths.stamp(self.session.state.file)
-        return None if found is None else (found, paths.stamp(self._record))
-
-
 def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
     """session.json and the runner's own record (store/runs.py), which must agree on the
     running turn. When they do not, the record's processes are ended (nothing of a turn
@@ -143,33 +99,13 @@ def agreed(session: Session) -> tuple[dict[str, Any], runs.Run | None]:
 
 
 def _record(session: Session) -> runs.Run | None:
-    """The runner's record (runs.read), which exists only while a turn runs: the process
-    layer it needs is loaded only then, never to look at an ended turn, and the digest that
-    names it (hashlib loads OpenSSL: 4 ms of every round's call) only when some runner
-    keeps a record at all."""
-    if not _any_run() or not os.path.exists(run_record(session.path)):
-        return None
-    from sparring.store import runs
-
+    """The runner's record (runs.read), which exists only while a turn runs."""
     return runs.read(session.path)
-
-
-def _any_run() -> bool:
-    try:
-        with os.scandir(os.path.join(state_home(), "runs")) as entries:
-            return any(entry.name.endswith(".json") for entry in entries)
-    except OSError:
-        return False
 
 
 def disagree(session: Session, run: runs.Run | None, problem: str) -> SparringError:
     """End what the runner's record names and say session.json is corrupt. The runner is
     killed outright: it must not write its turn's end into a file that disagrees."""
-    import signal  # here, not at load: observing a turn never signals
-
-    from sparring import process
-    from sparring.store import runs
-
     if run is not None:
         process.send(run.runner, signal.SIGKILL)
         process.end(run.scope())
@@ -199,8 +135,6 @@ def _against_record(mine: TurnRecord, latest: TurnRecord | None,
     if states.is_terminal(mine["status"]):
         return (f"it says turn {run.turn} {mine['status']}, but sparring's runner never "
                 "recorded that")
-    from sparring import process
-
     named = process.Identity.from_dict(mine.get("runner"))
     if named is not None and run.runner is not None and not named.same(run.runner):
         return f"it names another runner for turn {run.turn} than the one running it"
@@ -215,8 +149,6 @@ def _unknown_runner(latest: TurnRecord | None, run: runs.Run | None) -> str | No
         return None
     if run is not None and run.names(latest):
         return None
-    from sparring import process
-
     if not process.is_alive(process.Identity.from_dict(latest["runner"])):
         return None
     return (f"it says turn {latest['n']} is {latest['status']} under a runner sparring has no "
@@ -228,8 +160,6 @@ def _runs(run: runs.Run) -> str:
 
 
 def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
-    from sparring import process
-
     if run is not None and run.names(turn) and run.runner is not None:
         return not run.runner_alive()
     if turn.get("runner"):  # no record of it: a runner killed as it recorded the end
@@ -241,10 +171,6 @@ def _runner_gone(turn: TurnRecord, run: runs.Run | None) -> bool:
 def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> None:
     """The runner is gone: nothing of its turn runs on (its watchdog has most likely ended
     it already); the end is recorded as the runner's death, or as the limit codex passed."""
-    from sparring import process
-    from sparring.store import runs
-    from sparring.turn import turns  # recording an end: not on a look
-
     reason = None
     if run is not None and process.is_alive(run.codex):
         reason = turns.deadline_passed(session, turn, time.time())
@@ -259,8 +185,6 @@ def _finish_orphan(session: Session, turn: TurnRecord, run: runs.Run | None) -> 
 def _ended(session: Session, run: runs.Run | None) -> turns.FollowUp:
     """For record_end: the runner's record goes with the end, under the same lock."""
     def follow_up(data: dict[str, Any], turn: TurnRecord) -> None:
-        from sparring.store import runs
-
         if run is not None and run.names(turn):
             runs.remove(session.path, run.turn, run.turn_created_at)
     return follow_up
@@ -291,18 +215,11 @@ def _flag_latest(session: Session) -> int | None:
 def _end(session: Session, n: int, run: runs.Run | None) -> None:
     """Ask the runner to end turn `n` (it ends every process of the turn and records the
     end); if it does not within _RUNNER_RECORD_S, or is gone, end them here and record it."""
-    import signal
-
-    from sparring import process
-    from sparring.store import runs
-
     if run is not None and run.turn == n and process.send(run.runner, signal.SIGTERM):
         _await_end(session, n, run)
     if run is not None:
         process.end(run.scope())  # the runner too, if it did not finish in time
     if not states.is_terminal(find_turn(session.load(), n)["status"]):
-        from sparring.turn import turns
-
         turns.record_end(session, n, exit_code=None, end_reason="stopped",
                          follow_up=_ended(session, run))
     if run is not None:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sparring import states
+from sparring import ledger, states
 from sparring.errors import SparringError
 from sparring.store import sessions
 from sparring.store.sessions import SEALED_FILE, Session, local_time
@@ -32,6 +32,7 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
     check = None
     if not before["engine"]["seal"]:
         _require_round_one_over(session, before)
+        _require_choice(before, text)
         check = independence.check(session, before, text)
     with session.update() as data:
         state = data["engine"]
@@ -50,6 +51,24 @@ def seal(ref: str, cwd: str | Path, content: bytes) -> dict[str, Any]:
         found = independence.verdict(state.get("independence"))
     return {"session": session.id, "sealed": True, **kept,
             "already_sealed": existing is not None, "independence": said(found)}
+
+
+def _require_choice(data: dict[str, Any], text: str) -> None:
+    """Where the question names options, the analysis names a first choice among them and a
+    confidence, blind, as Codex's round one did: a seal without them is refused, unsealed."""
+
+    given = ledger.options(data)
+    if not given:
+        return
+    choice, confidence = ledger.first_choice(text)
+    found = ledger.choice_problems(choice, given, "Choice")
+    if confidence is None:
+        found.append("Confidence: say how sure you are, 0 to 100, on a line of its own")
+    if found:
+        raise SparringError("analysis_incomplete", "the analysis does not name what the "
+                            f"question asks of a first view: {'; '.join(found)}",
+                            "add the lines (`Choice: …`, `Confidence: …`) and seal again; "
+                            "nothing was sealed", problems=found)
 
 
 def _turns(data: dict[str, Any]) -> list[tuple[int, str]]:

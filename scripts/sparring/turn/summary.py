@@ -6,16 +6,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from sparring import states
 from sparring.codex import rollout
+from sparring.store import lastrun
 from sparring.store.sessions import Session
 from sparring.turn import budget
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
 
 SUMMARY_FILE = "summary.json"
 
@@ -36,6 +34,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "thread_id": data.get("thread_id"),
         "codex": data.get("codex", {}),
         "applied": _applied(data, latest),
+        "codex_ran": codex_ran(data),
         "sandbox": sandbox_of(latest),
         "finalized_at": time.time(),
     }
@@ -51,6 +50,7 @@ def _turn_row(turn: dict[str, Any]) -> dict[str, Any]:
         "usage": turn.get("usage"),
         "error": (turn.get("error") or {}).get("code"),
         **{key: turn["settings"][key] for key in ("effort", "model", "sandbox")},
+        "ran": turn.get("ran"),
     }
 
 
@@ -64,14 +64,67 @@ def sandbox_of(turn: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _applied(data: dict[str, Any], latest: dict[str, Any] | None) -> dict[str, Any]:
-    """What codex ran with: its own rollout record when found, else what we passed."""
+    """What codex ran the latest turn with: what its rollout recorded (`ran`, at the turn's
+    end; a turn of an older sparring: the rollout read now), over what sparring passed (a
+    field the rollout leaves out is what was passed)."""
     if latest is None:
         return {"effort": None, "model": None, "sandbox": None, "source": "no codex turn"}
     passed = {key: latest["settings"][key] for key in ("effort", "model", "sandbox")}
-    recorded = rollout.turn_context(data.get("thread_id"))
+    recorded = latest["ran"] if "ran" in latest else rollout.turn_context(
+        data.get("thread_id"))
     if recorded:
         return {**passed, **recorded, "source": "codex rollout"}
     return {**passed, "source": "command line"}
+
+
+def ran_with(turn: dict[str, Any]) -> dict[str, Any]:
+    """The model and effort a turn ran with: its rollout's, over what sparring passed;
+    `recorded` when codex's rollout said so."""
+    ran = turn.get("ran") or {}
+    passed = turn["settings"]
+    return {"model": ran.get("model") or passed.get("model"),
+            "effort": ran.get("effort") or passed.get("effort"), "recorded": bool(ran)}
+
+
+def codex_ran(data: dict[str, Any]) -> dict[str, Any]:
+    """What Codex ran with over the session, as the report says it (`line`: "Codex:
+    gpt-5.5, effort high, every round"), and `warnings`: the model or effort changed between
+    rounds, or is not what the user's earlier debate ran with."""
+    turns = [t for t in data["turns"] if t.get("ran") or t.get("ended_at")]
+    if not turns:
+        return {"line": "Codex did not run", "warnings": []}
+    spans: list[tuple[str, list[int]]] = []
+    for turn in turns:
+        said = _said(ran_with(turn))
+        if spans and spans[-1][0] == said:
+            spans[-1][1].append(turn["round"])
+        else:
+            spans.append((said, [turn["round"]]))
+    if len(spans) == 1:
+        line = f"Codex: {spans[0][0]}, every round"
+    else:
+        line = "Codex: " + "; ".join(f"{said} in {_rounds(rounds)}" for said, rounds in spans)
+    warnings = [f"Codex's model or effort changed between rounds ({line[7:]})"] \
+        if len(spans) > 1 else []
+
+    first = next((t for t in turns if t.get("ran")), None)
+    earlier = lastrun.differs(ran_with(first), data.get("codex_before")) if first else None
+    return {"line": line, "warnings": warnings + ([earlier] if earlier else [])}
+
+
+def _said(ran: dict[str, Any]) -> str:
+    model = ran["model"] or "codex's default model"
+    if not ran["recorded"]:
+        model += " (not recorded by codex)"
+    return f"{model}, effort {ran['effort'] or 'the model default'}"
+
+
+def _rounds(rounds: list[int]) -> str:
+    kept = sorted(set(rounds))
+    if len(kept) == 1:
+        return f"round {kept[0]}"
+    return f"rounds {kept[0]}–{kept[-1]}" if kept == list(range(kept[0], kept[-1] + 1)) \
+        else "rounds " + ", ".join(map(str, kept))
 
 
 def question(data: Mapping[str, Any]) -> str | None:

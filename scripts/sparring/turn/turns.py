@@ -13,34 +13,41 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from sparring import answers, codex, disk, paths, states
-from sparring.codex import MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events
-from sparring.config import OFFLINE_AFTER
-from sparring.errors import CODES, TURN_HINTS, SparringError
+from sparring import answers, codex, disk, evidence, ledger, moves, paths, states
+from sparring.codex import MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events, rollout
+from sparring.config import OFFLINE_AFTER, TurnSettings
+from sparring.errors import CODES, TURN_HINTS, SparringError, turn_hint
 from sparring.fence import unfence
 from sparring.process import spawn
+from sparring.records import TurnRecord
+from sparring.store import lastrun
 from sparring.store.locate import EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.sessions import Session, find_turn
 from sparring.store.statefile import swapped, write_private
-from sparring.turn import barrier
+from sparring.turn import activity, barrier
 from sparring.turn.view import final_text as final_text  # the one reader, for workflows
 from sparring.turn.view import last_activity, seen
-
-if TYPE_CHECKING:
-    from sparring.config import TurnSettings
-    from sparring.records import TurnRecord
 
 PROMPT = PROMPT_FILE
 EVENTS = EVENTS_FILE
 STDERR = STDERR_FILE
 RUNNER_LOG = "runner.log"
-# The folder beside the session's turn outputs where a codex started before its turn writes
-# until the turn exists (turn/early.py).
-EARLY_PREFIX = ".codex-early-"
 
-_RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.I)
+# What Codex says when the provider refuses for a limit: a 429, a rate or quota, the ChatGPT
+# plan's usage limit ("You’ve hit your usage limit … try again at 4:57 PM"), a gateway's
+# concurrency limit. And when the thread outgrew the model's context window.
+_RATE_LIMIT = re.compile(r"\b429\b|rate.?limit|quota|too many requests|usage.?limit|"
+                         r"concurrency.?limit", re.I)
+_CONTEXT_FULL = re.compile(r"context window|context_length_exceeded|maximum context length",
+                           re.I)
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_AT = re.compile(r"try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? )?"
+                 r"(\d{1,2}):(\d{2}) ?([AP]M)", re.I)
+_IN = re.compile(r"try again in ((?:\d+(?:\.\d+)?\s*(?:seconds?|secs?|s|minutes?|mins?|m|"
+                 r"hours?|h|days?|d)\b[\s,]*(?:and\s+)?)+)", re.I)
+_UNIT = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)", re.I)
 _NO_ROLLOUT = "no rollout found"
 # Codes after which the same prompt on the same thread may well succeed.
 _RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_failed",
@@ -48,8 +55,6 @@ _RECOVERABLE = frozenset({"turn_timeout", "turn_stalled", "rate_limited", "turn_
                           "network_unreachable"})
 
 
-# A named tuple, not a dataclass, and hashlib and config imported where used: every poll
-# and wait loads this module (turn/view.py), and those would bring inspect, ast and more.
 class Outcome(NamedTuple):
     status: str
     error: dict[str, Any] | None
@@ -60,8 +65,7 @@ def codex_argv(executable: str, data: Mapping[str, Any], settings: TurnSettings,
     """The request to Codex for one turn of the session, as argv: a new thread in the
     session's folder, or the thread `thread_id` resumed; `schema` names the answer's."""
     return codex.exec_argv(
-        executable, cwd=Path(data["cwd"]), effort=settings.effort, sandbox=settings.sandbox,
-        model=settings.model, thread_id=thread_id,
+        executable, cwd=Path(data["cwd"]), settings=settings, thread_id=thread_id,
         output_schema=answers.schema_path(schema) if schema else None)
 
 
@@ -96,10 +100,7 @@ def new_turn(
     turn: TurnRecord = {
         "n": n, "round": round_no, "purpose": purpose, "status": states.STARTING,
         "created_at": time.time(), "started_at": None, "ended_at": None,
-        "settings": {"effort": settings.effort, "model": settings.model,
-                     "sandbox": settings.sandbox, "timeout": settings.timeout,
-                     "stall_after": settings.stall_after,
-                     "offline_after": settings.offline_after},
+        "settings": settings.record(),
         "argv": argv, "thread_id": thread_id, "recovers": recovers, "schema": schema,
         "template": template, "answer": None, "guard": None, "answer_file": answer_file,
         "runner": None, "codex": None, "stop_requested": False,
@@ -154,8 +155,7 @@ def deadline_passed(session: Session, turn: TurnRecord, now: float) -> str | Non
     return None
 
 
-if TYPE_CHECKING:  # an annotation's: records.py stays out of every poll
-    FollowUp = Callable[[dict[str, Any], TurnRecord], None]
+FollowUp = Callable[[dict[str, Any], TurnRecord], None]
 
 
 def record_end(
@@ -180,6 +180,8 @@ def record_end(
         schema, answer_file = turn.get("schema"), turn.get("answer_file")
         if outcome.status == states.COMPLETED and schema:
             outcome = _check_answer(data, turn, schema, view.final_message)
+            if turn.get("answer") is not None:
+                _note_reconsider(session, data, turn)
         states.move(
             turn, outcome.status, guard=guard, ended_at=time.time(), exit_code=exit_code,
             end_reason=end_reason, error=outcome.error, thread_id=thread_id,
@@ -188,11 +190,29 @@ def record_end(
         )
         if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
+        _note_ran(session, data, turn, thread_id)
         if outcome.status == states.COMPLETED and answer_file:
             _deliver(session, Path(data["root"]), turn, answer_file, view.final_message or "")
         if follow_up is not None:
             follow_up(data, turn)
         return turn.copy()
+
+
+def _note_ran(session: Session, data: dict[str, Any], turn: TurnRecord,
+              thread_id: str | None) -> None:
+    """What codex ran this turn with, from its rollout (`ran`: the model, effort and
+    sandbox it recorded, only those it recorded: none stands for what sparring passed); the
+    user's earlier debate's, once, for the report (`codex_before`); and this turn's, as the
+    user's latest (store/lastrun.py)."""
+
+    ran = rollout.turn_context(thread_id, since=float(turn["created_at"]))
+    turn["ran"] = ran
+    if not ran:
+        return
+    before = lastrun.read()
+    if "codex_before" not in data:
+        data["codex_before"] = before if before and before["session"] != session.id else None
+    lastrun.write(ran, session.id, str(data["root"]), time.time())
 
 
 def _thread_kept(outcome: Outcome) -> bool:
@@ -230,8 +250,6 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
     found = (answers.problems(schema, answer) if answer is not None
              else ["the answer is not JSON"])
     if not found:
-        from sparring import ledger  # only here: every poll and status loads this module
-
         found = ledger.answer_problems(data, turn["round"], answer)
     if found:
         return Outcome(states.FAILED, _error(
@@ -242,9 +260,27 @@ def _check_answer(data: dict[str, Any], turn: TurnRecord, schema: str,
     return Outcome(states.COMPLETED, None)
 
 
-def _keep(data: dict[str, Any], turn: TurnRecord, answer: Any) -> None:
-    from sparring import ledger
+def _note_reconsider(session: Session, data: dict[str, Any], turn: TurnRecord) -> None:
+    """The points Codex's answer concedes without new evidence that holds (moves.py): they
+    are sent back to it once a round (the runner queues the reconsideration), before the
+    other side reads the answer."""
+    round_no = int(turn["round"])
+    asked = any(t["round"] == round_no and t["purpose"] == "reconsider" for t in data["turns"])
+    if round_no == 1 or asked:
+        return
 
+    entries = moves.entries_of([*ledger.records(data, round_no - 1), (turn["answer"], None)])
+    checker = evidence.Checker(Path(data["root"]), activity.record(session, data))
+    flagged = [c for c in moves.concessions(entries, checker)
+               if c["side"] == "codex" and c["round"] == round_no and c["flag"]]
+    if flagged:
+        turn["reconsider"] = [{"point": c["point"], "from": c["from"], "to": c["to"],
+                               "evidence": [{"cited": e["cited"], "mark": e["mark"],
+                                             "why": e["why"]} for e in c["evidence"]]}
+                              for c in flagged]
+
+
+def _keep(data: dict[str, Any], turn: TurnRecord, answer: Any) -> None:
     turn["answer"] = answer
     summary = ledger.proposed_summary_id(data, turn["round"], answer)
     if summary is not None:
@@ -293,6 +329,11 @@ def classify(
         return Outcome(states.FAILED, _turn_failure(view.failure))
     if view.completed:
         return _completed(view)
+    if view.legacy and not view.events:
+        return Outcome(states.FAILED, _error(
+            "codex_too_old", "codex printed its events as codex 0.42 and older did "
+            f"(`{{\"id\", \"msg\"}}` lines), which sparring does not read; it needs codex "
+            f"{codex.MINIMUM_VERSION} or newer", stderr_tail=stderr_tail))
     return Outcome(states.FAILED, _process_failure(exit_code, end_reason, stderr_tail))
 
 
@@ -322,9 +363,43 @@ def _completed(view: events.TurnView) -> Outcome:
 
 
 def _turn_failure(message: str) -> dict[str, Any]:
+    if _CONTEXT_FULL.search(message):
+        return _error("context_window_exceeded", message)
     if _RATE_LIMIT.search(message):
-        return _error("rate_limited", message)
+        retry_at = retry_time(message, time.time())
+        if retry_at is None:
+            return _error("rate_limited", message)
+        return {**_error("rate_limited", message), "retry_at": retry_at,
+                "hint": turn_hint("rate_limited", retry_at)}
     return _error("turn_failed", message)
+
+
+def retry_time(message: str, now: float) -> str | None:
+    """When Codex says the limit lifts, in sparring's own words (errors.RETRY_AT): "try
+    again at 4:57 PM" (codex's clock, which is this machine's), "at Aug 8th, 2026 12:30 PM",
+    "in 11.054s", "in 3 days 6 hours 57 minutes" (from `now`, to the next minute)."""
+    at = _AT.search(message)
+    if at is not None:
+        month, day, year, hour, minute, half = at.groups()
+        if not 1 <= int(hour) <= 12 or int(minute) > 59:
+            return None
+        clock = f"{int(hour)}:{minute} {half.upper()} (local time)"
+        if month is None:
+            return clock
+        name = month[:1].upper() + month[1:].lower()
+        return f"{name} {int(day)}, {year} {clock}" if name in _MONTHS else None
+    wait = _IN.search(message)
+    if wait is None:
+        return None
+    seconds = sum(float(n) * _SECONDS[unit[0].lower()] for n, unit in _UNIT.findall(wait[1]))
+    then = time.localtime(now + seconds + 59)  # the minute it will have passed by
+    clock = f"{int(time.strftime('%I', then))}:{time.strftime('%M %p', then)} (local time)"
+    if time.strftime("%Y%m%d", then) == time.strftime("%Y%m%d", time.localtime(now)):
+        return clock
+    return f"{_MONTHS[then.tm_mon - 1]} {then.tm_mday}, {then.tm_year} {clock}"
+
+
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def _process_failure(exit_code: int | None, end_reason: str | None, tail: str) -> dict[str, Any]:

@@ -8,20 +8,17 @@ barrier.reveal, called by the verbs that show it.
 from __future__ import annotations
 
 import os
+import re
 import time
+from typing import Any
 
 from sparring import states
 from sparring.codex import events
 from sparring.errors import guard_said, runner_said
+from sparring.records import TurnRecord
 from sparring.store.locate import BASELINE_FILE, EVENTS_FILE, PROMPT_FILE, STDERR_FILE
 from sparring.store.sessions import Session
 from sparring.turn import barrier, budget
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from typing import Any
-
-    from sparring.records import TurnRecord
 
 MAX_ACTIVITIES = 20
 # What poll and wait print of Codex's answer at most: with the rest of the object, under the
@@ -106,14 +103,29 @@ def _review(session: Session, turn: TurnRecord, view: events.TurnView
     if turn["status"] != states.COMPLETED:
         return None
     text = view.final_message
+    if text is not None and turn.get("schema"):
+        text = _private(text)
     if text is not None and len(text) > ANSWER_SHOWN:
         return {"text": text[:ANSWER_SHOWN], "data": None, "cut": {
             "shown_chars": ANSWER_SHOWN, "total_chars": len(text),
             "whole_in": session.output(turn["n"], EVENTS_FILE)}}
     found = {"text": text, "data": events.parse_review(text)}
+    if turn.get("schema") and isinstance(found["data"], dict) and "confidence" in found["data"]:
+        # Each side's confidence is its own: never shown to the other (the report holds both).
+        found = {"text": None, "data": {k: v for k, v in found["data"].items()
+                                        if k != "confidence"}}
     if turn.get("summary_id"):
         found["summary_id"] = turn["summary_id"]
     return found
+
+
+def _private(text: str) -> str:
+    """A structured answer's text without its confidence, which is Codex's own (the parsed
+    answer drops it too): never shown to the other side."""
+    if '"confidence"' not in text:
+        return text
+
+    return re.sub(r'"confidence"\s*:\s*-?[0-9.eE+]+', '"confidence": null', text)
 
 
 def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -30,9 +30,14 @@ import traceback
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring import guard, process
+from sparring import process
 from sparring.errors import SparringError, violation_hint
 from sparring.guard import copies
+from sparring.guard.baseline import Baseline
+from sparring.guard.check import compare
+from sparring.guard.model import Area, Change, save_changes
+from sparring.guard.records import TurnGuard, Violation
+from sparring.guard.snapshot import take
 from sparring.store import sessions, witness, workspace
 from sparring.store.locate import BASELINE_FILE, CHANGES_FILE, EVENTS_FILE, STDERR_FILE
 from sparring.store.sessions import SEALED_FILE, Session
@@ -57,25 +62,11 @@ class Watch(NamedTuple):
     name: str
     since: float
     path: Path
-    baseline: guard.Baseline | None
+    baseline: Baseline | None
 
 
 def store_dir(root: Path) -> Path:
     return workspace.state_dir(root, create=True) / STORE
-
-
-def start_early(session: Session) -> None:
-    """git's part of the next snapshot of the session's project, started now (the forked
-    runner does, while `start` writes the turn; guard.start_early_snapshot)."""
-    try:
-        guard.start_early_snapshot(Path(session.load()["root"]))
-    except Exception:  # the snapshot itself then tries, and reports what fails
-        traceback.print_exc()
-
-
-def finish_early() -> None:
-    """The turn did not start: git started early ends before the runner does."""
-    guard.finish_early_snapshot()
 
 
 def snapshot(session: Session, n: int) -> Watch | None:
@@ -94,7 +85,7 @@ def snapshot(session: Session, n: int) -> Watch | None:
     try:
         store = store_dir(root)
         with witness.locked(root, STORE):  # prune_store never takes a copy this one uses
-            base = guard.take(root, exclude=_claude_writes(root, data), store=store,
+            base = take(root, exclude=_claude_writes(root, data), store=store,
                               previous=_previous(session, data, n),
                               areas=own_state(root, session, n))
             base.save(path, witness=True)
@@ -169,7 +160,7 @@ def _claude_writes(root: Path, data: dict[str, Any]) -> list[str]:
     return [relative] if relative != STATE_DIR else []
 
 
-def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
+def own_state(root: Path, session: Session, n: int) -> dict[str, Area]:
     """sparring's records a turn must not touch: `.sparring/` itself (not the inbox, the
     store, the trash or other sessions, which others write meanwhile) and this session's
     folder but for what sparring writes there during the turn."""
@@ -177,24 +168,24 @@ def own_state(root: Path, session: Session, n: int) -> dict[str, guard.Area]:
         mine = Path(session.path).relative_to(root).as_posix()
     except ValueError:
         return {}
-    top = guard.Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
+    top = Area("state", tuple(f"{STATE_DIR}/{name}" for name in (
         "inbox", STORE, "guard-trash", "sessions")))
     turn = f"{mine}/turns/{n}"
     # A session made before its turns' output left the project writes it there still.
     printed = (EVENTS_FILE, STDERR_FILE) if session.outputs.startswith(session.path) else ()
-    session_area = guard.Area("state", tuple(
+    session_area = Area("state", tuple(
         [f"{mine}/{name}" for name in _RUNTIME]
         + [f"{turn}/{name}" for name in (*_TURN_RUNTIME, *printed)]))
     return {STATE_DIR: top, mine: session_area}
 
 
-def _previous(session: Session, data: dict[str, Any], n: int) -> guard.Baseline | None:
+def _previous(session: Session, data: dict[str, Any], n: int) -> Baseline | None:
     """The latest earlier baseline of this session, whose hashes a snapshot may reuse."""
     for turn in reversed(data["turns"]):
         path = Path(session.turn_path(turn["n"], BASELINE_FILE))
         if turn["n"] < n and path.is_file():
             try:
-                found = guard.Baseline.load(path)
+                found = Baseline.load(path)
                 found.entries  # noqa: B018 - its bulk may have been pruned: read it here
             except SparringError:
                 return None
@@ -237,25 +228,25 @@ def _needed(session: Session) -> set[str]:
     for turn in turns:
         path = Path(session.turn_path(turn["n"], BASELINE_FILE))
         if path.is_file():
-            base = guard.Baseline.load(path)
+            base = Baseline.load(path)
             found |= base.stored() if turn["n"] in wanted else base.bulk()
     return found
 
 
-def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
+def check(session: Session, n: int, watch: Watch | None) -> TurnGuard:
     """The turn's `guard` record: what changed, saved with what the check saw. It ends the
     watch over sparring's records once they were all audited (_end)."""
-    unchecked: guard.TurnGuard = {"checked": False, "clean": None, "changed": [],
+    unchecked: TurnGuard = {"checked": False, "clean": None, "changed": [],
                                   "violation": None}
     if watch is None:
         return unchecked
     swapped = _swapped(watch.root, session, n)
     try:
         own = _own_records(session, watch)
-        tree = guard.compare(watch.baseline) if watch.baseline is not None else None
+        tree = compare(watch.baseline) if watch.baseline is not None else None
         changes = _merged(swapped, tree or [], own)
         if tree is not None and not swapped:  # nothing is written through a swapped folder
-            guard.save_changes(Path(session.turn_path(n, CHANGES_FILE)), changes)
+            save_changes(Path(session.turn_path(n, CHANGES_FILE)), changes)
     except Exception as exc:  # what the turn changed is unknown: the user decides (fails closed)
         traceback.print_exc()
         return {**unchecked, "violation": _unknown(session, n, exc)}
@@ -268,15 +259,15 @@ def check(session: Session, n: int, watch: Watch | None) -> guard.TurnGuard:
             "violation": said}
 
 
-def _merged(*lists: list[guard.Change]) -> list[guard.Change]:
+def _merged(*lists: list[Change]) -> list[Change]:
     """One change per path (the tree's watch and the witness may both see a record), sorted."""
-    found: dict[str, guard.Change] = {}
+    found: dict[str, Change] = {}
     for change in (c for changes in lists for c in changes):
         found.setdefault(change.path, change)
     return [found[path] for path in sorted(found)]
 
 
-def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
+def _own_records(session: Session, watch: Watch) -> list[Change]:
     """sparring's records (of every session of the project) that someone else wrote while
     the turn was watched: each was put back from its witness, by this check or by whichever
     verb read it first. And a seal no `seal` wrote (or, for a session sealed before
@@ -290,11 +281,11 @@ def _own_records(session: Session, watch: Watch) -> list[guard.Change]:
         found.setdefault(relative, "added")
     elif seal is not None and _digest(sealed) != seal.get("sha256"):
         found.setdefault(relative, "modified")
-    return [guard.Change(f"{STATE_DIR}/{path}", kind, "state", None)
+    return [Change(f"{STATE_DIR}/{path}", kind, "state", None)
             for path, kind in sorted(found.items())]
 
 
-def _swapped(root: Path, session: Session, n: int) -> list[guard.Change]:
+def _swapped(root: Path, session: Session, n: int) -> list[Change]:
     """The folders the runner writes this turn's records in, from `.sparring/` down to the
     turn's: each one swapped during the turn (for a link, or anything but a folder) is a
     change of the turn, and the runner writes nothing through it."""
@@ -310,7 +301,7 @@ def _swapped(root: Path, session: Session, n: int) -> list[guard.Change]:
         except OSError:
             kind = "deleted"
         if kind is not None:
-            found.append(guard.Change(relative, kind, "state", None))
+            found.append(Change(relative, kind, "state", None))
             break  # what lies below it is no longer sparring's
     return found
 
@@ -320,7 +311,7 @@ def _digest(path: Path) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def _unknown(session: Session, n: int, exc: Exception) -> guard.Violation:
+def _unknown(session: Session, n: int, exc: Exception) -> Violation:
     """The violation of a turn whose check failed: Codex may have made it fail. It lists no
     changed file; its hint names the turn's baseline (errors.guard_hint)."""
     return {"code": "guard_violation",
@@ -332,7 +323,7 @@ def _unknown(session: Session, n: int, exc: Exception) -> guard.Violation:
 
 
 def violation(session: Session, changes: list[dict[str, str]],
-              held: list[str] | None = None) -> guard.Violation | None:
+              held: list[str] | None = None) -> Violation | None:
     """The violation of a turn that changed files. `held`: records of sparring's that could
     not be put back (named, so the user knows what keeps every turn a violation)."""
     if not changes:

@@ -9,44 +9,26 @@ watchdog when it ends normally, and starts it again if it dies meanwhile.
 
 from __future__ import annotations
 
-import os
 import signal
-from typing import TYPE_CHECKING
 
 from sparring import process
-from sparring.process import spawn, standby
+from sparring.process import spawn
 from sparring.store import runs
-
-if TYPE_CHECKING:
-    from subprocess import Popen
-
-    from sparring.store.sessions import Session
-
-    Watchdog = Popen[bytes] | standby.Standby
+from sparring.store.sessions import Session
 
 LOG = "watchdog.log"
 
 
-def start(session: Session, runner: process.Identity, log: str) -> Watchdog:
-    """Start the watchdog of `runner` (this process) for `session`: forked, where that is as
-    safe as a new interpreter (process/standby.py; it then costs codex's start nothing),
-    else a new isolated interpreter."""
+def start(session: Session, runner: process.Identity, log: str) -> process.Child:
+    """Start the watchdog of `runner` (this process) for `session`: a new isolated
+    interpreter (spawn.program)."""
     argv = [session.path, str(runner.pid), repr(runner.started)]
-    forked = standby.fork(lambda _: _forked(session, log, argv), orders=False)
-    if forked is not None:
-        return forked
     return spawn.background(spawn.program("sparring.turn.watchdog", *argv),
                             cwd=session.path, stdin=None, stdout=log, stderr=log,
                             under=session.root)
 
 
-def _forked(session: Session, log: str, argv: list[str]) -> int:
-    standby.write_output_to(log, under=session.root)
-    os.chdir(session.path)  # where a watchdog started anew works
-    return main(argv)
-
-
-def stop(watchdog: Watchdog) -> None:
+def stop(watchdog: process.Child) -> None:
     """The runner ended its turn itself: its watchdog has nothing left to do."""
     watchdog.send_signal(signal.SIGTERM)
     watchdog.wait()

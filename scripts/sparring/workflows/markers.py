@@ -7,20 +7,18 @@ quote of the other side, an example in a code block, a sentence about the
 rules) never triggers it.
 
 Point lines give a prose round's points their ids, for the agreement audit
-(audit.py): `- C-2 disagree: the claim. Evidence: src/a.py:12; pytest tests/x.py`,
-a line of its own outside code and quotes, with the point's id (C-n Claude's,
-X-n Codex's), the writer's stance on it (agree, disagree or refine) and,
-optionally, the evidence it cites, separated by `;`.
+(audit.py): `- C-2 disagree: the claim. Evidence: src/a.py:12 "the line quoted"; pytest
+tests/x.py`, a line of its own outside code and quotes, with the point's id (C-n Claude's,
+X-n Codex's), the writer's stance on it (agree, refine, disagree, or withdraw for one's own
+point) and, optionally, the evidence it cites, separated by `;`: a `path:line` followed by
+the line it quotes in double quotes, a URL, or a command.
 """
 
 from __future__ import annotations
 
 import re
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    import re
-    from collections.abc import Iterator
+from collections.abc import Iterator
+from typing import Any
 
 AGREED = "AGREED:"
 CONSENSUS = "[CONSENSUS_REACHED]"
@@ -28,9 +26,11 @@ CONSENSUS = "[CONSENSUS_REACHED]"
 # markers with string methods alone, and each pattern compiled at start costs it time.
 _SEARCH = "[SEARCH_REQUEST:"
 _POINT = (r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
-          r"disagree|refine)\)?\s*:\s*(?P<rest>.*)")
+          r"disagree|refine|withdraw)\)?\s*:\s*(?P<rest>.*)")
 _EVIDENCE = r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$"
-_PATH_LINE = r"[^\s:`]+:[1-9][0-9]*(?:-[1-9][0-9]*)?"
+# A `path:line` and the line it quotes ("…", “…” or `…`), as one item.
+_CITED = (r"(?P<cite>[^\s:`\"“;,]+:[1-9][0-9]*(?:-[1-9][0-9]*)?)"
+          r"(?:\s*(?:\"(?P<a>[^\"]*)\"|“(?P<b>[^”]*)”|`(?P<c>[^`]*)`))?")
 
 
 def _pattern(text: str, ignore_case: bool = False) -> re.Pattern[str]:
@@ -129,18 +129,18 @@ class PointLine:
     __slots__ = ("claim", "evidence", "id", "line", "stance")
 
     def __init__(self, line: int, id: str, stance: str, claim: str,
-                 evidence: tuple[str, ...]) -> None:
+                 evidence: tuple[Any, ...]) -> None:
         self.line, self.id, self.stance, self.claim = line, id, stance, claim
         self.evidence = evidence
 
-    def _values(self) -> tuple[int, str, str, str, tuple[str, ...]]:
+    def _values(self) -> tuple[int, str, str, str, tuple[Any, ...]]:
         return self.line, self.id, self.stance, self.claim, self.evidence
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PointLine) and self._values() == other._values()
 
     def __hash__(self) -> int:
-        return hash(self._values())
+        return hash(repr(self._values()))
 
     def __repr__(self) -> str:
         return f"PointLine{self._values()!r}"
@@ -163,15 +163,38 @@ def point_lines(text: str) -> list[PointLine]:
     return found
 
 
-def _evidence_items(text: str) -> tuple[str, ...]:
-    """`a.py:3; pytest x` → each item; a comma list of `path:line`s counts as several."""
-    items: list[str] = []
-    path_line = _pattern(_PATH_LINE)
-    for part in text.strip().rstrip(").").split(";"):
+def _evidence_items(text: str) -> tuple[Any, ...]:
+    """`a.py:3 "x = 1"; pytest x` → each item (a quoted `path:line` as `{"cite", "quote"}`);
+    a comma list of `path:line`s counts as several."""
+    items: list[Any] = []
+    cited = _pattern(_CITED)
+    for part in _outside_quotes(text.strip().rstrip(").")):
         part = part.strip()
-        pieces = [p.strip() for p in part.split(",")]
-        if len(pieces) > 1 and all(path_line.fullmatch(p.strip("`")) for p in pieces):
-            items += pieces
+        found = list(cited.finditer(part))
+        if found and not cited.sub("", part).replace(",", "").strip():
+            for match in found:
+                quote = match.group("a") or match.group("b") or match.group("c")
+                items.append({"cite": match.group("cite"), "quote": quote} if quote
+                             else match.group("cite"))
         elif part:
             items.append(part)
     return tuple(items)
+
+
+def _outside_quotes(text: str) -> list[str]:
+    """`text` split at each `;` that is not inside a quote."""
+    parts, current, closing = [], "", None
+    for char in text:
+        if closing is None and char in _OPENING:
+            closing = _OPENING[char]
+        elif closing is not None and char == closing:
+            closing = None
+        elif closing is None and char == ";":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    return [*parts, current]
+
+
+_OPENING = {'"': '"', "“": "”", "`": "`"}

@@ -18,15 +18,14 @@ code. A test registers a toy one in its own process (`register`, tests/test_regi
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from sparring import config
+from sparring.errors import SparringError
+from sparring.store.sessions import Session
 from sparring.workflows import arch_debate, deep_discussion, structured
 from sparring.workflows.workflow import Context, Workflow
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.store.sessions import Session
 
 WORKFLOWS: dict[str, Workflow] = {flow.name: flow for flow in (
     structured.THINK_ABOUT, structured.DUAL_MODEL, arch_debate.WORKFLOW,
@@ -53,8 +52,6 @@ def get(name: str) -> Workflow:
     try:
         return WORKFLOWS[name]
     except KeyError:
-        from sparring.errors import SparringError
-
         raise SparringError("state_corrupt", f"{name!r} is not a workflow this sparring knows "
                             f"({', '.join(SKILLS)})", "upgrade sparring, or start a new "
                             "session with `sparring init`") from None
@@ -62,8 +59,6 @@ def get(name: str) -> Workflow:
 
 def load_settings(root: Path) -> dict[str, Any]:
     """sparring.yaml, with the sections of every workflow known by name."""
-    from sparring import config
-
     return config.load(root, sections=WORKFLOWS)
 
 

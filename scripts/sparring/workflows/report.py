@@ -9,24 +9,23 @@ report and decision file sparring makes, whichever workflow's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import time
+from pathlib import Path
+from typing import Any
 
-from sparring import paths, states
+from sparring import evidence, paths, states
+from sparring import ledger as ledgers
 from sparring.errors import SparringError
+from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.sessions import Session, local_time
 from sparring.turn import budget
 from sparring.turn.summary import question, summarize
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession, DecisionRecord, EngineRecord
+from sparring.workflows import audit
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -37,30 +36,35 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
           agreement_audit: dict[str, Any]) -> dict[str, Any]:
     """The report's facts; `agreement_audit` is the workflow's (audit.compute, from the
     record its package reads)."""
-    from sparring import ledger as ledgers  # dataclasses and more: a report, not a status
-
     known = ledgers.ledger_for(data)
     state = data["engine"]
     decision = _latest_decision(data)
-    summary = summarize(session, _untyped(data))
+    summary = summarize(session, untyped(data))
+    outcome, reasons = _outcome(data, decision)
     return {
         "title": question(data) or f"{data['skill']} session {session.id}",
         "constraints": constraints(data),
         "skill": data["skill"],
         "session": session.id,
         "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        "outcome": _outcome(data, decision),
+        "outcome": outcome,
+        "outcome_reasons": reasons,
         "decision": decision,
         "degraded": degraded_reasons(data),
-        "consensus_points": [ledgers.point_row(p) for p in known.points.values()
-                             if p.is_agreed() and not p.is_pending()],
-        "disagreements": [ledgers.point_row(p) for p in known.points.values()
-                          if p.is_disputed() or p.is_pending()],
+        "consensus_points": [ledgers.point_row(p, evidence.shown)
+                             for p in known.points.values() if p.is_agreed()],
+        "rejected_points": [p for p in agreement_audit.get("points", [])
+                            if p["outcome"] in ("rejected", "withdrawn")],
+        "disagreements": [ledgers.point_row(p, evidence.shown)
+                          for p in known.points.values() if p.is_open()],
         "codex_position": _last_position(data, ledgers.CODEX),
         "claude_position": _last_position(data, ledgers.CLAUDE),
         "summary": decision.get("summary") if decision else None,
         "synthesis": synthesis,
-        "sources": _sources(known),
+        "confidence": confidence(synthesis, agreement_audit, outcome),
+        "choices": None,  # structured debates: each side's blind first choice
+        "challenge": None,  # structured debates: the challenge turn, when one answered
+        "sources": sources(agreement_audit),
         "agreement_audit": agreement_audit,
         "rounds": _rounds(data, summary),
         "usage_total": summary["usage_total"],
@@ -68,11 +72,24 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
         "duration_s": summary["duration_s"],
         "codex": {"path": None, "version": None, **summary["codex"]},
         "applied": summary["applied"],
+        "codex_ran": summary["codex_ran"],
         "sandbox": summary["sandbox"],
         "seal": _seal(state),
         "guard": _guard_findings(data),
         "rejudged": _rejudged(state),
     }
+
+
+def prose_outcome(model: dict[str, Any], agreed: str | None, otherwise: str,
+                  why: str = "") -> None:
+    """A prose debate's outcome (arch-debate, deep-discussion), set in its report's model:
+    `agreed` (its word for it) as the record carries it: `contested` or `unchallenged` when
+    the audit says so (audit.qualified: no challenge turn runs there); else `otherwise`."""
+    if agreed is None:
+        model["outcome"], model["outcome_reasons"] = otherwise, [why] if why else []
+        return
+    word, reasons = audit.qualified(model["agreement_audit"], challenged=None)
+    model["outcome"], model["outcome_reasons"] = word or agreed, reasons
 
 
 def constraints(data: AnySession) -> str | None:
@@ -100,14 +117,8 @@ def degraded_reasons(data: AnySession) -> list[str]:
         elif guard and guard.get("checked") is False:
             found.append(f"{label}: the file guard could not check the tree")
     found += [f"round {r}: {why}" if r else why for r, why in data.get("degraded_notes", [])]
-    stopped = budget.degraded_reason(_untyped(data))
+    stopped = budget.degraded_reason(untyped(data))
     return [*found, stopped] if stopped else found
-
-
-def _untyped(data: AnySession) -> dict[str, Any]:
-    """records.untyped, without loading records.py or typing: a debate's status (every
-    round) says why a run is degraded."""
-    return data  # type: ignore[return-value]
 
 
 def _latest_decision(data: AnySession) -> DecisionRecord | None:
@@ -117,20 +128,51 @@ def _latest_decision(data: AnySession) -> DecisionRecord | None:
     return decisions[max(decisions, key=int)]
 
 
-def _outcome(data: AnySession, decision: DecisionRecord | None) -> str:
+def _outcome(data: AnySession, decision: DecisionRecord | None) -> tuple[str, list[str]]:
+    """The outcome and why, as the record has it: a consensus a challenge turn was to test
+    first, and that turn never answered, is what it is without one (`fallback`)."""
     last = data["turns"][-1] if data["turns"] else None
+    fallback = decision.get("fallback") if decision is not None else None
+    if fallback and decision is not None and last is not None and (
+            last["round"] <= decision["round"] or last["status"] in _BAD):
+        why = ("the challenge turn did not start" if last["round"] <= decision["round"] else
+               f"the challenge turn {_BAD[last['status']]}")
+        return str(fallback["decision"]), [*fallback["reasons"], why]
     if last is not None and last["status"] in _BAD:
-        return f"incomplete: Codex's last round {_BAD[last['status']]}"
+        return f"incomplete: Codex's last round {_BAD[last['status']]}", []
     if decision is None:
-        return "incomplete: no round was judged"
+        return "incomplete: no round was judged", []
     if decision["decision"] == "continue" and decision["round"] < (last or {}).get("round", 0):
-        return "incomplete: the last round was not judged"
-    return str(decision["decision"])
+        return "incomplete: the last round was not judged", []
+    return str(decision["decision"]), list(decision["reasons"])
+
+
+# What caps a synthesis's confidence: the record, not how sure Claude feels.
+_CAPPED = "medium"
+
+
+def confidence(synthesis: dict[str, Any] | None, agreement_audit: dict[str, Any],
+               outcome: str) -> dict[str, Any] | None:
+    """Claude's confidence, capped by the record: never `high` with a concession made
+    without new evidence, a point still open, or a consensus nobody challenged."""
+    if not synthesis:
+        return None
+    given = synthesis["confidence"]
+    counts = agreement_audit.get("counts", {})
+    why = [*(["a concession was made without new evidence"]
+             if counts.get("without_new_evidence") else []),
+           *([f"{counts['open']} point{'s' if counts['open'] != 1 else ''} still open"]
+             if counts.get("open") else []),
+           *(["the consensus was never challenged"] if outcome == "unchallenged" else []),
+           *(["the consensus is contested"] if outcome == "contested" else [])]
+    if given["level"] != "high" or not why:
+        return {"level": given["level"], "reason": given["reason"], "claimed": None,
+                "capped_because": []}
+    return {"level": _CAPPED, "reason": given["reason"], "claimed": "high",
+            "capped_because": why}
 
 
 def _last_position(data: AnySession, side: str) -> str | None:
-    from sparring import ledger as ledgers
-
     if side == ledgers.CODEX:
         answers = ledgers.answers_by_round(data)
         return answers[max(answers)].get("position") if answers else None
@@ -139,14 +181,16 @@ def _last_position(data: AnySession, side: str) -> str | None:
     return next((p for p in reversed(found) if p), None)
 
 
-def _sources(known: Any) -> list[dict[str, Any]]:
-    cited: dict[str, set[str]] = {}
-    for point in known.points.values():
-        for side, history in point.history.items():
-            for stance in history:
-                for item in stance.evidence:
-                    cited.setdefault(item, set()).add(side)
-    return [{"source": s, "cited_by": sorted(by)} for s, by in sorted(cited.items())]
+def sources(agreement_audit: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every citation on record, once, with the mark the runner gave it (evidence.py) and
+    who cited it; the last mark each side's citation got counts."""
+    found: dict[str, dict[str, Any]] = {}
+    for point in agreement_audit.get("points", []):
+        for stance in point["stances"]:
+            for item in stance["evidence"]:
+                row = found.setdefault(item["cited"], {"source": item["cited"], "marks": {}})
+                row["marks"][stance["side"]] = item["mark"]
+    return [{**row, "cited_by": sorted(row["marks"])} for _, row in sorted(found.items())]
 
 
 def _rounds(data: AnySession, summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -235,8 +279,6 @@ def remember(session: Session, path: Path, text: str, model: dict[str, Any] | No
 
 
 def _sha256(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -244,8 +286,6 @@ def default_path(data: AnySession, pattern: str, extra: dict[str, str] | None = 
     """Where the report goes: `pattern` (the workflow's `report_path` setting) with its
     placeholders filled, inside the project (a pattern that leads out of it is refused, not
     followed)."""
-    from pathlib import Path  # where a report goes: written at the end, never on a look
-
     root = Path(data["root"])
     now = time.time()
     values = {"date": time.strftime("%Y-%m-%d", time.localtime(now)), "epoch": str(int(now)),

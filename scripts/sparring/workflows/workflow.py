@@ -22,88 +22,37 @@ that reading the registry loads no workflow's code):
   which);
 - `next_step(session, data, cwd) -> Hint`: where an unfinished session picks up, from its
   record (`sparring status`), for a conversation that lost track of it.
-Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb` names
-its function and declares its parameters as data (`Param`); cli/groups.py makes the
-click command, and the function is called as `function(context, **values)`.
-
-It imports nothing at run time.
+Its own verbs, if any, form the group `command` (`sparring debate ...`): each `Verb`
+(sparring/params.py) names its function and declares its arguments and options as data;
+cli/main.py makes the click command, and the function is called as
+`function(context, **values)`. `runs` names the rest of the runner's verbs its skill runs
+(beyond its own and those every skill runs, EVERY_SKILL_RUNS): its SKILL.md's
+`allowed-tools` and the installer's rules are made from these (docs/generate.py).
 """
 
 from __future__ import annotations
 
-import sys
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import EngineRecord
+from sparring.params import Verb
+from sparring.records import EngineRecord
 
 PARTS = ("go_on", "status", "after_verdict", "report", "next_step")
-
-# What a Param may be. Arguments: a folder (`DIR`), a session (`SESSION`), a word. Options:
-# a file (`-` or none: stdin, as the verb reads it), a word, a flag. Option groups, as the
-# command line spells them for every verb that starts a Codex turn (cli/options.py): the
-# token budget of a new session; a turn's limits and budget; and those with the Codex
-# settings a round may set (effort, model, sandbox).
-ARGUMENTS = ("dir", "session", "text")
-OPTIONS = ("file", "text", "flag")
-GROUPS = ("new-budget", "turn-limits", "codex-turn")
-
-
-class Param:
-    """One argument, option or option group of a workflow's own verb."""
-    __slots__ = ("default", "flag", "help", "kind", "metavar", "name", "required")
-
-    def __init__(self, kind: str, name: str, *, flag: str | None = None, help: str = "",
-                 metavar: str | None = None, required: bool = True,
-                 default: str | None = None) -> None:
-        assert kind in (*ARGUMENTS, *OPTIONS, *GROUPS), kind
-        self.kind, self.name, self.flag, self.help = kind, name, flag, help
-        self.metavar, self.required, self.default = metavar, required, default
-
-
-def argument(name: str, kind: str = "text", *, metavar: str | None = None,
-             required: bool = True) -> Param:
-    """An argument: `kind` dir (DIR), session (SESSION) or text."""
-    assert kind in ARGUMENTS, kind
-    return Param(kind, name, metavar=metavar, required=required)
-
-
-def option(flag: str, help: str, kind: str = "file", *, name: str | None = None,
-           metavar: str | None = None, default: str | None = None) -> Param:
-    """An option `--flag`: a file (its value is the path, or None), a text or a flag; the
-    verb's function gets it as `name` (by default the flag's words joined by `_`)."""
-    assert kind in OPTIONS, kind
-    return Param(kind, name or flag.removeprefix("--").replace("-", "_"), flag=flag,
-                 help=help, metavar=metavar, default=default)
-
-
-def options(group: str) -> Param:
-    """A group of options the command line defines once for every verb (GROUPS). The
-    verb's function gets a new session's budget as `budget_tokens`, and a turn's settings
-    together as `options` (a dict, for turn/launch.py)."""
-    assert group in GROUPS, group
-    return Param(group, group)
-
-
-class Verb:
-    """One verb of a workflow's own group: `sparring <command> <name> ...`."""
-    __slots__ = ("function", "help", "name", "params")
-
-    def __init__(self, name: str, function: str, help: str, params: tuple[Param, ...] = ()
-                 ) -> None:
-        self.name, self.function, self.help, self.params = name, function, help, params
+# The runner's verbs every skill runs: to check, to wait, to go on, to stop and close, and
+# the way past a guard violation.
+EVERY_SKILL_RUNS = ("doctor", "wait", "poll", "status", "resume", "stop", "finalize",
+                    "guard accept")
 
 
 class Workflow:
     """One workflow: its data and its parts (read-only by convention)."""
     __slots__ = ("answer_schema", "barrier", "claude_schemas", "command", "command_help",
                  "effort", "max_rounds", "name", "package", "parts", "records_hint",
-                 "report_path", "report_templates", "status_key", "status_replaces_review",
-                 "templates", "verbs")
+                 "report_path", "report_templates", "runs", "status_key",
+                 "status_replaces_review", "templates", "verbs")
 
     def __init__(self, name: str, package: str, *, answer_schema: str | None,
                  claude_schemas: tuple[str, ...], barrier: bool, max_rounds: int, effort: str,
@@ -111,7 +60,8 @@ class Workflow:
                  report_templates: tuple[str, ...], parts: Mapping[str, str],
                  records_hint: str | None = None, status_key: str | None = None,
                  status_replaces_review: bool = False, command: str | None = None,
-                 command_help: str = "", verbs: tuple[Verb, ...] = ()) -> None:
+                 command_help: str = "", verbs: tuple[Verb, ...] = (),
+                 runs: tuple[str, ...] = ()) -> None:
         assert set(parts) <= set(PARTS) and "go_on" in parts, sorted(parts)
         self.name = name
         self.package = package  # the dotted name of its own package: parts live there
@@ -133,12 +83,21 @@ class Workflow:
         self.status_key = status_key
         self.status_replaces_review = status_replaces_review
         self.command, self.command_help, self.verbs = command, command_help, verbs
+        self.runs = runs  # sparring's own verbs its skill runs, beyond EVERY_SKILL_RUNS
+
+    def skill_verbs(self) -> tuple[str, ...]:
+        """Every verb of the runner its skill runs: every skill's, then `runs`, then its own
+        group's."""
+        own = tuple(f"{self.command} {verb.name}" for verb in self.verbs)
+        return (*EVERY_SKILL_RUNS, *self.runs, *own)
 
     def defaults(self) -> dict[str, Any]:
         """Its section of sparring.yaml as it is when the file says nothing."""
         found: dict[str, Any] = {"max_rounds": self.max_rounds}
         if self.report_path is not None:
             found["report_path"] = self.report_path
+        if self.answer_schema is not None:  # structured rounds: a cheap consensus is challenged
+            found["challenge"] = True
         return found
 
     def engine_record(self) -> EngineRecord:
@@ -158,9 +117,8 @@ class Workflow:
     def function(self, spec: str) -> Callable[..., Any]:
         """The function `module:function` of its own package (a part or a verb)."""
         module, _, function = spec.partition(":")
-        name = f"{self.package}.{module}"
-        __import__(name)  # importlib.import_module's work, without loading importlib (1 ms)
-        found: Callable[..., Any] = getattr(sys.modules[name], function)
+        found: Callable[..., Any] = getattr(
+            importlib.import_module(f"{self.package}.{module}"), function)
         return found
 
     def __repr__(self) -> str:
@@ -181,8 +139,6 @@ class Context:
 
     @property
     def cwd(self) -> Path:
-        from pathlib import Path
-
         return Path(self.cwd_text)
 
     def settings(self, root: Path) -> dict[str, Any]:

@@ -7,7 +7,8 @@ go_on.py how it carries on after `guard accept`.
 
 from __future__ import annotations
 
-from sparring.workflows.workflow import Verb, Workflow, argument, option, options
+from sparring.params import Verb, argument, option, options
+from sparring.workflows.workflow import Workflow
 
 # The help of its verbs (as a click docstring: --help and docs/runner.md show it).
 _GROUP = """arch-debate: a folder of round files that is the decision record.
@@ -44,8 +45,10 @@ _STATUS = """Whose turn, how many rounds, agreed or not, rule breaks, and what t
     and DECISION-NEEDED.md (positions side by side) when the round cap passes
     without agreement, each with how the agreement was reached (from the rounds'
     point lines) and its facts as JSON beside it. Prints step
-    (claude|codex|agreed|stuck), agreed, proposal, positions, rule_breaks, degraded,
-    next.
+    (claude|codex|agreed|stuck), agreed, proposal, outcome (once agreed: agreed,
+    or contested when it rests on a concession made without new evidence, or
+    unchallenged when no point was ever disputed; once stuck: stalemate) with
+    outcome_reasons, positions, rule_breaks, degraded, next.
     """
 _DIR = argument("directory", "dir", metavar="DIR")
 

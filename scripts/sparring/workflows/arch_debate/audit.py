@@ -1,8 +1,9 @@
 """The agreement audit of an arch-debate, from the point lines of its round files.
 
 A round names its points in lines of their own (markers.point_lines):
-`- C-2 disagree: the claim. Evidence: src/a.py:12`. Claude's opening round is round 0, then
-`round-N-codex.md` and `round-N-claude.md` are round N. A new point takes the writer's
+`- C-2 disagree: the claim. Evidence: src/a.py:12 "the line"`. Claude's opening round is
+round 0, then `round-N-codex.md` and `round-N-claude.md` are round N (Claude's answers
+Codex's, so what Codex ran in its turn counts as seen in both). A new point takes the writer's
 own prefix (Claude C-n, Codex X-n); a line with the other side's prefix answers a point that
 side raised. A Codex round the runner did not write from Codex's answer (edited, or
 Claude's stand-in) speaks for nobody here. Once agreed, the final brief is what the
@@ -18,6 +19,7 @@ from typing import Any
 
 from sparring.records import AnySession, TurnRecord
 from sparring.store.sessions import Session
+from sparring.turn import activity
 from sparring.workflows import audit, markers
 from sparring.workflows.arch_debate import folder as debate
 
@@ -40,9 +42,9 @@ def record(session: Session, data: AnySession, state: debate.DebateState) -> aud
     brief = None
     if state.agreed is not None:
         brief = audit.named_points(markers.after_agreed(state.agreed["proposed"].text))
-    return audit.Record(found, activity=audit.codex_activity(session, data, _round_of),
-                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped,
-                        withdrawals=True)
+    seen = activity.record(session, data, _round_of)
+    return audit.Record(found, activity=seen.activity, reads=seen.reads,
+                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped)
 
 
 def _round_of(turn: TurnRecord) -> int:

@@ -14,20 +14,17 @@ so it can never agree.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import re
+from pathlib import Path
+from typing import Any
 
 from sparring import paths
 from sparring.errors import SparringError
+from sparring.records import AnySession
 from sparring.workflows import markers
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession
 
 PROTOCOL = "DEBATE-PROTOCOL.md"
 DECISION_NEEDED = "DECISION-NEEDED.md"
@@ -128,8 +125,6 @@ def _round_file(name: str) -> tuple[int, str] | None:
 
 def locate(directory: Path, root: Path, create: bool = False) -> Path:
     """`where`, as a Path."""
-    from pathlib import Path
-
     return Path(where(directory, root, create))
 
 
@@ -205,8 +200,6 @@ def rule_breaks(state: DebateState, sent: dict[str, str], word_limit: int) -> li
 
 
 def digest(text: str) -> str:
-    import hashlib  # OpenSSL's 4 ms: only an arch-debate's look at its files needs it
-
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -3,14 +3,12 @@ registry's `go_on` part: `guard accept` prints it, rebuilt from the session's st
 
 from __future__ import annotations
 
+from typing import Any
+
 from sparring.errors import SparringError
 from sparring.output import path_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from typing import Any
 
 
 def go_on(session: Session, data: dict[str, Any]) -> str:

@@ -8,26 +8,23 @@ is stuck, DECISION-NEEDED.md.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import path_word
+from sparring.records import AnySession
 from sparring.store import locate, sessions, workspace
 from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import markers
 from sparring.workflows import report as reports
 from sparring.workflows.arch_debate import WORKFLOW
+from sparring.workflows.arch_debate import audit as debate_audit
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate.go_on import no_folder
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession
-    from sparring.workflows.workflow import Context
+from sparring.workflows.workflow import Context
 
 WORD_LIMIT = 500
 
@@ -51,7 +48,6 @@ def find_session(directory: str | Path) -> tuple[Session, dict[str, Any]]:
 
 
 def status(directory: str | Path, cwd: str | Path) -> dict[str, Any]:
-    # In str: the calls of every round (a debate's wait, its status) load no pathlib.
     project = locate.project_root(os.getcwd())
     directory = debate.where(os.path.join(cwd, directory), project)
     session, data = find_session(directory)
@@ -78,7 +74,7 @@ def _status(session: Session, data: dict[str, Any], directory: str,
     breaks += [f"Codex's round {t['round']} could not be written to its file "
                f"({t['answer_file_error']}); its answer is in {t['answer_file_kept']}"
                for t in data["turns"] if t.get("answer_file_kept")]
-    written = write_outcome(session, data, directory, state, step, breaks, project)
+    written, outcome = write_outcome(session, data, directory, state, step, breaks, project)
     turn = latest_turn(data)
     return {
         "dir": str(directory), "session": session.id, "question": settings["question"],
@@ -91,12 +87,14 @@ def _status(session: Session, data: dict[str, Any], directory: str,
         "proposal": ({"by": state.proposal.side, "file": state.proposal.name}
                      if state.proposal else None),
         "stuck": step == "stuck",
+        "outcome": outcome["outcome"] if outcome else None,
+        "outcome_reasons": outcome["reasons"] if outcome else [],
         "positions": debate.positions(state) if step == "stuck" else [],
         "rule_breaks": breaks,
         "degraded": reports.degraded_reasons(data) + [
             f"{r.name} is not Codex's (not written by the runner)" for r in state.rounds
             if not r.authentic],
-        "next": Hint(_next(step, state, directory, session, data)),
+        "next": Hint(_next(step, state, directory, session, data, outcome)),
     }
 
 
@@ -127,20 +125,20 @@ def _agreed_dict(state: debate.DebateState, directory: str) -> dict[str, Any] | 
 
 def write_outcome(session: Session, data: AnySession, directory: str | Path,
                   state: debate.DebateState, step: str, breaks: list[str],
-                  project: str | Path) -> list[str]:
+                  project: str | Path) -> tuple[list[str], dict[str, Any] | None]:
     """round-N-agreed.md once agreement is confirmed; DECISION-NEEDED.md once stuck, each
-    with its facts as JSON beside it (the agreement audit among them)."""
+    with its facts as JSON beside it (the agreement audit among them); with the outcome as
+    the record carries it (`agreed`, or `contested` or `unchallenged` when the audit says
+    so; `stalemate` once stuck) and why."""
     if step not in ("agreed", "stuck"):
-        return []
-    from pathlib import Path
-
+        return [], None
     directory, project = Path(directory), Path(project)
-    from sparring.workflows.arch_debate import audit as debate_audit
-
     model = reports.build(session, data, None,
                           debate_audit.compute(session, data, state, project))
     model["degraded"] += [f"{r.name} is not Codex's (not written by the runner)"
                           for r in state.rounds if not r.authentic]
+    reports.prose_outcome(model, "agreed" if step == "agreed" else None, "stalemate",
+                          debate.STUCK)
     question = data["debate"]["question"]
     if step == "agreed":
         assert state.agreed is not None
@@ -158,16 +156,20 @@ def write_outcome(session: Session, data: AnySession, directory: str | Path,
             "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
     if not os.path.lexists(path):  # written once; a link there is never followed
         reports.write(path, text, model, root=project)
-    return [path.name, path.with_suffix(".json").name]
+    return ([path.name, path.with_suffix(".json").name],
+            {"outcome": model["outcome"], "reasons": model["outcome_reasons"]})
 
 
 def _next(step: str, state: debate.DebateState, directory: str, session: Session,
-          data: dict[str, Any]) -> str:
+          data: dict[str, Any], outcome: dict[str, Any] | None = None) -> str:
     """What to do next, from the session as status read it (what it may write meanwhile,
     an outcome's report, changes neither its budget nor its inbox)."""
     turn = latest_turn(data)
     if turn is not None and not states.is_terminal(turn["status"]):
         return f"Codex is writing its round: `sparring wait {session.id}`, then this status again"
+    if step == "agreed" and outcome and outcome["reasons"]:
+        return (f"agreed, but {'; '.join(outcome['reasons'])}: show the user the agreed brief "
+                "and tell them so, then commit the debate folder")
     if step == "agreed":
         return "agreed: show the user the agreed brief and commit the debate folder"
     if step == "stuck":
@@ -192,6 +194,5 @@ def _next(step: str, state: debate.DebateState, directory: str, session: Session
 
 
 def verb(context: Context, directory: str | Path) -> dict[str, Any]:
-    """`sparring debate status DIR`: here, not in verbs.py, which starts turns and loads
-    what they need; every round's look loads only this module."""
+    """`sparring debate status DIR`."""
     return status(directory, context.cwd_text)

@@ -9,15 +9,18 @@ growing transcript. Codex runs read-only; the runner writes its round file.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 from sparring import paths, templates
 from sparring.errors import Hint, SparringError
 from sparring.output import path_word
+from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping as inputs_mapping
 from sparring.store.inputs import project_root, read_input
 from sparring.store.sessions import Session
-from sparring.turn import lifecycle
+from sparring.turn import launch, lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows.arch_debate import folder as debate
 from sparring.workflows.arch_debate import status as debate_status
@@ -28,17 +31,6 @@ from sparring.workflows.workflow import Context
 
 # What the reply that settled a debate need not repeat (Claude has it, or acts on the rest).
 _REPEATED = ("session", "question", "codex_turn")
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession
-
-ROUND_FILES = ("DEBATE-PROTOCOL.md", "round-0-claude.md", "round-N-codex.md",
-               "round-N-claude.md", "round-N-agreed.md")
-
 
 PROTOCOL_SLOTS = {"codebase_context": "CODEBASE_CONTEXT", "options": "OPTIONS",
                   "open_questions": "OPEN_QUESTIONS"}
@@ -76,8 +68,8 @@ def _new(context: Context, directory: Path, question: str, slots: dict[str, str]
     debate.locate(directory, project, create=True)
     filled = {PROTOCOL_SLOTS[k]: v for k, v in (slots or {}).items() if v.strip()}
     _write_new(directory / debate.PROTOCOL, templates.render("arch-debate/protocol", {
-        "QUESTION": question, "FILES": list(ROUND_FILES), "MAX_ROUNDS": max_rounds,
-        "WORD_LIMIT": WORD_LIMIT, **filled}), project)
+        "QUESTION": question, "MAX_ROUNDS": max_rounds, "WORD_LIMIT": WORD_LIMIT,
+        **filled}), project)
     session = new_session(context, root, root, budget_tokens, {"debate": {
         "dir": str(directory), "question": question, "sent": {}, "max_rounds": max_rounds}})
     inbox = workspace.inbox_dir(context.cwd)
@@ -111,8 +103,6 @@ def round_(context: Context, directory: Path, file: Path | None, stand_in: Path 
 
 def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | None,
            stand_in: bytes | None) -> dict[str, Any]:
-    from sparring.turn import launch  # starting a turn loads much: not on a status call
-
     project = project_root()
     directory = debate.locate(cwd / directory, project)
     session, data = find_session(directory)
@@ -141,15 +131,12 @@ def _round(directory: Path, cwd: Path, options: dict[str, Any], claude: bytes | 
         _record_sent(session, directory, claude_round, n, project)
         return _stand_in(session, directory, codex_file, n, stand_in, project)
     variables = {"ROUND": n, "FIRST_TURN": not data.get("thread_id"),
-                 "DEBATE_DIR": str(directory), "CLAUDE_ROUND_FILE": claude_round.name,
-                 "CLAUDE_ROUND": _unseen(state, data), "CLAUDE_AGREED": claude_round.agrees,
-                 "WORD_LIMIT": WORD_LIMIT,
+                 "DEBATE_DIR": str(directory), "CLAUDE_ROUND": _unseen(state, data),
+                 "CLAUDE_AGREED": claude_round.agrees, "WORD_LIMIT": WORD_LIMIT,
                  "PROTOCOL": debate.read_file(directory / debate.PROTOCOL, project)}
-    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.start/resume)
-        return launch.Prompt(
-            templates.render("arch-debate/codex-round", variables).encode(),
-            {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
-
+    prompt = launch.Prompt(
+        templates.render("arch-debate/codex-round", variables).encode(),
+        {"name": "arch-debate/codex-round", "question": data["debate"]["question"]})
     # Round one opens the thread; if it never did (codex died at start), open it now.
     if not data.get("thread_id"):
         result = launch.start(session.path, cwd, options, prompt, schema="none",
@@ -189,17 +176,21 @@ def _write_claude_round(directory: Path, data: AnySession, raw: bytes, project: 
 
 def _unseen(state: debate.DebateState, data: AnySession) -> str:
     """What Codex has not read on its thread: Claude's newest round, preceded by any rounds
-    written while Codex was unavailable (a stand-in and the round answering it)."""
+    written while Codex was unavailable (a stand-in and the round answering it). Written for
+    Codex, it names no side: Claude is the other analyst, and a stand-in's note is left out."""
     delivered = {os.path.basename(answer_file.rstrip(os.sep)) for t in data["turns"]
                  if t.get("answer_sha256") and (answer_file := t.get("answer_file"))}
     last_seen = max((i for i, r in enumerate(state.rounds) if r.name in delivered), default=-1)
     unseen = state.rounds[last_seen + 1:]  # from round 0 when Codex has answered nothing
     if len(unseen) == 1:
         return unseen[0].text
-    parts = ["(Rounds written while you were unavailable, then Claude's newest round.)"]
+    parts = ["(Rounds written while you were unavailable, then the other analyst's newest "
+             "round.)"]
     for item in unseen:
-        label = " (Claude's stand-in for you)" if item.side == "codex" else ""
-        parts.append(f"### {item.name}{label}\n\n{item.text.strip()}")
+        label = ("written in your place by the other analyst (a stand-in)"
+                 if item.side == "codex" else "the other analyst")
+        text = item.text.removeprefix(debate.STAND_IN_NOTE).strip()
+        parts.append(f"### Round {item.n}, {label}\n\n{text}")
     return "\n\n".join(parts) + "\n"
 
 

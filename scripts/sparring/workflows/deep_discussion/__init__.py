@@ -7,7 +7,8 @@ carries on after `guard accept`.
 
 from __future__ import annotations
 
-from sparring.workflows.workflow import Verb, Workflow, argument, option, options
+from sparring.params import Verb, argument, option, options
+from sparring.workflows.workflow import Workflow
 
 # The help of its verbs (as a click docstring: --help and docs/runner.md show it).
 _GROUP = """deep-discussion: up to 10 rounds on one Codex thread, then a synthesis and a report.

@@ -6,22 +6,19 @@ registry's `status` part).
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
 from sparring.output import path_word
+from sparring.records import DiscussionRecord, TurnRecord
 from sparring.store import sessions, workspace
 from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import transcript as discussion
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import DiscussionRecord, TurnRecord
-    from sparring.workflows.workflow import Context
+from sparring.workflows.workflow import Context
 
 
 def status(ref: str, cwd: str | Path, picking_up: bool = False) -> dict[str, Any]:

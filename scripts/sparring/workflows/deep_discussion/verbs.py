@@ -9,29 +9,26 @@ requests to Claude, and declares consensus only when both sides said so.
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Any
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
 from sparring.output import path_word
+from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input
 from sparring.store.sessions import Session
-from sparring.turn import lifecycle
+from sparring.turn import launch, lifecycle
 from sparring.turn.brief import lean_status
 from sparring.workflows import report as reports
+from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
 from sparring.workflows.deep_discussion import transcript as discussion
 from sparring.workflows.deep_discussion.go_on import go_on
 from sparring.workflows.deep_discussion.status import codex_rounds, load
 from sparring.workflows.sessions import create as new_session
 from sparring.workflows.workflow import Context
-
-TYPE_CHECKING = False  # typing costs every round's call 4 ms of a 10-20 ms Python start
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
-    from sparring.records import AnySession
 
 SYNTHESIS_SECTIONS = ("agreed_points", "key_trade_offs", "recommended_approach",
                       "open_questions", "implementation_hints")
@@ -73,8 +70,6 @@ def frame(context: Context, session: str, file: Path | None,
 
 
 def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str, Any]:
-    from sparring.turn import launch  # starting a turn loads much: not on a status call
-
     session, data = load(ref, cwd)
     if data["discussion"]["topic"] is not None:
         raise SparringError("invalid_transition", "this discussion is already framed",
@@ -84,11 +79,9 @@ def _frame(ref: str, cwd: Path, raw: bytes, options: dict[str, Any]) -> dict[str
     if data["discussion"]["model"] != "NONE":
         variables = {**given, "EFFORT": data["discussion"]["effort"],
                      "MAX_ROUNDS": data["discussion"]["max_rounds"]}
-        def prompt() -> launch.Prompt:  # rendered while codex starts (launch.start)
-            return launch.Prompt(
-                templates.render("deep-discussion/first", variables).encode(),
-                {"name": "deep-discussion/first", "question": given["TOPIC"]})
-
+        prompt = launch.Prompt(
+            templates.render("deep-discussion/first", variables).encode(),
+            {"name": "deep-discussion/first", "question": given["TOPIC"]})
         # Codex's turn first: if it cannot start, nothing is recorded and framing can be
         # handed in again.
         started = launch.start(session.path, cwd, _effort(data, options), prompt,
@@ -110,8 +103,6 @@ def round_(context: Context, session: str, file: Path | None, accept_changes: bo
 
 def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
            accept_changes: bool) -> dict[str, Any]:
-    from sparring.turn import launch  # starting a turn loads much: not on a status call
-
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -137,10 +128,8 @@ def _round(ref: str, cwd: Path, raw: bytes, options: dict[str, Any],
     variables = {"ROUND": round_no, "MAX_ROUNDS": settings["max_rounds"],
                  "CLAUDE_RESPONSE": given["response"],
                  "SEARCH_RESULTS": given.get("search_results", "")}
-    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
-        return launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
-                             {"name": "deep-discussion/round", "question": settings["topic"]})
-
+    prompt = launch.Prompt(templates.render("deep-discussion/round", variables).encode(),
+                           {"name": "deep-discussion/round", "question": settings["topic"]})
     resumed = launch.resume(session.path, cwd, _effort(data, options), prompt,
                             schema="none", accept_changes=accept_changes,
                             again=go_on(session, data))
@@ -188,8 +177,6 @@ def synthesis(context: Context, session: str, options: dict[str, Any]) -> dict[s
 
 
 def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
-    from sparring.turn import launch  # starting a turn loads much: not on a status call
-
     session, data = load(ref, cwd)
     data, _ = lifecycle.require_idle(session, data)
     settings = data["discussion"]
@@ -200,11 +187,9 @@ def _synthesis(ref: str, cwd: Path, options: dict[str, Any]) -> dict[str, Any]:
             f"--file {path_word(report)}`")}
     messages = discussion.transcript(session, data)
     outcome = "consensus" if discussion.consensus(messages) else "no consensus"
-    def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
-        return launch.Prompt(templates.render("deep-discussion/synthesis", {
-            "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
-            {"name": "deep-discussion/synthesis", "question": settings["topic"]})
-
+    prompt = launch.Prompt(templates.render("deep-discussion/synthesis", {
+        "TOPIC": settings["topic"], "OUTCOME": outcome}).encode(),
+        {"name": "deep-discussion/synthesis", "question": settings["topic"]})
     return launch.resume(session.path, cwd, _effort(data, options), prompt,
                          schema="none", purpose="synthesis", again=go_on(session, data))
 
@@ -216,15 +201,13 @@ def report(context: Context, session: str, file: Path | None, out: Path | None
 
 
 def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[str, Any]:
-    from pathlib import Path
-
-    from sparring.workflows.deep_discussion import audit as discussion_audit  # a report's
-
     session, data = load(ref, context.cwd)
     given = mapping(raw, "synthesis", (*SYNTHESIS_SECTIONS, "final_observations"))
     messages = discussion.transcript(session, data)
     settings = data["discussion"]
     model = reports.build(session, data, None, discussion_audit.compute(session, data, given))
+    reports.prose_outcome(model, "consensus" if discussion.consensus(messages) else None,
+                          "no consensus")
     now = time.time()
     pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]
     path = reports.destination(data, out, pattern, {"epoch": str(int(now))})
@@ -238,7 +221,8 @@ def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[st
     reports.write(path, text, model, root=Path(data["root"]), ours=set(data.get("reports", [])))
     reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
-            "consensus": discussion.consensus(messages), "rounds": codex_rounds(messages)}
+            "consensus": discussion.consensus(messages), "outcome": model["outcome"],
+            "outcome_reasons": model["outcome_reasons"], "rounds": codex_rounds(messages)}
 
 
 def _effort(data: AnySession, options: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from sparring.workflows.workflow import Workflow
 
 _CLAUDE = ("claude-verdict", "claude-synthesis")
 _PARTS = {"report": "report:write", "go_on": "go_on:go_on", "next_step": "resume:next_step"}
+_RUNS = ("init", "start", "seal", "verdict", "report")  # sparring's verbs their skills run
 
 THINK_ABOUT = Workflow(
     "think-about", __name__, answer_schema="codex-answer", claude_schemas=_CLAUDE,
@@ -21,7 +22,7 @@ THINK_ABOUT = Workflow(
     templates=("think-about/claude-analysis", "think-about/round1", "think-about/round2+",
                "think-about/report", "reask"),
     report_templates=("think-about/report",),
-    parts={**_PARTS, "after_verdict": "steps:think_about"})
+    parts={**_PARTS, "after_verdict": "steps:think_about"}, runs=_RUNS)
 
 DUAL_MODEL = Workflow(
     "dual-model", __name__, answer_schema="codex-answer", claude_schemas=_CLAUDE,
@@ -29,4 +30,4 @@ DUAL_MODEL = Workflow(
     report_path="docs/decisions/{date}-dual-model-{slug}.md",
     templates=("dual-model/dispatch", "dual-model/continue", "dual-model/report", "reask"),
     report_templates=("dual-model/report",),
-    parts={**_PARTS, "after_verdict": "steps:dual_model"})
+    parts={**_PARTS, "after_verdict": "steps:dual_model"}, runs=_RUNS)

@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from sparring import ledger as ledgers
+from sparring.moves import entries_of
 from sparring.records import AnySession
 from sparring.store.sessions import Session
+from sparring.turn import activity
 from sparring.workflows import audit
-from sparring.workflows.audit import CLAUDE, CODEX, Entry, Record
+from sparring.workflows.audit import CLAUDE, Entry, Record
 
 _SEALED_POINT = re.compile(r"(?:[-*+]\s+|\d+[.)]\s+|#{1,6}\s+)?\**(?P<id>C-[1-9][0-9]*)\**"
                            r"(?:\s*[:.)—-]\s*|\s+)(?P<claim>.*)")
+
+
+_EVIDENCE = re.compile(r"(?:^|[\s(.;—-])evidence:\s*", re.I)  # evidence on the same line
 
 
 def sealed_text(data: AnySession) -> tuple[str | None, str | None]:
@@ -45,7 +50,8 @@ def sealed_points(text: str) -> dict[str, str]:
     for line in text.splitlines():
         match = _SEALED_POINT.fullmatch(line.strip())
         if match and match.group("id") not in found:
-            found[match.group("id")] = match.group("claim").strip()
+            claim = _EVIDENCE.split(match.group("claim"), maxsplit=1)[0]
+            found[match.group("id")] = claim.strip().rstrip(" (—-").strip()
     return found
 
 
@@ -58,14 +64,12 @@ def record(session: Session, data: AnySession) -> Record:
     entries = [Entry(twin.get(cid, cid), CLAUDE, 0, "agree", claim, (),
                      f"sealed analysis ({cid})" if cid in twin else "sealed analysis")
                for cid, claim in sealed.items()]
-    for n, (answer, verdict) in enumerate(rounds, start=1):
-        entries += [_entry(p, CODEX, n, "Codex's answer") for p in answer["points"]]
-        if verdict is not None:
-            entries += [_entry(p, CLAUDE, n, "Claude's verdict") for p in verdict["points"]]
+    entries += entries_of(rounds)
     notes = [] if why is None else [why]
-    return Record(entries, activity=audit.codex_activity(session, data),
+    seen = activity.record(session, data)
+    return Record(entries, activity=seen.activity, reads=seen.reads,
                   sealed=links, independence=why, check=data["engine"].get("independence"),
-                  notes=notes)
+                  challenged=bool(ledgers.challenge_rounds(data)), notes=notes)
 
 
 def _links(rounds: list[Any]) -> dict[str, str]:
@@ -73,11 +77,6 @@ def _links(rounds: list[Any]) -> dict[str, str]:
     if not rounds or rounds[0][1] is None:
         return {}
     return {p["id"]: p["sealed"] for p in rounds[0][1]["points"] if p.get("sealed")}
-
-
-def _entry(point: Any, side: str, n: int, source: str) -> Entry:
-    return Entry(point["id"], side, n, point["stance"], point.get("claim") or "",
-                 tuple(point.get("evidence") or ()), source)
 
 
 def compute(session: Session, data: AnySession) -> dict[str, Any]:

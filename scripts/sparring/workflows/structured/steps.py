@@ -4,7 +4,8 @@ think-about goes on at once: a `continue` starts Codex's next round (one call le
 round). dual-model has one round, then the synthesis; a deeper dive on the same thread is
 optional, and starts at once when the verdict's `message` says what Codex should look
 into. Either way, files changed during a Codex turn stop the loop here, whatever the
-decision, until the user decides.
+decision, until the user decides. A consensus that came cheap is first tested by one
+challenge turn on a fresh thread (engine.judge), started here.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from sparring.workflows.structured import engine
 def think_about(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
                 known: ledger.Ledger, given: Verdict) -> dict[str, Any]:
     inbox = workspace.session_inbox(data)
+    if decision.kind == "challenge":
+        return _challenge(session, cwd, data, decision, known, inbox)
     if decision.decision != "continue":
         step = _report_step(session, inbox)
     else:
@@ -46,11 +49,12 @@ def dual_model(session: Session, cwd: Path, data: AnySession, decision: ledger.D
     """One round, then the synthesis; a deeper dive on the same thread is optional, unless
     both sides have agreed."""
     inbox = workspace.session_inbox(data)
-    if decision.decision == "consensus":
+    if decision.kind == "challenge":
+        return _challenge(session, cwd, data, decision, known, inbox)
+    if decision.decision in engine.AGREEMENT:
         report = _report_step(session, inbox)
         return _guard_stop(session, data, report) or report
-    follow = {"POINTS_OF_DIFFERENCE": engine.next_vars(known, decision, given)[
-        "DISAGREED_POINTS"]}
+    follow = {"POINTS_OF_DIFFERENCE": engine.open_bullets(known)}
     if decision.decision == "continue" and given.get("message"):
         return _dive(session, cwd, data, decision, inbox, {
             **follow, "FOLLOW_UP": engine.carried(given["message"], engine.MESSAGE_LIMIT)})
@@ -74,6 +78,29 @@ def _dive(session: Session, cwd: Path, data: AnySession, decision: ledger.Decisi
                                                          "dual-model/continue", path)
 
 
+def _challenge(session: Session, cwd: Path, data: AnySession, decision: ledger.Decision,
+               known: ledger.Ledger, inbox: str) -> dict[str, Any]:
+    """The consensus came cheap: one challenge turn, on a fresh thread, argues the strongest
+    case against it; its points join the debate. If it cannot start, the report is next
+    (and says the consensus is unchallenged)."""
+    again = {"action": "challenge", "command": command(
+        "verdict", session.id, "--file", f"{here(inbox)}/verdict.json")}
+    stop = _guard_stop(session, data, again)
+    if stop is not None:
+        return stop
+    path = _write_vars(session, decision.round + 1,
+                       engine.challenge_vars(data, known, decision))
+    try:
+        prompt = launch.prompt_from(None, "challenge", vars_file=path)
+        started = launch.resume(session.id, cwd, {}, prompt, False, None, False,
+                                purpose="challenge", fresh_thread=True)
+    except SparringError as error:
+        return {**_report_step(session, inbox), "started": False, "kind": "challenge",
+                "error": error.to_dict()}
+    return {"action": "wait", "started": True, "round": started["round"], "kind": "challenge",
+            "command": command("wait", session.id)}
+
+
 def _resume_step(session: Session, decision: ledger.Decision, template: str,
                  path: Path) -> dict[str, Any]:
     """Codex's next round, on the variables written for it (`path`), as a command."""
@@ -88,9 +115,7 @@ def _continue(session: Session, cwd: Path, step: dict[str, Any], inbox: str,
     cannot start, the verdict still stands and `next` is the resume command, with the
     reason; when the token budget is spent, `next` is the report."""
     try:
-        def prompt() -> launch.Prompt:  # rendered while codex starts (launch.resume)
-            return launch.prompt_from(None, template, vars_file=path)
-
+        prompt = launch.prompt_from(None, template, vars_file=path)
         started = launch.resume(session.id, cwd, {}, prompt, False, None, False)
     except SparringError as error:
         if error.code == "budget_exhausted":
