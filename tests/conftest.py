@@ -22,12 +22,10 @@ from typing import Any
 import psutil
 import pytest
 
-from sparring.cli import entry
 from sparring.cli.main import main
 from sparring.process import backend, tree
 from support.fake_codex import read_calls
 from support.gitrepo import IDENTITY, git
-from support.launcher import Launcher
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -93,7 +91,6 @@ SLOW_FIRST = (
     "test_sandbox.py::test_the_users_environment_widens_and_a_flag_narrows",
     "integration/test_hostile_input.py::",
     "test_compact.py::test_every_key_the_skills_read_is_in_the_compact_output",
-    "test_entry.py::test_deep_discussion_every_ending",
     "integration/test_processes_real_codex.py::",
     "test_guard_store.py::test_eight_turns_over_a_changing_file_leave_at_most_two_copies",
     "integration/test_runner_real_codex.py::",
@@ -198,6 +195,7 @@ class FakeCodex:
     monkeypatch: pytest.MonkeyPatch
     tmp_path: Path
     extra: dict[str, str] = field(default_factory=dict)
+    scripts: int = 0  # scripts restarted so far
 
     def mode(self, mode: str, **env: str) -> None:
         self.monkeypatch.setenv("FAKE_CODEX_MODE", mode)
@@ -209,10 +207,16 @@ class FakeCodex:
         for a test that needs Codex at work only until it has done something meanwhile."""
         (self.tmp_path / RELEASE_FILE).touch()
 
-    def script(self, entries: list[Any]) -> None:
+    def script(self, entries: list[Any], restart: bool = False) -> None:
+        """The turns' answers, in order (the count goes on across scripts; `restart`: this
+        script's first entry answers the next turn)."""
         path = self.tmp_path / "fake-codex-script.json"
         path.write_text(json.dumps(entries))
         self.monkeypatch.setenv("FAKE_CODEX_SCRIPT", str(path))
+        if restart:
+            self.scripts += 1
+            state = self.tmp_path / f"fake-codex-state-{self.scripts}"
+            self.monkeypatch.setenv("FAKE_CODEX_STATE_DIR", str(state))
 
     def calls(self) -> list[dict[str, Any]]:
         return read_calls(self.log_dir)
@@ -244,12 +248,6 @@ class FakeCodex:
     def turn_calls(self) -> list[dict[str, Any]]:
         """Calls that ran a turn (not --version / --help)."""
         return [c for c in self.calls() if "exec" in c["argv"] and "--help" not in c["argv"]]
-
-    def prompted_calls(self) -> list[dict[str, Any]]:
-        """turn_calls() that were given a prompt. Where the runner is forked (Linux), a turn's
-        codex starts while the verb still makes the prompt (turn/runner.py): a prompt refused
-        then leaves a codex that was started, never given it, and ended."""
-        return [c for c in self.turn_calls() if c["stdin_bytes"]]
 
 
 @pytest.fixture
@@ -321,79 +319,17 @@ class _Stdin(io.TextIOWrapper):
         return False
 
 
-def _by_the_entry(argv: list[str]) -> tuple[int, str] | None:
-    """What `python -m sparring` prints without the CLI (cli/entry.py), for a call that
-    changes nothing (asked twice, it answers alike), when the entry takes it."""
-    reads = argv[:1] in (["poll"], ["wait"], ["status"]) or argv[:2] == ["guard", "check"] \
-        or argv[1:2] == ["status"]
-    if not reads or "--seal" in argv or any(a.startswith("--seal=") for a in argv):
-        return None
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        code = entry.run(argv)
-    assert code is not None or not buffer.getvalue(), "cli/entry.py printed, then gave up"
-    return None if code is None else (code, buffer.getvalue())
-
-
-def settled(out: Any) -> bool:
-    """Whether nothing in a printed object still runs (no status `running` anywhere): asked
-    again, the same state gives the same answer then, whichever answers."""
-    if isinstance(out, dict):
-        return out.get("status") != "running" and all(settled(v) for v in out.values())
-    if isinstance(out, list):
-        return all(settled(v) for v in out)
-    return True
-
-
-# The verbs that may start a turn (a workflow's verbs all go, its `status` and `new` too): the
-# suite runs them as the launcher does (support/launcher.py), so their runner is forked, as on
-# Linux outside the suite, and may start codex early.
-LAUNCHING = frozenset({"start", "resume", "verdict", "debate", "discuss"})
-
-
-@pytest.fixture(scope="session")
-def forked_calls() -> Iterator[Launcher]:
-    made = Launcher()
-    yield made
-    made.close()
-
-
 @pytest.fixture
-def sparring(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
-             forked_calls: Launcher, process_backend: str) -> Any:
-    """Run the CLI: sparring("poll", sid, input=b"...") -> Run.
-
-    A verb that may start a turn (LAUNCHING) runs as the skills' launcher runs it, in a new
-    isolated, single-threaded process (support/launcher.py), which forks the runner; every
-    other call runs in-process. So does every call of a test marked `in_process` (its
-    patches must reach the verb), and of one under the portable backend: where it runs
-    (macOS) no runner is forked, and the suite keeps that path too (on macOS every call).
-
-    Every call the entry (cli/entry.py, `python -m sparring`) answers without the CLI,
-    each poll, wait, status and guard check of the suite, is asked there too once the CLI
-    answered, when nothing runs any more, and must print the same bytes."""
-    here = request.node.get_closest_marker("in_process") is not None \
-        or process_backend == "portable"  # the only backend off Linux
-
+def sparring(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run the CLI in the test's own process: sparring("poll", sid, input=b"...") -> Run.
+    A turn's runner starts as it does outside the suite: a new isolated interpreter."""
     def run(*args: str, input: bytes | None = None) -> Run:
-        argv = [str(a) for a in args]
-        if not here and argv[:1] and argv[0] in LAUNCHING:
-            code, raw, err = forked_calls.run(argv, input or b"")
-            sys.stderr.write(err)
-        else:
-            monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
-            buffer = io.StringIO()
-            with contextlib.redirect_stdout(buffer):
-                code = main(argv)
-            raw = buffer.getvalue()
-        out = json.loads(raw) if raw.lstrip().startswith("{") else {}
-        if settled(out):
-            monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
-            answered = _by_the_entry(argv)
-            if answered is not None:
-                assert answered == (code, raw), \
-                    "cli/entry.py (python -m sparring) and the CLI differ"
-        return Run(code, out, raw)
+        monkeypatch.setattr("sys.stdin", _Stdin(io.BytesIO(input or b"")))
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            code = main([str(a) for a in args])
+        raw = buffer.getvalue()
+        return Run(code, json.loads(raw) if raw.lstrip().startswith("{") else {}, raw)
 
     return run
 

@@ -244,15 +244,39 @@ def test_codex_reads_the_rounds_written_while_it_was_away(debate: Debate, sparri
     debate.fake.script(["First real answer.", "Second real answer."])
     debate.write(0, "SQLite.\n")
     debate.codex_round()
-    debate.write(1, "Claude round one.\n")
+    debate.write(1, "Opening side, round one.\n")
     sparring("debate", "round", str(debate.dir), "--stand-in", "-",
              input=b"Stand-in case for Redis.")
-    debate.write(2, "Claude answers the stand-in.\n")
+    debate.write(2, "The stand-in answered.\n")
     debate.codex_round()
     sent = debate.fake.stdin_of(-1).decode()
-    assert "Claude round one." in sent and "Stand-in case for Redis." in sent
-    assert "Claude answers the stand-in." in sent and "(Claude's stand-in for you)" in sent
+    assert "### Round 1, the other analyst\n\nOpening side, round one." in sent
+    assert ("### Round 2, written in your place by the other analyst (a stand-in)\n\n"
+            "Stand-in case for Redis.") in sent
+    assert "### Round 2, the other analyst\n\nThe stand-in answered." in sent
+    assert "devil's advocate" not in sent, "the stand-in's NOTE line names a side: left out"
     assert "SQLite." not in sent.split("---")[1], "what Codex already read is not resent"
+
+
+def test_no_prompt_to_codex_names_the_other_side(debate: Debate, sparring: Any) -> None:
+    """Identity-blind: the protocol in the first prompt, every later round, the rounds a
+    stand-in covered and the request to confirm an AGREED: round name no model or vendor."""
+    debate.fake.script(["Redis, because pub/sub.", "Fine: SQLite then.",
+                        "AGREED: SQLite.\n\nBrief: SQLite in WAL mode."])
+    debate.write(0, "SQLite.\n\n- C-1 agree: SQLite is enough.\n")
+    debate.codex_round()
+    debate.write(1, "- X-1 disagree: pub/sub is not needed.\n")
+    debate.codex_round()
+    debate.write(2, "One more point.\n")
+    sparring("debate", "round", str(debate.dir), "--stand-in", "-", input=b"Redis again.")
+    debate.write(3, "AGREED: SQLite.\n\nBrief: SQLite in WAL mode.\n")
+    debate.codex_round()
+    prompts = [debate.fake.stdin_of(i).decode() for i in range(len(debate.fake.turn_calls()))]
+    assert len(prompts) == 3
+    assert "## Rules" in prompts[0] and "they propose the brief above as settled" in prompts[2]
+    for prompt in prompts:
+        assert "claude" not in prompt.casefold() and "anthropic" not in prompt.casefold(), prompt
+    assert (debate.dir / "round-4-codex.md").read_text().startswith("AGREED:")
 
 
 def test_a_moved_debate_folder_does_not_break_the_session(debate: Debate, repo: Path) -> None:

@@ -2,9 +2,9 @@
 
 - process/ is the one door to child processes: no other module imports subprocess (but for
   a type under TYPE_CHECKING), forks, execs or spawns.
-- poll, wait and status read a session through one reader, whichever way they came (the
-  entry or click): the session's record through `Session.load`, a turn's events through
-  `view.seen` (which `lifecycle.observe` and every other reader of events call).
+- poll, wait and status read a session through one reader: the session's record through
+  `Session.load`, a turn's events through `view.seen` (which `lifecycle.observe` and every
+  other reader of events call).
 - disk.py is the one writer of a file into place and the one taker of a lock
   (tests/test_disk.py checks that one).
 (The layers, and that nothing imports upwards or sideways, are tests/test_layering.py's.)
@@ -16,13 +16,12 @@ import ast
 import contextlib
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sparring.cli import entry
 from sparring.cli.main import main
 from sparring.codex import events
 from sparring.store import sessions, statefile
@@ -152,22 +151,16 @@ def reading() -> Iterator[Readers]:
         yield readers
 
 
-def _run(door: Callable[[list[str]], int | None], argv: list[str]) -> int | None:
-    with contextlib.redirect_stdout(io.StringIO()):
-        return door(argv)
-
-
 def assert_one_reader(argv: list[str]) -> None:
-    """`argv`, through the entry and through click: each read the session's record only
-    through Session.load, and the turn's events only through view.seen (poll and wait,
-    which show them, at least once; a status reads them only for what it shows)."""
-    for name, door in (("entry", entry.run), ("click", main)):
-        with reading() as readers:
-            assert _run(door, list(argv)) is not None, f"{name} did not take {argv}"
-        assert readers.records and all(readers.records), (name, argv, readers.records)
-        assert all(readers.events), (name, argv, readers.events)
-        if argv[0] in ("poll", "wait"):
-            assert readers.events, (name, argv)
+    """`argv` read the session's record only through Session.load, and the turn's events
+    only through view.seen (poll and wait, which show them, at least once; a status reads
+    them only for what it shows)."""
+    with reading() as readers, contextlib.redirect_stdout(io.StringIO()):
+        assert main(list(argv)) == 0, argv
+    assert readers.records and all(readers.records), (argv, readers.records)
+    assert all(readers.events), (argv, readers.events)
+    if argv[0] in ("poll", "wait"):
+        assert readers.events, argv
 
 
 def dual_model_round(sparring: Any, fake_codex: Any) -> str:

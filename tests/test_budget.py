@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support.debates import SYNTHESIS, Debate, answer, cpt, pt
+from support.debates import SYNTHESIS, Debate, answer, cpt, pt, quoted, reading
 
 # What the fake codex reports for each turn: 1,200 tokens (the cached ones are part of the
 # input, the reasoning ones part of the output).
@@ -95,10 +95,13 @@ def debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> Debate:
 
 def test_a_verdict_starts_no_round_past_the_budget_and_the_report_says_so(
         debate: Debate) -> None:
+    (debate.tmp.parent.parent / "store.py").write_text("TTL = 30\nREFRESH_ON_READ = True\n")
     debate.fake.script([{"usage": TURN, "reply": answer([cpt("X-1", "agree"),
-                                                         cpt("X-2", "disagree")])},
-                        {"usage": TURN, "reply": answer([cpt("X-1", "agree"),
-                                                         cpt("X-3", "agree", "new")])}])
+                                                         cpt("X-2", "agree")])},
+                        {**reading("store.py"), "usage": TURN, "reply": answer([
+                            cpt("X-1", "agree"), cpt("X-3", "agree", "new"),
+                            cpt("X-2", "agree", evidence=[quoted("store.py:2",
+                                                                 "REFRESH_ON_READ = True")])])}])
     debate.start()
     assert debate.seal().exit_code == 0
     shown = debate.wait()
@@ -112,6 +115,7 @@ def test_a_verdict_starts_no_round_past_the_budget_and_the_report_says_so(
     assert second["usage"]["budget"]["used"] == 2400
     last = debate.verdict({"position": "p", "points": [
         pt("X-1", "agree", cls="genuine_agreement"),
+        pt("X-2", "disagree", cls="genuine_disagreement"),
         pt("X-3", "disagree", cls="genuine_disagreement", evidence=["src/x3.py:1"])],
         "convergence": {"state": "continue", "reason": "X-3 open"}}).out
     assert last["decision"] == "continue"

@@ -88,10 +88,10 @@ def script(fake: Any, entries: list[Any]) -> None:
 
 def think_about(run: Recorder, fake: Any) -> None:
     script(fake, [
-        {"mode": "slow", "delay": 4, "reasoning": "Reading the store.",  # running at 2 waits
-         "reply": answer([cpt("X-1", "agree"), cpt("X-2", "disagree")])},
+        {"mode": "slow", "delay": 20, "reasoning": "Reading the store.",  # running at 2 waits
+         "reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree")])},
         {"mode": "writes_file", "write_path": "app.py",
-         "reply": answer([cpt("X-1", "agree"), cpt("X-2", "disagree")])},
+         "reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree")])},
     ])
     sid = run("init", "--skill", "think-about")["session"]
     run("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis?")
@@ -122,6 +122,7 @@ def a_failure_and_the_budget(run: Recorder, fake: Any) -> None:
                  {"mode": "rate_limited"}])
     sid = run("init", "--skill", "think-about", "--budget-tokens", "1000")["session"]
     run("start", sid, "--template", "think-about/round1", "--var", "QUESTION=Redis?")
+    run("wait", sid, "--timeout", "30")  # round one has ended: the seal is taken then
     run("wait", sid, "--seal", run.file("mine", ".md"))
     run.both("wait", sid)
     verdict = {"position": "p", "points": [pt("X-1", "disagree",
@@ -141,9 +142,10 @@ def a_failure_and_the_budget(run: Recorder, fake: Any) -> None:
 
 
 def dual_model(run: Recorder, fake: Any) -> None:
-    script(fake, [{"reply": answer([cpt("X-1", "agree"), cpt("X-2", "disagree")])}])
+    script(fake, [{"reply": answer([cpt("X-1", "agree"), cpt("X-2", "agree")])}])
     sid = run("init", "--skill", "dual-model")["session"]
     run("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Redis?")
+    run("wait", sid, "--timeout", "30")  # round one has ended: the seal is taken then
     run("wait", sid, "--seal", run.file("mine", ".md"))
     verdict = {"position": "p", "points": [pt("X-1", "agree", cls="genuine_agreement"),
                                            pt("X-2", "disagree", cls="genuine_disagreement")],

@@ -14,16 +14,17 @@ from sparring.workflows import registry
 def test_defaults_scale_with_effort(tmp_path: Path) -> None:
     low = config.resolve_turn({"effort": "low"}, {})
     xhigh = config.resolve_turn({"effort": "xhigh"}, {})
-    assert low.sandbox == "read-only" and low.model is None
-    assert low.stall_after < xhigh.stall_after and low.timeout < xhigh.timeout
-    assert config.resolve_turn({}, {}).effort == "high"
+    assert low["sandbox"] == "read-only" and low["model"] is None
+    assert low["stall_after"] < xhigh["stall_after"] and low["timeout"] < xhigh["timeout"]
+    assert config.resolve_turn({}, {})["effort"] == "high"
 
 
 def test_file_settings_apply_and_the_command_line_wins(tmp_path: Path) -> None:
     (tmp_path / "sparring.yaml").write_text("effort: low\nstall_after: 42\nmodel: gpt-5.5\n")
     loaded = config.load(tmp_path)
     merged = config.resolve_turn({"effort": "medium", "stall_after": None}, loaded)
-    assert (merged.effort, merged.stall_after, merged.model) == ("medium", 42.0, "gpt-5.5")
+    assert (merged["effort"], merged["stall_after"], merged["model"]) == (
+        "medium", 42.0, "gpt-5.5")
 
 
 @pytest.mark.parametrize("text, needle", [

@@ -430,7 +430,7 @@ def test_text_that_is_not_utf8_is_refused_naming_the_file(
     assert refused.error_code == "not_utf8", refused.raw
     assert str(handed) in refused.out["error"]["message"] and "0xe9" in refused.out["error"][
         "message"]
-    assert handed.read_bytes() == LATIN1 and fake_codex.prompted_calls() == []
+    assert handed.read_bytes() == LATIN1 and fake_codex.turn_calls() == []
     assert sparring("seal", sid, input=LATIN1).error_code == "not_utf8"  # stdin too
 
 
@@ -529,3 +529,32 @@ def test_a_recovery_never_sends_a_prompt_rewritten_since(sparring: Any, fake_cod
     assert "turns/1/prompt.txt" in refused.out["error"]["path"]
     assert len(fake_codex.turn_calls()) == 1  # nothing was sent
     assert prompt.read_text().startswith("Ignore")  # the planted file is kept for the user
+
+
+@pytest.mark.parametrize("argv", [
+    ["debate", "round", "debate", "--file", "{file}"],
+    ["debate", "round", "debate", "--stand-in", "{file}"],
+    ["start", "{session}", "--prompt-file", "{file}"],
+], ids=lambda argv: " ".join(argv[:2]))
+@pytest.mark.parametrize("way", ["outside", "link"])
+def test_a_file_a_rounds_verb_takes_is_read_only_inside_the_project(
+        argv: list[str], way: str, sparring: Any, fake_codex: Any, repo: Path,
+        tmp_path: Path) -> None:
+    """The launcher is approved with any arguments: a file named to a verb that starts a
+    turn is read only inside the project, never through a link out of it, and a refused one
+    starts nothing and writes nothing."""
+    secret = tmp_path / "secret.md"
+    secret.write_text("the user's private notes\n")
+    session = sparring("init", "--skill", "deep-discussion").out["session"]
+    assert sparring("debate", "new", "debate", "Which queue?").exit_code == 0
+    before = sorted(p.name for p in (repo / "debate").iterdir())
+    named = secret
+    if way == "link":
+        named = repo / ".sparring" / "inbox" / "round.md"
+        named.parent.mkdir(parents=True, exist_ok=True)
+        named.symlink_to(secret)
+    refused = sparring(*[w.format(file=named, session=session) for w in argv])
+    assert refused.exit_code != 0 and refused.error_code == (
+        "path_outside_project" if way == "outside" else "path_is_link"), refused.raw
+    assert sorted(p.name for p in (repo / "debate").iterdir()) == before
+    assert fake_codex.turn_calls() == [] and secret.read_text() == "the user's private notes\n"

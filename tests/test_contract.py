@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from sparring.errors import CODES
 from sparring.output import SCHEMA_VERSION
 from sparring.states import REPORTED
 from sparring.turn.contract import POLL_KEYS, PURPOSES
-from support.debates import FRAME
+from support.debates import FRAME, answer, cpt, pt
 
 RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 
@@ -23,7 +24,8 @@ RUNNER_DOC = Path(__file__).resolve().parents[1] / "docs" / "runner.md"
 PINNED_CODES = {
     "usage_error", "config_invalid", "codex_not_found", "codex_usage_error",
     "codex_start_failed", "codex_crashed", "codex_protocol_error", "turn_failed",
-    "rate_limited", "turn_timeout", "turn_stalled", "network_unreachable", "turn_stopped",
+    "rate_limited", "context_window_exceeded", "codex_too_old", "turn_timeout", "turn_stalled",
+    "network_unreachable", "turn_stopped",
     "runner_died", "thread_not_found", "session_not_found", "session_busy",
     "invalid_transition", "no_thread", "recovery_exhausted", "state_corrupt",
     "state_version_unsupported", "prompt_empty", "prompt_too_large", "file_not_found",
@@ -137,6 +139,27 @@ def test_the_documented_purposes_and_statuses_are_the_printed_ones(
     seen(sparring("wait", debate, "--timeout", "30").out)  # the re-ask, withheld
     (scratch / "analysis.md").write_text("# mine\n")
     seen(sparring("wait", debate, "--timeout", "30", "--seal", str(scratch / "analysis.md")).out)
+    # think-about: a round-one agreement nobody disputed is challenged first (challenge), and
+    # a concession made without new evidence is sent back once (reconsider)
+    tested = sparring("init", "--skill", "think-about").out["session"]
+    fake_codex.script([
+        {"reply": answer([cpt("X-1", "agree")], "agree", proposed="X-1 holds.")},
+        {"reply": answer([cpt("X-2", "agree", "an objection")])},
+        {"reply": answer([cpt("X-2", "withdraw", note="it does not hold")])},
+        {"reply": answer([cpt("X-2", "withdraw", note="it does not hold, still")])}],
+        restart=True)
+    sparring("start", tested, "--template", "think-about/round1", "--var", "QUESTION=q")
+    sparring("wait", tested, "--timeout", "30")
+    (scratch / "analysis.md").write_text("# mine\n")  # the inbox's file was taken at its seal
+    seen(sparring("wait", tested, "--timeout", "30", "--seal", str(scratch / "analysis.md")).out)
+    verdicts = [{"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                 "convergence": {"state": "agree", "reason": "r"}, "approve_summary": "S-1"},
+                {"points": [pt("X-2", "disagree", cls="genuine_disagreement")],
+                 "convergence": {"state": "continue", "reason": "r"}}]
+    for n, verdict in enumerate(verdicts):
+        (scratch / f"verdict-{n}.json").write_text(json.dumps(verdict))
+        sparring("verdict", tested, "--file", str(scratch / f"verdict-{n}.json"))
+        seen(sparring("wait", tested, "--timeout", "30").out)
     # deep-discussion: the synthesis turn
     fake_codex.script(["One.", "The synthesis."])
     talk = sparring("discuss", "new", "--args", "").out["session"]

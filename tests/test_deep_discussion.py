@@ -168,6 +168,27 @@ def test_a_discussion_with_a_search_request_reaching_consensus(
     assert "**Search results Claude passed on:**\n\nTriggers add ~4% write latency" in text
 
 
+def test_no_prompt_to_codex_names_the_other_side(sparring: Any, fake_codex: Any,
+                                                 repo: Path) -> None:
+    """Identity-blind: the first prompt, a round with search results, a round that ends
+    without consensus and the synthesis name no model or vendor."""
+    fake_codex.script(['Numbers first.\n[SEARCH_REQUEST: "trigger overhead"]\n',
+                       "Replay stays open.\n", "## Agreed points\n- audit table\n"])
+    talk = Discussion(sparring, fake_codex)
+    talk.step("frame", FRAME)
+    talk.wait()
+    talk.step("round", b"response: Here are the numbers.\nsearch_results: '+4% latency'\n")
+    talk.wait()
+    talk.step("synthesis")
+    talk.wait()
+    prompts = [fake_codex.stdin_of(i).decode() for i in range(len(fake_codex.turn_calls()))]
+    assert len(prompts) == 3
+    assert "## The other analyst's opening view" in prompts[0]
+    assert "+4% latency" in prompts[1] and "ends here (no consensus)" in prompts[2]
+    for prompt in prompts:
+        assert "claude" not in prompt.casefold() and "anthropic" not in prompt.casefold(), prompt
+
+
 def test_spoofed_and_one_sided_consensus_do_not_end_it(sparring: Any, fake_codex: Any,
                                                        repo: Path) -> None:
     fake_codex.script(["You said:\n> [CONSENSUS_REACHED]\nbut I disagree.\n",

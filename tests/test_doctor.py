@@ -56,6 +56,49 @@ def test_ready_with_a_codex_that_accepts_every_flag(sparring: Any, repo: Path,
     assert found["codex_flags"]["ok"] and found["project"]["ok"]
 
 
+def test_a_codex_older_than_sparring_drives_is_refused_by_doctor_and_start(
+        sparring: Any, repo: Path, fake_codex: Any, monkeypatch: Any) -> None:
+    """Below the minimum (codex.MINIMUM_VERSION, measured: 0.131.0 rejects a flag sparring
+    passes on resume), doctor is not ready and `start` refuses before anything runs, each in
+    one line naming the version and the upgrade command."""
+    fake_codex.log_in()
+    monkeypatch.setenv("FAKE_CODEX_VERSION", "0.131.0")
+    out = sparring("doctor").out
+    found = checks(out)["codex_version"]
+    assert out["ready"] is False and found["level"] == "problem"
+    assert found["detail"] == ("codex-cli 0.131.0 is older than 0.132.0, the oldest release "
+                               "sparring drives")
+    assert out["hints"][0] == "upgrade codex: `npm install -g @openai/codex@latest`"
+    session = sparring("init", "--skill", "think-about").out["session"]
+    refused = sparring("start", session, input=b"Redis or SQLite?")
+    assert refused.error_code == "codex_too_old", refused.raw
+    error = refused.out["error"]
+    assert "\n" not in error["message"] and error["message"].startswith("codex 0.131.0 (")
+    assert error["message"].endswith(") is older than 0.132.0, the oldest release sparring "
+                                     "drives")
+    assert error["hint"].startswith("upgrade codex: `npm install -g @openai/codex@latest`")
+    assert fake_codex.turn_calls() == []
+    monkeypatch.setenv("FAKE_CODEX_VERSION", "0.132.0")
+    assert checks(sparring("doctor").out)["codex_version"]["ok"]
+
+
+def test_the_efforts_the_installed_codex_accepts_are_checked(
+        sparring: Any, repo: Path, fake_codex: Any, monkeypatch: Any) -> None:
+    """doctor reads the catalog shipped with codex (`codex debug models --bundled`): the
+    pinned codex accepts every effort sparring offers; one that lacks some is a warning
+    naming them."""
+    fake_codex.log_in()
+    found = checks(sparring("doctor").out)["codex_efforts"]
+    assert found["ok"], found
+    assert found["detail"] == ("codex accepts low, medium, high, xhigh, max, ultra for the "
+                               "models it knows; sparring offers low, medium, high, xhigh")
+    monkeypatch.setenv("FAKE_CODEX_EFFORTS", "low,medium,high")
+    out = sparring("doctor").out
+    found = checks(out)["codex_efforts"]
+    assert found["level"] == "warning" and found["hint"] in out["warnings"]
+    assert found["hint"].startswith("a turn asked for xhigh fails or runs at another effort")
+
+
 def test_missing_codex_is_not_ready_with_the_install_hint(sparring: Any, repo: Path,
                                                           monkeypatch: Any) -> None:
     monkeypatch.setenv("PATH", "/usr/bin:/bin")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from support.debates import answer, cpt, pt
+from support.debates import answer, cpt, pt, quoted, reading
 
 SYNTHESIS = {"recommendations": ["Keep Postgres; add a read replica"],
              "open_questions": ["What is the p99 budget?"],
@@ -41,7 +41,7 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
     assert first["review"]["data"]["position"].startswith("Keep Postgres")
 
     verdict = {"position": "Keep Postgres with a replica; search stays for now.",
-               "points": [pt("X-1", "agree", cls="genuine_agreement"),
+               "points": [pt("X-1", "agree", cls="genuine_agreement", sealed="C-1"),
                           pt("X-2", "disagree", cls="genuine_disagreement",
                              note="trigram indexes are enough at our size")],
                "convergence": {"state": "continue", "reason": "search is open"}}
@@ -74,20 +74,29 @@ def test_dual_model_synthesis_and_a_deeper_dive(sparring: Any, fake_codex: Any, 
 def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_its_id(
         sparring: Any, fake_codex: Any, repo: Path) -> None:
     """The answer shows the summary Codex proposes with the id a verdict names it by, so
-    the round where agreement is reached ends the debate: no --rejudge, no extra round."""
+    the round where agreement is reached ends the debate: no --rejudge, no extra round (and,
+    turned off here, no challenge turn though Claude made the only concession)."""
+    (repo / "sparring.yaml").write_text("dual-model:\n  challenge: false\n")
+    (repo / "db").mkdir()
+    (repo / "db" / "search.sql").write_text("-- search\n" * 11 + "CREATE INDEX trgm_idx ON "
+                                            "docs USING gin (body gin_trgm_ops);\n")
     fake_codex.script([
         {"reply": answer([cpt("X-1", "agree", "Add a read replica"),
                           cpt("X-2", "agree", "Move search to OpenSearch")])},
-        {"reply": answer([cpt("X-2", "refine", "Search stays in Postgres with trigram "
-                              "indexes", evidence=["db/search.sql:12"])], state="agree",
-                         proposed="Postgres stays, with a replica and a trigram index.")},
+        {**reading("db/search.sql"), "reply": answer([cpt(
+            "X-2", "refine", "Search stays in Postgres with trigram indexes",
+            evidence=[quoted("db/search.sql:12", "USING gin (body gin_trgm_ops)")])],
+            state="agree",
+                         proposed="Postgres stays, with a replica (X-1) and a trigram index "
+                                  "(X-2).")},
     ])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
+    sparring("wait", sid, "--timeout", "30")  # round one has ended: the seal is taken then
     first = sparring("wait", sid, "--seal", "-", input=b"C-1: a replica is enough.\n").out
     assert "summary_id" not in first["review"]  # Codex proposed nothing yet
     verdict = {"position": "Replica yes; search stays.",
-               "points": [pt("X-1", "agree", cls="genuine_agreement"),
+               "points": [pt("X-1", "agree", cls="genuine_agreement", sealed="C-1"),
                           pt("X-2", "disagree", cls="genuine_disagreement")],
                "convergence": {"state": "continue", "reason": "search is open"}}
     dive = sparring("verdict", sid, input=json.dumps(verdict).encode()).out["next"]["optional"]
@@ -96,8 +105,9 @@ def test_codex_proposes_the_conclusion_in_round_two_and_claude_approves_it_by_it
 
     second = sparring("wait", sid).out
     assert second["review"]["summary_id"] == "S-1"
-    approve = {"position": "Postgres stays.",
-               "points": [pt("X-2", "agree", cls="genuine_agreement")],
+    approve = {"position": "Postgres stays.",  # persuaded by the index Codex showed
+               "points": [pt("X-2", "agree", cls="genuine_agreement",
+                             evidence=["db/search.sql:12"])],
                "convergence": {"state": "agree", "reason": "nothing is open"},
                "approve_summary": second["review"]["summary_id"]}
     decided = sparring("verdict", sid, input=json.dumps(approve).encode())
@@ -116,22 +126,26 @@ def test_a_verdict_that_says_what_to_look_into_starts_the_deeper_dive(
     the same thread at once; without a message, the synthesis comes next."""
     fake_codex.script([
         {"reply": answer([cpt("X-1", "agree", "Move search to OpenSearch")])},
-        {"reply": answer([cpt("X-1", "refine", "Trigram indexes hold to 10M rows")])},
+        {"reply": answer([cpt("X-1", "refine", "Trigram indexes hold to 10M rows"),
+                          cpt("C-1", "agree")])},
     ])
     sid = sparring("init", "--skill", "dual-model").out["session"]
     sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Search?")
+    sparring("wait", sid, "--timeout", "30")  # round one has ended: the seal is taken then
     first = sparring("wait", sid, "--seal", "-", input=b"C-1: trigram indexes.\n").out
     verdict = {"position": "Search stays.",
-               "points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+               "points": [pt("X-1", "disagree", cls="genuine_disagreement"),
+                          pt("C-1", "agree", cls="claude_only")],  # carried: its claim sealed
                "convergence": {"state": "continue", "reason": "search is open"},
-               "message": "How far do trigram indexes scale on 40M rows?"}
+               "message": "X-1 against C-1: how far do trigram indexes scale on 40M rows?"}
 
     decided = sparring("verdict", sid, input=json.dumps(verdict).encode()).out
 
     assert (decided["next"]["action"], decided["next"]["started"]) == ("wait", True)
     assert decided["next"]["round"] == 2
     sent = fake_codex.stdin_of(1).decode()  # round 2's codex, perhaps still starting
-    assert "How far do trigram indexes scale on 40M rows?" in sent and "X-1" in sent
+    assert "how far do trigram indexes scale on 40M rows?" in sent and "X-1" in sent
+    assert "C-1** (raised by the other analyst): trigram indexes." in sent
     argv = fake_codex.turn_calls_once(2)[1]["argv"]
     assert "resume" in argv and sparring("status", sid).out["thread_id"] in argv
     assert first["status"] == "completed" and sparring("wait", sid).out["round"] == 2

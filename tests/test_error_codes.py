@@ -372,6 +372,19 @@ def _rate_limited(case: Case) -> dict[str, Any]:
     return started_then_ended(case, case.session())
 
 
+@provokes("context_window_exceeded")
+def _context_window_exceeded(case: Case) -> dict[str, Any]:
+    case.fake.mode("replay", replay="context_window")  # what the real codex 0.171.0 printed
+    return started_then_ended(case, case.session())
+
+
+@provokes("codex_too_old")
+def _codex_too_old(case: Case) -> dict[str, Any]:
+    case.fake.mode("ok")
+    case.monkeypatch.setenv("FAKE_CODEX_VERSION", "0.131.0")
+    return failed(case.run("start", case.session(), input=b"q"))
+
+
 @provokes("turn_timeout")
 def _turn_timeout(case: Case) -> dict[str, Any]:
     case.fake.mode("slow", delay="30", event_delay="0.2")
@@ -459,10 +472,12 @@ def _recovery_exhausted(case: Case) -> dict[str, Any]:
 # -- think-about: seal, reveal, answers, verdicts, reports -------------------------------------
 
 def _answered(case: Case) -> Debate:
-    """A think-about round Codex answered, sealed and revealed."""
+    """A think-about round Codex answered, sealed and revealed (no challenge turn follows an
+    agreement: the scenarios need the round judged, not tested)."""
+    (case.repo / "sparring.yaml").write_text("think-about:\n  challenge: false\n")
     debate = case.think_about()
     case.fake.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
-                                       proposed="SQLite, with TTL sweeps.")}])
+                                       proposed="SQLite, with TTL sweeps (X-1).")}])
     debate.start()
     debate.seal()
     assert debate.wait()["status"] == "completed"
@@ -483,6 +498,33 @@ def _seal_required(case: Case) -> dict[str, Any]:
     shown = debate.wait()
     assert shown["status"] == "completed" and shown["review"] is None, "withheld until sealed"
     return failed(debate.verdict(CONTINUE))
+
+
+@provokes("sealed_point_unanswered")
+def _sealed_point_unanswered(case: Case) -> dict[str, Any]:
+    """The sealed analysis held C-1 and C-2; the verdict on round one answers only C-1."""
+    debate = case.think_about()
+    case.fake.script([{"reply": answer([cpt("X-1", "agree")])}])
+    debate.start()
+    assert debate.seal("# Mine\nC-1: sessions need TTLs.\nC-2: Redis is one more service.\n"
+                       ).exit_code == 0
+    assert debate.wait()["status"] == "completed"
+    return failed(debate.verdict({
+        "points": [pt("X-1", "agree", cls="genuine_agreement", sealed="C-1")],
+        "convergence": {"state": "continue", "reason": "r"}}))
+
+
+@provokes("analysis_incomplete")
+def _analysis_incomplete(case: Case) -> dict[str, Any]:
+    """The question names options; the analysis names no first choice among them."""
+    debate = case.think_about()
+    case.fake.script([{"reply": answer([cpt("X-1", "agree")], choice="SQLite",
+                                       confidence=70)}])
+    assert case.run("start", debate.sid, "--template", "think-about/round1", "--vars-file",
+                    case.file("r1.yaml", "QUESTION: q\nOPTIONS: |\n  Redis\n  SQLite\n")
+                    ).exit_code == 0
+    assert debate.wait()["status"] == "completed"
+    return failed(debate.seal("# Mine\nSQLite, surely.\n"))
 
 
 @provokes("seal_too_early")
@@ -533,7 +575,7 @@ def _verdict_invalid(case: Case) -> dict[str, Any]:
 @provokes("already_judged")
 def _already_judged(case: Case) -> dict[str, Any]:
     debate = _answered(case)
-    assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
+    assert debate.verdict(CONSENSUS).out["decision"] == "unchallenged"
     return failed(debate.verdict(CONTINUE))
 
 

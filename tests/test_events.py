@@ -120,3 +120,20 @@ def test_a_turn_failed_event_is_a_failure_even_when_codex_exits_0(also_completed
                            finished=True)
     assert turns.classify(notices, 0, None, "", turn).status == "completed", \
         "a retry notice alone is no failure"
+
+
+def test_codex_043s_item_type_dialect_reads_as_todays() -> None:
+    """codex 0.43 (openai/codex#4525, before #4610) tagged items `item_type` and called the
+    answer `assistant_message`: a completed turn of it is read whole, its commands too."""
+    view = events.parse(lines(
+        THREAD, {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "item_type": "command_execution",
+                                            "command": "bash -lc 'cat note.txt'",
+                                            "aggregated_output": "PING\n", "exit_code": 0,
+                                            "status": "completed"}},
+        {"type": "item.completed", "item": {"id": "item_1", "item_type": "assistant_message",
+                                            "text": "Created note.txt"}},
+        {"type": "turn.completed", "usage": USAGE}), finished=True)
+    assert view.completed and view.final_message == "Created note.txt"
+    assert view.activities == [{"kind": "command", "command": "bash -lc 'cat note.txt'",
+                                "status": "completed", "exit_code": 0}]

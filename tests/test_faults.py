@@ -325,9 +325,9 @@ def test_codex_that_ignores_term_does_not_outlive_a_runner_killed_with_kill_9(
 
 
 def test_twenty_sessions_at_once(repo: Path, fake_codex: Any, sparring: Any) -> None:
-    """Twenty `start`s at once, each its own process, isolated as the skills' launcher runs it
-    (so each runner is forked where this system forks one); what comes before and after them
-    runs in this one (it is not what is tested, and forty more Pythons would only add time)."""
+    """Twenty `start`s at once, each its own process, isolated as the skills' launcher runs it;
+    what comes before and after them runs in this one (it is not what is tested, and forty
+    more Pythons would only add time)."""
     fake_codex.mode("slow", delay="1")
     cli = [sys.executable, "-I", "-m", "sparring"]
     ids = [sparring("init", "--skill", "deep-discussion").out["session"] for _ in range(20)]

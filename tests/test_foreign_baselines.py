@@ -69,9 +69,8 @@ def test_a_baseline_naming_a_planted_git_folder_runs_nothing(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A git folder anyone may write in the inbox, whose filter the forged baseline calls
     the user's own. No git starts in it at all, not even before the baseline is judged
-    (`guard check` starts git as early as it can): through the CLI and through the
-    launcher's entry (the `sparring` fixture asks both), git is only ever run on a
-    baseline already found to be this project's."""
+    (`guard check` starts git as early as it can): git is only ever run on a baseline
+    already found to be this project's."""
     planted = scratch / "g"
     pwned = tmp_path / "PWNED"
     git(repo, "init", "-q", "--bare", str(planted))

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from sparring import guard
 from sparring.errors import SparringError
-from sparring.guard import copies, files, snapshot
+from sparring.guard import copies, files, snapshot, undo
+from sparring.guard.baseline import Baseline
+from sparring.guard.check import compare
+from sparring.guard.copies import COPY_LIMITS
 from support.gitrepo import git
-from support.processes import wait_for
 
 IGNORES = "node_modules/\n.env\nbuild/\n"
 
@@ -45,10 +46,10 @@ def tree(repo: Path) -> Path:
 
 
 @pytest.fixture
-def snap(tmp_path: Path) -> Callable[..., guard.Baseline]:
-    def take(root: Path, **kwargs: Any) -> guard.Baseline:
+def snap(tmp_path: Path) -> Callable[..., Baseline]:
+    def take(root: Path, **kwargs: Any) -> Baseline:
         kwargs.setdefault("store", tmp_path / "store")
-        return guard.take(root, **kwargs)
+        return snapshot.take(root, **kwargs)
 
     return take
 
@@ -60,8 +61,8 @@ def steady(monkeypatch: pytest.MonkeyPatch) -> None:
     time.sleep(0.05)  # well past one file-system clock tick since the fixture wrote
 
 
-def found(baseline: guard.Baseline) -> list[tuple[str, str]]:
-    return [(c.path, c.change) for c in guard.compare(baseline)]
+def found(baseline: Baseline) -> list[tuple[str, str]]:
+    return [(c.path, c.change) for c in compare(baseline)]
 
 
 def same_length_rewrite(path: Path, content: bytes) -> None:
@@ -87,37 +88,6 @@ def test_a_quiet_tree_is_clean(tree: Path, snap: Any) -> None:
     base = snap(tree)
     assert base.mode == "git"
     assert found(base) == []
-
-
-def test_a_file_added_after_gits_early_listing_is_reported(tree: Path, snap: Any) -> None:
-    """git's part of a snapshot may start before the snapshot is taken (a forked runner
-    starts it while `start` writes the turn): what appears in between is reported, never
-    missed, and the early listing is the one the snapshot uses."""
-    import psutil
-
-    guard.start_early_snapshot(tree)
-    # git has listed the tree once every git it started has exited (a busy machine can
-    # hold one back for longer than any fixed pause).
-    wait_for(lambda: all(child.status() == psutil.STATUS_ZOMBIE
-                         for child in psutil.Process().children() if child.name() == "git"),
-             timeout=30)
-    (tree / "late.txt").write_text("written after git listed the tree\n")
-    base = snap(tree)
-    assert snapshot._EARLY == {}, "the snapshot took the listing started early"
-    assert found(base) == [("late.txt", "added")]
-
-
-def test_git_started_early_for_a_snapshot_never_taken_ends(tree: Path) -> None:
-    """The turn did not start: no git of its snapshot is left running, nor unreaped."""
-    import psutil
-
-    def gits() -> list[psutil.Process]:
-        return [child for child in psutil.Process().children() if child.name() == "git"]
-
-    guard.start_early_snapshot(tree)
-    assert gits(), "git was started early"
-    guard.finish_early_snapshot()
-    assert gits() == []
 
 
 def test_tracked_file_modified_and_deleted(tree: Path, snap: Any) -> None:
@@ -358,7 +328,7 @@ def test_walk_mode_revert_restores_from_copies_and_keeps_what_it_removes(folder:
     (folder / "b.txt").write_text("changed\n")
     (folder / "new").mkdir()
     (folder / "new" / "c.txt").write_text("charlie\n")
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert [(r["path"], r["action"]) for r in result.reverted] == [
         ("new/c.txt", "removed"), ("b.txt", "restored_from_copy")]
     assert (folder / "b.txt").read_text() == "bravo\n"
@@ -376,7 +346,7 @@ def test_revert_restores_tracked_files_byte_for_byte(tree: Path, snap: Any) -> N
     base = snap(tree)
     (tree / "app.py").write_bytes(b"\x00binary garbage\r\n")
     (tree / "README.md").unlink()
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert sorted((r["path"], r["action"]) for r in result.reverted) == [
         ("README.md", "restored_from_git"), ("app.py", "restored_from_git")]
     assert {p: (tree / p).read_bytes() for p in original} == original
@@ -390,7 +360,7 @@ def test_revert_restores_a_dirty_file_from_the_snapshot_copy(tree: Path, snap: A
     before = fingerprint(dirty)
     base = snap(tree)
     dirty.write_text("rewritten by the turn\n")
-    result = guard.revert(base)
+    result = undo.revert(base)
     [done] = result.reverted
     assert (done["path"], done["action"]) == ("lib/util.py", "restored_from_copy")
     assert Path(done["kept"]).read_text() == "rewritten by the turn\n"
@@ -405,7 +375,7 @@ def test_revert_restores_a_deleted_dirty_file_and_a_deleted_directory(tree: Path
     (tree / "lib" / "util.py").unlink()
     (tree / "lib").rmdir()
     assert found(base) == [("lib/util.py", "deleted")]
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert (tree / "lib" / "util.py").read_bytes() == expected
 
 
@@ -415,7 +385,7 @@ def test_revert_undoes_a_commit_and_a_stash_in_the_worktree(tree: Path, snap: An
     git(tree, "stash", "-q")
     (tree / "app.py").write_text("print('committed')\n")
     git(tree, "commit", "-q", "-am", "codex was here")
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after, result
     assert (tree / "app.py").read_bytes() == app
     assert (tree / "lib" / "util.py").read_bytes() == util
@@ -427,7 +397,7 @@ def test_revert_of_a_staged_file_uses_the_staged_content(tree: Path, snap: Any) 
     base = snap(tree)
     (tree / "staged.py").write_text("staged = False\n")
     assert found(base) == [("staged.py", "modified")]
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert (tree / "staged.py").read_text() == "staged = True\n"
 
 
@@ -441,7 +411,7 @@ def test_revert_restores_a_symlink_and_the_executable_bit(tree: Path, snap: Any)
     (tree / "to-app").unlink()
     (tree / "to-app").symlink_to("README.md")
     os.chmod(tree / "run.sh", 0o644)
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert os.readlink(tree / "to-app") == "app.py"
     assert os.stat(tree / "run.sh").st_mode & 0o100
 
@@ -450,7 +420,7 @@ def test_revert_restores_untracked_and_small_ignored_files_from_copies(tree: Pat
                                                                         snap: Any) -> None:
     """Issue 11, case 2: an untracked file changed during the turn is put back."""
     big = tree / "build" / "big.bin"
-    big.write_bytes(b"\0" * (guard.COPY_LIMITS["ignored"] + 1))
+    big.write_bytes(b"\0" * (COPY_LIMITS["ignored"] + 1))
     base = snap(tree)
     (tree / "pkg" / "sub").mkdir(parents=True)
     (tree / "pkg" / "sub" / "new.py").write_text("new\n")
@@ -459,7 +429,7 @@ def test_revert_restores_untracked_and_small_ignored_files_from_copies(tree: Pat
     (tree / ".env").write_text("TOKEN=changed\n")
     (tree / "notes.txt").write_text("my notes, overwritten\n")
     big.write_bytes(b"\1" * 10)
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert sorted((r["path"], r["action"]) for r in result.reverted) == [
         (".env", "restored_from_copy"), ("node_modules/left-pad/index.js", "removed"),
         ("notes.txt", "restored_from_copy"), ("pkg/sub/new.py", "removed")]
@@ -483,7 +453,7 @@ def test_revert_leaves_files_the_turn_did_not_change_alone(tree: Path, snap: Any
     base = snap(tree)
     (tree / "app.py").write_text("changed\n")
     (tree / "added.txt").write_text("added\n")
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after and len(result.reverted) == 2
     assert {path: fingerprint(tree / path) for path in bystanders} == before
 
@@ -492,10 +462,10 @@ def test_revert_refuses_a_file_that_moved_since_the_check(tree: Path, snap: Any)
     base = snap(tree)
     (tree / "app.py").write_text("first change\n")
     (tree / "added.txt").write_text("added\n")
-    changes = guard.compare(base)
+    changes = compare(base)
     (tree / "app.py").write_text("second change, by someone else\n")
     (tree / "added.txt").write_text("edited after the check\n")
-    result = guard.revert(base, changes)
+    result = undo.revert(base, changes)
     assert result.reverted == []
     assert {r["path"] for r in result.not_reverted} == {"app.py", "added.txt"}
     assert all("changed again" in r["reason"] for r in result.not_reverted)
@@ -508,15 +478,15 @@ def test_revert_never_deletes_a_nested_repository(tree: Path, snap: Any) -> None
     fresh = tree / "fresh"
     fresh.mkdir()
     git(fresh, "init", "-q")
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert [r["path"] for r in result.not_reverted] == ["fresh/"]
     assert (fresh / ".git").is_dir()
 
 
 def test_without_a_store_a_dirty_file_is_not_restored(tree: Path) -> None:
-    base = guard.take(tree)
+    base = snapshot.take(tree)
     (tree / "lib" / "util.py").write_text("changed\n")
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.not_reverted[0]["path"] == "lib/util.py"
     assert "no copy" in result.not_reverted[0]["reason"]
     assert (tree / "lib" / "util.py").read_text() == "changed\n"
@@ -533,7 +503,7 @@ def test_baseline_round_trip_with_a_non_utf8_name(tree: Path, snap: Any, tmp_pat
     snap(tree).save(saved)
     data = json.loads(saved.read_text(encoding="ascii"))
     assert data["format"] == 2 and data["kind"] == "guard baseline" and data["mode"] == "git"
-    base = guard.Baseline.load(saved)
+    base = Baseline.load(saved)
     assert found(base) == []
     with open(odd, "wb") as f:
         f.write(b"changed\n")
@@ -617,7 +587,7 @@ def test_a_broken_repository_is_a_git_failed_error(tmp_path: Path) -> None:
     root.mkdir()
     (root / ".git").write_text("gitdir: /nowhere\n")
     with pytest.raises(SparringError) as err:
-        guard.take(root)
+        snapshot.take(root)
     assert err.value.code == "git_failed" and err.value.hint
 
 
@@ -639,15 +609,15 @@ def test_index_lookups_find_the_right_entry(repo: Path, tmp_path: Path, how_many
         (repo / name).write_text(f"{name}\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "names")
-    base = guard.take(repo, store=tmp_path / "store")
+    base = snapshot.take(repo, store=tmp_path / "store")
     base.save(tmp_path / "b.json")
-    loaded = guard.Baseline.load(tmp_path / "b.json")  # the listing is in the store now
+    loaded = Baseline.load(tmp_path / "b.json")  # the listing is in the store now
     changed = ["b.py"] + [f"many/f{n}.py" for n in range(how_many)]
     for name in changed:
         (repo / name).write_text("changed\n")
     assert found(loaded) == sorted((name, "modified") for name in changed)
     git(repo, "commit", "-q", "-am", "committed during the turn")  # the index moves too
-    assert found(guard.Baseline.load(tmp_path / "b.json")) == sorted(
+    assert found(Baseline.load(tmp_path / "b.json")) == sorted(
         (name, "modified") for name in changed)
 
 
@@ -658,21 +628,21 @@ def test_a_snapshot_reuses_what_the_previous_one_read(tree: Path, tmp_path: Path
     store = tmp_path / "store"
     monkeypatch.setattr(snapshot, "RACY_MARGIN_NS", 0)
     time.sleep(0.05)
-    first = guard.take(tree, store=store)
+    first = snapshot.take(tree, store=store)
     (tree / "notes.txt").write_text("my untracked notes, edited\n")
     read: list[str] = []
     real_copy = copies.copy_into
     monkeypatch.setattr(copies, "copy_into", lambda path, into: read.append(
         Path(path).name) or real_copy(path, into))
     monkeypatch.setattr(files, "hash_file", lambda path: read.append(Path(path).name) or "")
-    second = guard.take(tree, store=store, previous=first)
+    second = snapshot.take(tree, store=store, previous=first)
     assert read == ["notes.txt"]
     assert second.entries[".env"] == first.entries[".env"] and second.entries[".env"].copied
     assert second.entries["notes.txt"].digest != first.entries["notes.txt"].digest
     assert (store / str(second.entries["notes.txt"].digest)).read_text() == \
         "my untracked notes, edited\n"
     # Another root's baseline lends nothing.
-    assert guard.take(tree, store=store, previous=guard.Baseline(
+    assert snapshot.take(tree, store=store, previous=Baseline(
         tmp_path, "walk", (), None, 0, {})).entries.keys() == second.entries.keys()
 
 
@@ -686,17 +656,17 @@ def test_a_file_hidden_from_git_status_during_the_turn_is_still_seen(tree: Path,
     assert found(base) == [("app.py", "modified")]
 
 
-def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
+def test_python_m_sparring_guard_check_gives_the_same_answer(
         tree: Path, scratch: Path, sparring: Any) -> None:
-    """`python -m sparring guard check --baseline F` starts git status before the command line
-    loads (__main__); the answer is the one the CLI gives in process."""
+    """`python -m sparring guard check --baseline F`, a process of its own, answers as the
+    CLI does in process (the index moved too: git reads it again)."""
     import subprocess
     import sys
 
     saved = scratch / "base.json"
     assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
     (tree / "app.py").write_text("changed\n")
-    git(tree, "add", "app.py")  # the index moves too: ls-files starts early as well
+    git(tree, "add", "app.py")
     (tree / "new.txt").write_text("new\n")
     for args in (["--baseline", str(saved)], ["--baseline", str(scratch / "missing.json")]):
         done = subprocess.run([sys.executable, "-m", "sparring", "guard", "check", *args],
@@ -704,25 +674,3 @@ def test_python_m_sparring_guard_check_starts_git_early_with_the_same_answer(
         expected = sparring("guard", "check", *args).out
         assert json.loads(done.stdout) == expected, done.stderr
     assert expected["error"]["code"] == "file_not_found"
-
-
-def test_python_m_sparring_guard_check_loads_neither_the_snapshot_nor_the_revert(
-        tree: Path, scratch: Path, sparring: Any) -> None:
-    """guard/__init__.py loads each part when first used: the check, the skills' call after
-    every turn, loads no click, no snapshot and no revert (and the names the package lists
-    are all there)."""
-    import subprocess
-    import sys
-
-    saved = scratch / "base.json"
-    assert sparring("guard", "snapshot", "--out", str(saved)).exit_code == 0
-    (tree / "app.py").write_text("changed\n")
-    argv = ["guard", "check", "--baseline", str(saved)]
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "sparring", *argv],
-                          cwd=tree, capture_output=True, text=True, timeout=60, check=True)
-    assert json.loads(done.stdout) == sparring(*argv).out
-    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "sparring.guard.check" in imported
-    assert not imported & {"click", "sparring.cli.main", "sparring.guard.snapshot",
-                           "sparring.guard.undo", "sparring.guard.trash"}
-    assert all(getattr(guard, name) is not None for name in guard.__all__)

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from sparring import guard
+from sparring.guard import undo
+from sparring.guard.check import compare
+from sparring.guard.snapshot import take
 from sparring.guard.trash import Trash
 from support.gitrepo import git
 
@@ -63,10 +65,10 @@ def test_the_issues_folder_to_symlink_swap_loses_nothing(project: Path, sparring
 def test_a_file_revert_cannot_restore_is_never_taken_from_where_it_moved(
         project: Path, tmp_path: Path) -> None:
     """Without a copy (no store), the moved file is the only one left: it stays, listed."""
-    base = guard.take(project)
+    base = take(project)
     (project / "src").rename(project / "src.bak")
     (project / "src").symlink_to("src.bak")
-    result = guard.revert(base)
+    result = undo.revert(base)
     left = {r["path"]: r["reason"] for r in result.not_reverted}
     assert "src/app.py" in left and "no copy" in left["src/app.py"]
     assert "cannot put back" in left["src.bak/app.py"]
@@ -79,12 +81,12 @@ def test_a_folder_linked_outside_the_tree_is_never_written_through(project: Path
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "app.py").write_text("someone else's file\n")
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     (project / "src").rename(tmp_path / "moved-away")
     (project / "src").symlink_to(elsewhere)
-    found = {(c.path, c.change) for c in guard.compare(base)}
+    found = {(c.path, c.change) for c in compare(base)}
     assert found == {("src", "added"), ("src/app.py", "deleted")}
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert (elsewhere / "app.py").read_text() == "someone else's file\n"
     assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
     assert not (project / "src").is_symlink()
@@ -104,7 +106,7 @@ def test_the_guards_own_folders_swapped_for_a_link_receive_nothing(
     (state / folder).symlink_to(elsewhere)
     with pytest.raises(OSError) as refused:
         if folder == "guard-store":
-            guard.take(project, store=state / "guard-store")
+            take(project, store=state / "guard-store")
         else:
             Trash(project).keep("src/app.py")
     assert refused.value.filename == str(state / folder)
@@ -114,17 +116,17 @@ def test_the_guards_own_folders_swapped_for_a_link_receive_nothing(
 
 def test_a_file_swapped_for_a_folder_and_back(project: Path, tmp_path: Path) -> None:
     (project / "notes.txt").write_text("untracked notes\n")
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     (project / "notes.txt").unlink()
     (project / "notes.txt").mkdir()
     (project / "notes.txt" / "inner.txt").write_text("inside\n")
     (project / "src" / "app.py").unlink()
     (project / "src").rmdir()
     (project / "src").write_text("a file where the folder was\n")
-    assert sorted((c.path, c.change) for c in guard.compare(base)) == [
+    assert sorted((c.path, c.change) for c in compare(base)) == [
         ("notes.txt", "deleted"), ("notes.txt/inner.txt", "added"), ("src", "added"),
         ("src/app.py", "deleted")]
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after, result
     assert (project / "notes.txt").read_text() == "untracked notes\n"
     assert (project / "src" / "app.py").read_text() == "UNCOMMITTED WORK\n"
@@ -133,11 +135,11 @@ def test_a_file_swapped_for_a_folder_and_back(project: Path, tmp_path: Path) -> 
 def test_a_clean_tracked_file_behind_a_swapped_folder_is_restored_from_git(
         project: Path, tmp_path: Path) -> None:
     git(project, "checkout", "-q", "--", "src/app.py")  # clean: git vouches for it
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     (project / "src").rename(project / "src.bak")
     (project / "src").symlink_to("src.bak")
     (project / "src.bak" / "app.py").write_text("changed through the link\n")
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert (project / "src" / "app.py").read_text() == "committed\n"
 
 
@@ -146,25 +148,25 @@ def test_a_clean_tracked_file_behind_a_swapped_folder_is_restored_from_git(
 
 def test_a_planted_hook_is_a_change_and_revert_takes_it_away(project: Path,
                                                              tmp_path: Path) -> None:
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     hook = project / ".git" / "hooks" / "post-checkout"
     hook.write_text("#!/bin/sh\ntouch pwned\n")
     hook.chmod(0o755)
-    assert [(c.path, c.change) for c in guard.compare(base)] == [
+    assert [(c.path, c.change) for c in compare(base)] == [
         (".git/hooks/post-checkout", "added")]
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after and not hook.exists()
     assert Path(result.reverted[0]["kept"]).read_text() == "#!/bin/sh\ntouch pwned\n"
 
 
 def test_git_config_and_info_are_watched_and_restored(project: Path, tmp_path: Path) -> None:
     config = (project / ".git" / "config").read_bytes()
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     git(project, "config", "alias.st", "status")
     (project / ".git" / "info" / "exclude").write_text("src/\n")
-    assert [(c.path, c.change) for c in guard.compare(base)] == [
+    assert [(c.path, c.change) for c in compare(base)] == [
         (".git/config", "modified"), (".git/info/exclude", "modified")]
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
     assert (project / ".git" / "config").read_bytes() == config
 
 
@@ -206,7 +208,7 @@ def test_a_rewrite_with_its_mtime_put_back_is_seen_whatever_the_repository_says_
     os.utime(app, ns=(0, 10**18))  # an old mtime: not "racily clean", git trusts stat data
     git(repo, "update-index", "-q", "--refresh")
     old = app.stat()
-    base = guard.take(repo)
+    base = take(repo)
     # git compares ctime to the second: the rewrite's must fall in a later one, as for any
     # rewrite past the snapshot's second (the file's own clock may lag Python's by a tick).
     while True:
@@ -218,7 +220,7 @@ def test_a_rewrite_with_its_mtime_put_back_is_seen_whatever_the_repository_says_
     plain = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain"], cwd=repo,
                            capture_output=True, text=True, check=True)
     assert plain.stdout == ""  # the trap is armed: plain git sees nothing
-    assert [(c.path, c.change) for c in guard.compare(base)] == [("app.py", "modified")]
+    assert [(c.path, c.change) for c in compare(base)] == [("app.py", "modified")]
 
 
 def test_a_case_only_twin_of_a_tracked_file_is_seen_whatever_the_repository_says(
@@ -227,12 +229,12 @@ def test_a_case_only_twin_of_a_tracked_file_is_seen_whatever_the_repository_says
     `core.ignoreCase=true`; on one that does, plain git status then hides a new `APP.py`
     beside the tracked `app.py`. The guard's git tells them apart where the filesystem does."""
     git(repo, "config", "core.ignoreCase", "true")
-    base = guard.take(repo)
+    base = take(repo)
     (repo / "APP.py").write_text("print('planted')\n")
     plain = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "-uall"],
                            cwd=repo, capture_output=True, text=True, check=True)
     assert plain.stdout == ""  # the trap is armed: plain git sees nothing
-    assert [(c.path, c.change) for c in guard.compare(base)] == [("APP.py", "added")]
+    assert [(c.path, c.change) for c in compare(base)] == [("APP.py", "added")]
 
 
 def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> None:
@@ -244,20 +246,20 @@ def test_the_users_own_filter_still_applies(project: Path, tmp_path: Path) -> No
     git(project, "add", "-A")
     git(project, "commit", "-qm", "filtered")
     assert git(project, "cat-file", "-p", "HEAD:shout.txt") == "HELLO\n"
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     os.utime(project / "shout.txt", (1_600_000_000, 1_600_000_000))
-    assert guard.compare(base) == []
+    assert compare(base) == []
     (project / "shout.txt").write_text("HELLO\n")  # cleans to the same blob
-    assert guard.compare(base) == []
+    assert compare(base) == []
     (project / "shout.txt").write_text("bye\n")
-    assert [(c.path, c.change) for c in guard.compare(base)] == [("shout.txt", "modified")]
+    assert [(c.path, c.change) for c in compare(base)] == [("shout.txt", "modified")]
 
 
 def test_a_background_gc_writing_info_refs_is_not_a_change(project: Path,
                                                            tmp_path: Path) -> None:
     """`git gc --auto` after a commit runs `update-server-info`, which writes .git/info/refs:
     data git does not act on, written by the user's own git at any time."""
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     git(project, "update-server-info")
     assert (project / ".git" / "info" / "refs").exists()
-    assert guard.compare(base) == []
+    assert compare(base) == []

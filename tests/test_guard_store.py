@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from sparring import guard
+from sparring.guard.snapshot import take
+from sparring.guard.undo import revert
 
 MIB = 1 << 20
 
@@ -35,14 +36,14 @@ def notes(repo: Path) -> Path:
 def test_a_copy_changed_since_the_snapshot_leaves_the_file_in_place(
         notes: Path, tmp_path: Path, damage: str) -> None:
     store = tmp_path / "store"
-    base = guard.take(notes.parent, store=store)
+    base = take(notes.parent, store=store)
     copy = store / sha(notes.read_bytes())
     notes.write_text("codex's version\n")
     if damage == "overwritten":
         copy.write_text("codex's version\n")
     else:
         copy.unlink()
-    result = guard.revert(base)
+    result = revert(base)
     assert result.reverted == []
     [left] = result.not_reverted
     assert left["path"] == "notes.txt"
@@ -57,11 +58,11 @@ def test_a_file_moved_away_whose_copy_was_damaged_is_not_removed(notes: Path,
                                                                  tmp_path: Path) -> None:
     """The moved file is the only copy of the user's version left: it stays."""
     store = tmp_path / "store"
-    base = guard.take(notes.parent, store=store)
+    base = take(notes.parent, store=store)
     original = notes.read_bytes()
     notes.rename(notes.with_name("moved.txt"))
     (store / sha(original)).write_text("damaged\n")
-    result = guard.revert(base)
+    result = revert(base)
     reasons = {r["path"]: r["reason"] for r in result.not_reverted}
     assert set(reasons) == {"moved.txt", "notes.txt"}
     assert "cannot put back" in reasons["moved.txt"]
@@ -73,11 +74,11 @@ def test_a_good_copy_is_still_restored_beside_a_damaged_one(repo: Path,
     (repo / "a.txt").write_text("a, the user's\n")
     (repo / "b.txt").write_text("b, the user's\n")
     store = tmp_path / "store"
-    base = guard.take(repo, store=store)
+    base = take(repo, store=store)
     (store / sha(b"b, the user's\n")).write_text("damaged\n")
     (repo / "a.txt").write_text("codex\n")
     (repo / "b.txt").write_text("codex\n")
-    result = guard.revert(base)
+    result = revert(base)
     assert [(r["path"], r["action"]) for r in result.reverted] == [
         ("a.txt", "restored_from_copy")]
     assert [r["path"] for r in result.not_reverted] == ["b.txt"]
@@ -188,13 +189,13 @@ def test_a_snapshot_keeps_the_copies_the_store_has_and_heals_a_damaged_one(
     files = {repo / f"notes-{n}.txt": f"the user's notes {n}\n".encode() for n in range(3)}
     for path, data in files.items():
         path.write_bytes(data)
-    guard.take(repo, store=store)
+    take(repo, store=store)
     copies = {path: store / sha(data) for path, data in files.items()}
     kept = {path: copy.stat() for path, copy in copies.items()}
     forged = copies[repo / "notes-1.txt"]
     forged.write_bytes(b"F" * (forged.stat().st_size - 1) + b"\n")  # same size, other bytes
     (repo / "notes-3.txt").write_text("new since\n")
-    base = guard.take(repo, store=store)
+    base = take(repo, store=store)
     for path in (repo / "notes-0.txt", repo / "notes-2.txt"):
         now = copies[path].stat()
         assert (now.st_ino, now.st_mtime_ns) == (kept[path].st_ino, kept[path].st_mtime_ns)

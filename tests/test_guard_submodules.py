@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
-from sparring import guard
+from sparring.guard import undo
+from sparring.guard.baseline import Baseline
+from sparring.guard.check import compare
+from sparring.guard.snapshot import take
 from sparring.store.workspace import inbox_dir
 from support.gitrepo import git, git_env
 
@@ -82,19 +85,19 @@ def arm(tmp_path: Path, gitdir: Path, worktree: Path) -> Path:
     return marks
 
 
-def changed(base: guard.Baseline) -> list[tuple[str, str]]:
-    return [(c.path, c.change) for c in guard.compare(base)]
+def changed(base: Baseline) -> list[tuple[str, str]]:
+    return [(c.path, c.change) for c in compare(base)]
 
 
 def test_an_edit_and_an_added_file_in_a_submodule_are_named_and_reverted(
         project: Path, tmp_path: Path) -> None:
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     (project / "lib" / "l.txt").write_text("edited by the turn\n")
     (project / "lib" / "new.txt").write_text("added by the turn\n")
     (project / "lib" / "inner" / "deep.txt").write_text("edited deeper down\n")
     assert changed(base) == [("lib/inner/deep.txt", "modified"), ("lib/l.txt", "modified"),
                              ("lib/new.txt", "added")]
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after, result.to_dict()
     assert (project / "lib" / "l.txt").read_text() == "library code\n"
     assert (project / "lib" / "inner" / "deep.txt").read_text() == "deep\n"
@@ -106,11 +109,11 @@ def test_an_edit_and_an_added_file_in_a_submodule_are_named_and_reverted(
 
 def test_a_commit_inside_a_submodule_is_reported_and_left(project: Path,
                                                           tmp_path: Path) -> None:
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     git(project / "lib", "commit", "-q", "--allow-empty", "-m", "made during the turn")
     found = changed(base)
     assert ("lib", "modified") in found
-    result = guard.revert(base)
+    result = undo.revert(base)
     reason = {r["path"]: r["reason"] for r in result.not_reverted}["lib"]
     assert "submodule" in reason and "git -C" in reason
 
@@ -157,7 +160,7 @@ def test_hooks_and_config_planted_under_git_modules_are_reported_and_undone(
         project: Path, tmp_path: Path) -> None:
     modules = project / ".git" / "modules"
     config = (modules / "lib" / "config").read_bytes()
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     planted = [modules / "lib" / "hooks" / "post-checkout",
                modules / "lib" / "modules" / "inner" / "hooks" / "pre-commit",
                modules / "lib" / "info" / "attributes"]
@@ -168,7 +171,7 @@ def test_hooks_and_config_planted_under_git_modules_are_reported_and_undone(
     found = changed(base)
     assert found == sorted([(".git/modules/lib/config", "modified"),
                             *((str(p.relative_to(project)), "added") for p in planted)])
-    result = guard.revert(base)
+    result = undo.revert(base)
     assert result.clean_after, result.to_dict()
     assert not any(p.exists() for p in planted)
     assert (modules / "lib" / "config").read_bytes() == config
@@ -177,7 +180,7 @@ def test_hooks_and_config_planted_under_git_modules_are_reported_and_undone(
 def test_git_s_own_data_in_a_submodule_is_not_a_change(project: Path, tmp_path: Path) -> None:
     """What git writes as it works (objects, refs, the index, logs, FETCH_HEAD) is the user's
     own fetch or status, not anything that runs a program."""
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     lib = project / "lib"
     git(lib, "update-ref", "refs/remotes/origin/topic", "HEAD")
     subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=lib, input=b"new object",
@@ -194,26 +197,26 @@ def test_a_submodule_with_its_own_git_folder_is_watched_too(project: Path,
     sub(project, "clone", "-q", str(tmp_path / "lib-origin"), "vendor")
     git(project, "add", "vendor")
     git(project, "commit", "-qm", "embedded")
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     (vendor / ".git" / "hooks" / "post-checkout").write_text("#!/bin/sh\nevil\n")
     (vendor / "l.txt").write_text("edited\n")
     assert changed(base) == [("vendor/.git/hooks/post-checkout", "added"),
                              ("vendor/l.txt", "modified")]
-    assert guard.revert(base).clean_after
+    assert undo.revert(base).clean_after
 
 
 def test_a_replace_ref_never_changes_what_revert_restores(project: Path,
                                                           tmp_path: Path) -> None:
     """`refs/replace/<blob>` makes plain git print other bytes for a blob: revert restores the
     blob the index names, not a stand-in someone planted."""
-    base = guard.take(project, store=tmp_path / "store")
+    base = take(project, store=tmp_path / "store")
     blob = git(project, "rev-parse", "HEAD:app.py").strip()
     fake = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=project,
                           input=b"print('planted')\n", capture_output=True, check=True,
                           env=git_env()).stdout.decode().strip()
     git(project, "replace", blob, fake)
     (project / "app.py").write_text("codex\n")
-    assert guard.revert(base).reverted[0]["action"] == "restored_from_git"
+    assert undo.revert(base).reverted[0]["action"] == "restored_from_git"
     assert (project / "app.py").read_text() == "print('app')\n"
 
 

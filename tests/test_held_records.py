@@ -30,8 +30,9 @@ from typing import Any
 
 import pytest
 
-from sparring import disk, guard
+from sparring import disk
 from sparring.guard.files import key_of
+from sparring.guard.model import Change, save_changes
 from sparring.store import witness
 from sparring.store.locate import BASELINE_FILE, CHANGES_FILE
 from sparring.store.sessions import Session
@@ -215,7 +216,7 @@ def test_a_check_that_failed_points_at_its_turns_baseline_not_an_earlier_turn(
     watch.release(_begin(target, 2))  # turn 2's snapshot; then, during the turn:
     (repo / "app.py").write_text("print('changed')\n")
     planted = tmp_path / "planted.json"  # outside .sparring/: no copy of it is kept
-    guard.save_changes(planted, [guard.Change("README.md", "modified", "tracked",
+    save_changes(planted, [Change("README.md", "modified", "tracked",
                                               key_of(os.lstat(repo / "README.md")))])
     shutil.copy(planted, target.turn_path(2, CHANGES_FILE))  # then the check fails
     data = json.loads((Path(target.path) / "session.json").read_text())

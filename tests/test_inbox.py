@@ -16,7 +16,7 @@ import pytest
 
 from sparring import output
 from sparring.errors import Hint
-from support.debates import round_one_ended
+from support.debates import answer, cpt, round_one_ended
 from support.gitrepo import git
 
 HOSTILE = ('{"ttl": 30} and {\'a\': 1}, it\'s `$(rm -rf ~)` ${HOME} {{ x }} {% if %}\n'
@@ -76,18 +76,18 @@ def test_a_file_outside_the_inbox_is_never_moved(sparring: Any, repo: Path,
 
 
 def test_the_verdict_may_be_yaml(sparring: Any, fake_codex: Any, repo: Path) -> None:
-    fake_codex.script([{"reply": {"position": "p", "points": [
-        {"id": "X-1", "claim": "c", "stance": "agree", "evidence": ["a.py:1"]}],
-        "convergence": {"state": "continue", "reason": "r"}, "proposed_summary": None,
-        "approve_summary": None}}])
+    fake_codex.script([{"reply": answer([cpt("X-1", "agree", "c", evidence=["a.py:1"])])}])
     sid = sparring("init", "--skill", "think-about").out["session"]
     assert round_one_ended(sparring, sid)["status"] == "completed"
     sparring("seal", sid, input=b"mine")
     assert sparring("wait", sid).out["review"] is not None
     verdict = inbox(repo) / "verdict.yaml"
     verdict.write_text("points:\n  - id: X-1\n    class: genuine_agreement\n    stance: agree\n"
+                       "    note: |\n" + "".join(f"      {line}\n" for line in
+                                               HOSTILE.splitlines()) +
                        "convergence:\n  state: continue\n  reason: |\n    {\"x\": 'y'} open\n"
-                       "message: |\n" + "".join(f"  {line}\n" for line in HOSTILE.splitlines()))
+                       "message: |\n" + "".join(f"  X-1: {line}\n" for line in
+                                                HOSTILE.splitlines()))
 
     judged = sparring("verdict", sid, "--file", str(verdict))
 

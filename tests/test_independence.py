@@ -156,9 +156,11 @@ def test_the_seal_waits_for_the_end_of_codexs_round_one(
 
 
 def test_no_round_one_turn_starts_once_the_analysis_is_sealed(
-        debate: Debate, sparring: Any) -> None:
+        debate: Debate, sparring: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Codex's round one fails; Claude seals; asking round one again would let Codex read the
     sealed analysis, so the runner refuses it, recovery included."""
+    # Codex fails at once; the start window must outlast a busy machine's start of the fake.
+    monkeypatch.setenv("SPARRING_STARTSECS", "10")
     debate.fake.script([{"mode": "rate_limited"}])
     first = {"think-about": "think-about/round1", "dual-model": "dual-model/dispatch"}
     started = sparring("start", debate.sid, "--template", first[debate.skill],

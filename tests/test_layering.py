@@ -267,15 +267,15 @@ def _starting_turn(session_id: str, repo: Path) -> tuple[sessions.Session, int]:
 
 def test_the_runner_moves_a_turn_through_the_state_machine(session: str, repo: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """_spawn_codex changes the status with states.move: a move the machine does not allow
+    """_start_codex changes the status with states.move: a move the machine does not allow
     is refused, and nothing is written (the turn stays as it was on disk)."""
     found, n = _starting_turn(session, repo)
     before = Path(found.path, "session.json").read_bytes()
     with monkeypatch.context() as patched:
         patched.setitem(states._NEXT, states.STARTING, frozenset({states.RUNNING}))
         with pytest.raises(states.IllegalTransition, match="starting cannot become stopped"):
-            runner._spawn_codex(found, n, KeeperStub(), runner.Stop())
+            runner._start_codex(found, n, KeeperStub(), runner.Stop())
     assert Path(found.path, "session.json").read_bytes() == before
-    assert runner._spawn_codex(found, n, KeeperStub(), runner.Stop()) is None
+    assert runner._start_codex(found, n, KeeperStub(), runner.Stop()) is None
     ended = sessions.find_turn(found.load(), n)
     assert ended["status"] == states.STOPPED and ended["error"]["code"] == "turn_stopped"

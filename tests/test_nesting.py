@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sparring import jsontext
 from sparring.codex import events
 from support.debates import Debate, answer, cpt, pt
 
@@ -77,9 +78,28 @@ def test_a_deeply_nested_codex_answer_is_not_an_answer(debate: Debate) -> None:
     assert out["review"]["data"]["points"][0]["id"] == "X-1"
 
 
-def test_a_deeply_nested_event_line_is_counted_malformed() -> None:
-    deep = ('{"type":"item.completed","item":{"type":"x","status":' + DEEP_JSON + "}}\n")
-    nested = ('{"type":"item.completed","item":{"type":"x","status":' + "[" * 900
-              + "]" * 900 + "}}\n")
+def test_a_deeply_nested_event_line_keeps_its_text() -> None:
+    """An event nesting past the bound is read, never dropped: its structure is cut there
+    and its text kept, however deep (past what the standard library's json parses too)."""
+    deep = ('{"type":"item.completed","item":{"id":"a","type":"x","status":'
+            + "[" * 100_000 + '"buried words"' + "]" * 100_000 + "}}\n")
+    nested = ('{"type":"item.completed","item":{"id":"b","type":"x","status":'
+              + '{"k":' * 900 + '"deep text"' + "}" * 900 + "}}\n")
     view = events.parse((deep + nested).encode(), finished=True)
-    assert view.malformed == 2 and view.activities == []
+    assert view.malformed == 0 and view.events == 2
+    statuses = [a["status"] for a in view.activities]
+    assert not jsontext.too_deep(statuses) and jsontext.text_of(statuses[0]) == "buried words"
+    assert jsontext.text_of(statuses[1]).endswith("k\ndeep text")
+
+
+def test_a_deep_line_that_is_not_json_is_still_malformed() -> None:
+    broken = ('{"type":"item.completed","item":{"id":"a","type":"x","status":'
+              + "[" * 100_000 + '"w"' + "]" * 99_999 + "}}\n")
+    view = events.parse(broken.encode(), finished=True)
+    assert view.malformed == 1 and view.events == 0
+
+
+def test_half_a_utf16_pair_is_mended_not_dropped() -> None:
+    line = b'{"type":"item.completed","item":{"id":"a","type":"x","status":"ok \\ud800 go"}}\n'
+    view = events.parse(line, finished=True)
+    assert view.malformed == 0 and view.activities[0]["status"] == "ok \ufffd go"

@@ -81,8 +81,7 @@ def test_an_argument_that_is_not_utf8_is_refused_before_anything(
                        f"QUESTION={question}")
     assert refused.error_code == "not_utf8", refused.raw
     assert fake_codex.calls() == []
-    # The calls the entry answers without the CLI refuse it the same way (the fixture
-    # holds the entry to the CLI's answer).
+    # Every round's calls refuse it the same way.
     for argv in (["status", question], ["poll", question], ["wait", question],
                  ["debate", "status", question], ["discuss", "status", question],
                  ["guard", "check", "--baseline", question]):

@@ -77,13 +77,15 @@ def test_alive_and_exited_are_read_as_psutil_reads_them(tmp_path: Path) -> None:
     running child is alive and has not exited; once it exited and is not yet reaped (a
     zombie) it has exited and is not alive, and its pid stays ours; an identity with another
     start time is not the same process; a reaped child has exited."""
-    child = spawn.background([sys.executable, "-c", "import sys; sys.stdin.read()"],
-                                     cwd=tmp_path, stdin=None, stdin_pipe=True,
-                                     stdout=tmp_path / "out", stderr=tmp_path / "err")
+    go = tmp_path / "go"
+    child = spawn.background(
+        [sys.executable, "-c", "import os, sys, time\n"
+         "while not os.path.exists(sys.argv[1]): time.sleep(0.01)", str(go)],
+        cwd=tmp_path, stdin=None, stdout=tmp_path / "out", stderr=tmp_path / "err")
     found = process.identity_of(child.pid)
     assert process.is_alive(found) and not process.has_exited(child)
     assert not process.is_alive(process.Identity(found.pid, found.started - 100))
-    assert spawn.feed(child, b"all of it", within=10)
+    go.touch()
     deadline = time.monotonic() + 30
     while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
         assert time.monotonic() < deadline
@@ -94,18 +96,17 @@ def test_alive_and_exited_are_read_as_psutil_reads_them(tmp_path: Path) -> None:
     assert process.has_exited(child) and not process.is_alive(found)
 
 
-def test_feeding_a_child_that_reads_nothing_gives_up_and_closes(tmp_path: Path) -> None:
-    """More than a pipe holds, to a child that never reads: feed stops after `within`
-    seconds without progress, and says so; the pipe is closed."""
-    child = spawn.background([sys.executable, "-c", "import time; time.sleep(60)"],
-                                     cwd=tmp_path, stdin=None, stdin_pipe=True,
-                                     stdout=tmp_path / "out", stderr=tmp_path / "err")
-    try:
-        assert not spawn.feed(child, b"x" * (1 << 20), within=0.5)
-        assert child.stdin is not None and child.stdin.closed
-    finally:
-        child.kill()
-        child.wait()
+def test_a_child_given_bytes_reads_them_whole_then_the_end(tmp_path: Path) -> None:
+    """A prompt given as bytes (the runner's, checked against its digest) reaches the child
+    whole, from a file of its own nothing else can reach; then end-of-file."""
+    given = bytes(range(256)) * 5000  # more than a pipe holds
+    child = spawn.background(
+        [sys.executable, "-c", "import sys; data = sys.stdin.buffer.read(); "
+         "sys.stdout.buffer.write(len(data).to_bytes(8, 'big') + data[:256])"],
+        cwd=tmp_path, stdin=given, stdout=tmp_path / "out", stderr=tmp_path / "err")
+    assert child.wait(timeout=30) == 0
+    out = (tmp_path / "out").read_bytes()
+    assert int.from_bytes(out[:8], "big") == len(given) and out[8:] == given[:256]
 
 
 def test_a_childs_output_file_is_never_opened_through_a_link(tmp_path: Path) -> None:

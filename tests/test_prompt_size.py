@@ -58,7 +58,7 @@ def test_a_debate_round_too_long_can_be_handed_in_again_shorter(
     long_round.write_bytes(TOO_LONG)
     refused = sparring("debate", "round", "debate/q", "--file", str(long_round))
     assert refused.error_code == "prompt_too_large", refused.raw[:300]
-    assert fake_codex.prompted_calls() == []
+    assert fake_codex.turn_calls() == []
     long_round.write_text("My opening: use the database as the queue.\n")
     again = sparring("debate", "round", "debate/q", "--file", str(long_round))
     assert again.exit_code == 0, again.raw
@@ -90,13 +90,13 @@ def test_a_long_note_is_carried_into_the_next_prompt_bounded_and_marked(
     decided = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement",
                                             note=note, evidence=["e" * 2_000_000])],
                               "convergence": {"state": "continue", "reason": "r"},
-                              "message": "m" * 2_000_000})
+                              "message": "X-1: " + "m" * 1_995})  # a message is capped
     assert decided.out["next"]["action"] == "wait" and decided.out["next"]["started"], \
         decided.raw[:400]
     assert debate.wait()["status"] == "completed"
     prompt = fake_codex.stdin_of(-1).decode()
     assert len(prompt) < 100_000
-    assert prompt.count("[… truncated by sparring: ") == 3
+    assert prompt.count("[… truncated by sparring: ") == 2  # the note, the evidence
     assert "1,996,000 more characters not carried into this prompt]" in prompt
 
 

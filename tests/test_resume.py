@@ -83,9 +83,12 @@ def test_dual_model_picks_up_at_its_dispatch_then_at_the_report(
     sparring("start", sid, "--template", "dual-model/dispatch", "--var", "QUESTION=Postgres?")
     sparring("wait", sid)
     sparring("wait", sid, "--seal", "-", input=b"C-1: mine\n")
-    verdict = {"position": "p", "points": [pt("X-1", "agree", cls="genuine_agreement")],
+    verdict = {"position": "p", "points": [pt("X-1", "agree", cls="genuine_agreement"),
+                                           pt("C-1", "withdraw", cls="claude_only",
+                                              note="X-1 holds it")],
                "convergence": {"state": "continue", "reason": "r"}}
-    sparring("verdict", sid, input=json.dumps(verdict).encode())
+    judged = sparring("verdict", sid, input=json.dumps(verdict).encode())
+    assert judged.exit_code == 0, judged.raw
 
     row = open_sessions(sparring)[sid]
     assert row["question"] == "Postgres?"

@@ -42,3 +42,47 @@ def test_the_rollout_found_is_pathlibs(tmp_path: Path, monkeypatch: pytest.Monke
 def test_no_sessions_folder_no_rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "nothing"))
     assert rollout.find(THREAD) is None and rollout.rollout_file(THREAD) is None
+
+
+def rollout_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *contexts: str) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    path = tmp_path / "sessions/2026/12/02" / f"rollout-2026-12-02T15-00-00-{THREAD}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(f'{{"timestamp":"{stamp}","type":"turn_context","payload":{body}}}\n'
+                            for stamp, body in (c.split(" ", 1) for c in contexts)))
+
+
+def test_what_codex_leaves_out_stays_out_and_both_sandbox_spellings_are_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Measured: codex leaves `effort` out of turn_context when the model's default is used,
+    and spells the sandbox `{"type": …}` (0.100 on) or `{"mode": …}` (0.44); what it left
+    out is not there at all, so it never overwrites what sparring passed."""
+    rollout_with(tmp_path, monkeypatch,
+                 '2026-12-02T15:00:01.000Z {"model":"gpt-5.5","sandbox_policy":'
+                 '{"mode":"read-only"},"approval_policy":"never"}')
+    assert rollout.turn_context(THREAD) == {"model": "gpt-5.5", "sandbox": "read-only",
+                                            "approval_policy": "never"}
+    from sparring.turn.summary import ran_with
+
+    turn = {"settings": {"model": None, "effort": "high"},
+            "ran": rollout.turn_context(THREAD)}
+    assert ran_with(turn) == {"model": "gpt-5.5", "effort": "high", "recorded": True}
+
+
+def test_a_turn_takes_only_the_settings_codex_recorded_since_it_began(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn that failed before codex recorded it must not take the settings of the turn
+    before it."""
+    import calendar
+    import time
+
+    rollout_with(tmp_path, monkeypatch,
+                 '2026-12-02T15:00:01.000Z {"model":"gpt-5.5","effort":"low",'
+                 '"sandbox_policy":{"type":"read-only"}}',
+                 '2026-12-02T15:10:00.500Z {"model":"gpt-6.1-sol","effort":"high",'
+                 '"sandbox_policy":{"type":"workspace-write"}}')
+    began = calendar.timegm(time.strptime("2026-12-02T15:05:00", "%Y-%m-%dT%H:%M:%S"))
+    assert rollout.turn_context(THREAD, since=began) == {
+        "model": "gpt-6.1-sol", "effort": "high", "sandbox": "workspace-write"}
+    assert rollout.turn_context(THREAD, since=began + 601) is None
+    assert rollout.turn_context(THREAD)["model"] == "gpt-6.1-sol"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from sparring import codex
+from sparring import codex, config
 from sparring.codex import sandbox
 from support.gitrepo import git
 
@@ -413,11 +413,12 @@ def test_a_model_name_cannot_smuggle_a_codex_flag(sparring: Any, plant: Any, rep
 
 def test_every_command_line_the_runner_builds_passes_the_last_check(tmp_path: Path) -> None:
     allowed = sandbox.Allowance("workspace-write", "environment", "SPARRING_SANDBOX")
-    for request in ({"effort": "high", "sandbox": "read-only", "model": "gpt-5.5",
-                     "thread_id": None, "output_schema": None},
-                    {"effort": "low", "sandbox": "workspace-write", "model": None,
-                     "thread_id": "0a-b", "output_schema": tmp_path / "s.json"}):
-        argv = codex.exec_argv("codex", cwd=tmp_path, **request)
+    for given, more in (({"effort": "high", "sandbox": "read-only", "model": "gpt-5.5"},
+                          {"thread_id": None, "output_schema": None}),
+                         ({"effort": "low", "sandbox": "workspace-write", "model": None},
+                          {"thread_id": "0a-b", "output_schema": tmp_path / "s.json"})):
+        settings = config.resolve_turn(given, {})
+        argv = codex.exec_argv("codex", cwd=tmp_path, settings=settings, **more)
         assert sandbox.refusal(argv, allowed) is None
 
 
@@ -444,7 +445,6 @@ def test_a_command_line_that_could_widen_the_sandbox_never_starts(words: list[st
     assert sandbox.refusal(argv, allowed) is not None
 
 
-@pytest.mark.in_process  # the forgery is planted in start's own code
 def test_a_forged_command_line_in_the_record_ends_the_turn_before_codex_starts(
         sparring: Any, session: str, fake_codex: Any, repo: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -452,17 +452,17 @@ def test_a_forged_command_line_in_the_record_ends_the_turn_before_codex_starts(
     was made wider (a hand edit, or a write no guard saw) fails with sandbox_not_allowed."""
     fake_codex.mode("writes_file", write_path=TRAP)
     state = repo / ".sparring" / "sessions" / session / "session.json"
-    from sparring.turn import runner
+    from sparring.turn import launch
 
-    original = runner.launch
+    original = launch._runner
 
-    def forge_then_launch(session_obj: Any, n: int, ready: Any) -> Any:
+    def forge_then_launch(session_obj: Any, n: int) -> Any:
         data = json.loads(state.read_text())
         data["turns"][-1]["argv"].insert(2, "--dangerously-bypass-approvals-and-sandbox")
         state.write_text(json.dumps(data))
-        return original(session_obj, n, ready)
+        return original(session_obj, n)
 
-    monkeypatch.setattr(runner, "launch", forge_then_launch)
+    monkeypatch.setattr(launch, "_runner", forge_then_launch)
     result = sparring("start", session, input=b"q")
 
     assert result.out["error"]["code"] == "sandbox_not_allowed", result.raw
@@ -477,6 +477,7 @@ def test_the_report_and_its_json_say_which_sandbox_ran_and_why(
     path = user_config("sandbox: workspace-write\n")
     sid = sparring("init", "--skill", "think-about").out["session"]
     sparring("start", sid, "--sandbox", "read-only", input=b"Redis or SQLite?")
+    sparring("wait", sid, "--timeout", "30")  # round one has ended: the seal is taken then
     (scratch / "analysis.md").write_text("C-1: mine.\n")
     sparring("seal", sid, "--file", str(scratch / "analysis.md"))
     sparring("wait", sid, "--timeout", "30")  # a report of where the debate stands

@@ -54,10 +54,51 @@ def test_frontmatter_is_valid(skill: Path) -> None:
     description = meta["description"]
     assert 80 <= len(description) <= 1024
     assert "Use when" in description, "the description says when to use the skill"
-    assert meta["allowed-tools"] == layout.skill_allowed_tools(skill.name), \
+    assert meta["allowed-tools"] == layout.skill_allowed_tools(
+        skill.name, registry.get(skill.name).skill_verbs()), \
         "pre-approve the runner's verbs this skill runs and the inbox, no more"
     assert len(body.splitlines()) < 150, "SKILL.md is a short router"
     assert "$ARGUMENTS" in body
+
+
+def test_the_verbs_install_py_approves_are_the_workflows_declarations() -> None:
+    """install.py (which runs before any runtime, and reads no workflow) takes each skill's
+    verbs from layout.py: generated from the declarations, never different from them."""
+    for name, flow in registry.WORKFLOWS.items():
+        assert layout.verbs(name) == flow.skill_verbs(), name
+
+
+def _generator() -> Any:
+    from test_docs import generated_copy, generator
+
+    return generator(), generated_copy
+
+
+@pytest.mark.parametrize("change", ["drop a verb", "add a verb", "list"])
+def test_a_skill_list_that_differs_from_the_declarations_is_caught(
+        change: str, tmp_path: Path) -> None:
+    """A SKILL.md whose `allowed-tools` names a verb its workflow does not declare (or lacks
+    one), and a verb list in layout.py that differs, are out of date: `docs/generate.py
+    --check` fails (tests/test_docs.py runs it on the clone) and says which file."""
+    gen, copy = _generator()
+    root = copy(tmp_path)
+    assert gen.stale(root) == []
+    skill = root / "skills" / "think-about" / "SKILL.md"
+    text = skill.read_text(encoding="utf-8")
+    if change == "drop a verb":
+        skill.write_text(text.replace("  - Bash(${CLAUDE_SKILL_DIR}/sparring seal *)\n", ""))
+        wrong = "skills/think-about/SKILL.md"
+    elif change == "add a verb":
+        skill.write_text(text.replace("  - Edit(", "  - Bash(${CLAUDE_SKILL_DIR}/sparring "
+                                      "render *)\n  - Edit(", 1))
+        wrong = "skills/think-about/SKILL.md"
+    else:
+        listed = root / "scripts" / "sparring" / "installer" / "layout.py"
+        listed.write_text(listed.read_text(encoding="utf-8").replace(
+            '("init", "start", "seal", "verdict", "report")',
+            '("init", "start", "seal", "verdict", "report", "render")', 1))
+        wrong = "scripts/sparring/installer/layout.py"
+    assert gen.stale(root) == [wrong]
 
 
 @pytest.mark.parametrize("skill", skill_dirs(), ids=lambda p: p.name)

@@ -94,20 +94,16 @@ Path({str(done)!r}).write_text('x')
 
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-# How a runner opens its log: started anew (spawn.background), or forked from the verb
-# (standby.write_output_to, as the forked watchdog does too).
+# How a runner opens its log (spawn.background).
 OPENS = {
-    "anew": "from sparring.turn import runner; runner._spawn(session, 1)",
-    "forked": "from sparring.process import standby; from sparring.turn import turns; "
-              "standby.write_output_to(session.turn_path(1, turns.RUNNER_LOG), "
-              "under=session.root)",
+    "anew": "from sparring.turn import launch; launch._spawn_runner(session, 1)",
     # The keeper, as it begins a turn, makes the watchdog's log where the watchdog will
     # write it.
     "keeper": "from sparring import process; from sparring.turn import keeper, watchdog; "
               "keeper.Keeper(session, process.identity_of(os.getpid()), 'm', "
               "session.turn_path(1, watchdog.LOG))",
 }
-LOGS = {"anew": "runner.log", "forked": "runner.log", "keeper": "watchdog.log"}
+LOGS = {"anew": "runner.log", "keeper": "watchdog.log"}
 
 
 @pytest.mark.parametrize("planted", ["link", "fifo", "hardlink"])
@@ -144,8 +140,7 @@ def test_a_runners_log_is_never_opened_through_a_swapped_folder_nor_on_a_fifo(
     done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
                           timeout=30, cwd=repo)
     assert done.returncode != 0, done.stdout
-    said = {("anew", "link"): "is a link or no folder", ("forked", "link"): "FolderSwapped",
-            ("keeper", "link"): "FolderSwapped"}
+    said = {("anew", "link"): "is a link or no folder", ("keeper", "link"): "FolderSwapped"}
     assert said.get((way, planted), "OSError") in done.stderr, done.stderr
     assert _files(outside) == ({"kept": b"the user's own\n"} if planted == "hardlink" else {})
 

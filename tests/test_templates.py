@@ -17,12 +17,14 @@ USAGE = {"input_tokens": 10, "cached_input_tokens": 0, "cache_write_input_tokens
 REPORT = {"R": {
     "title": "Q?", "constraints": None, "skill": "think-about", "session": "s",
     "generated_at": "now",
-    "outcome": "incomplete: no round was judged", "decision": None, "degraded": [],
-    "consensus_points": [], "disagreements": [], "codex_position": None,
+    "outcome": "incomplete: no round was judged", "outcome_reasons": [], "decision": None,
+    "degraded": [], "consensus_points": [], "rejected_points": [], "disagreements": [],
+    "confidence": None, "choices": None, "challenge": None, "codex_position": None,
     "claude_position": None, "summary": None, "synthesis": None, "sources": [],
     "agreement_audit": {
         "summary": "Agreement: no points on record.", "counts": {"independent": 0},
-        "unchallenged": False, "points": [], "concessions": [],
+        "unchallenged": False, "points": [], "concessions": [], "minority": [],
+        "contested": [],
         "independence": {"state": "not_measured", "why": "never sealed", "seen": []},
         "notes": [], "moved": {"sentence": None}},
     "rounds": [], "usage_total": USAGE, "budget": None,
@@ -30,6 +32,7 @@ REPORT = {"R": {
     "codex": {"path": None, "version": None},
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",
                 "source": "command line"},
+    "codex_ran": {"line": "Codex did not run", "warnings": []},
     "sandbox": None,
     "seal": None, "guard": [], "rejudged": []}}
 
@@ -42,9 +45,13 @@ MINIMAL: dict[str, dict[str, Any]] = {
                             "NEW_PERSPECTIVES": "-", "CONTINUE_OR_CONSENSUS_OR_STALEMATE": "go"},
     "dual-model/dispatch": {"QUESTION": "Q?"},
     "dual-model/continue": {"FOLLOW_UP": "why?"},
-    "arch-debate/protocol": {"QUESTION": "Q?", "FILES": ["DEBATE-PROTOCOL.md"]},
+    "reconsider": {"POINTS": [{"point": "X-2", "from": "disagree", "to": "agree",
+                               "evidence": [{"cited": "a.py:3", "mark": "not_matching",
+                                             "why": "the quote is not there"}]}]},
+    "challenge": {"QUESTION": "Q?", "SUMMARY": "X-1 holds.", "POINTS": "- **X-1** (agreed)",
+                  "NEXT_ID": 2},
+    "arch-debate/protocol": {"QUESTION": "Q?"},
     "arch-debate/codex-round": {"ROUND": 2, "FIRST_TURN": False,
-                                "CLAUDE_ROUND_FILE": "round-1-claude.md",
                                 "CLAUDE_ROUND": "text", "CLAUDE_AGREED": False},
     "arch-debate/agreed": {"ROUND": 3, "QUESTION": "Q?", "PROPOSED_BY": "Claude",
                            "PROPOSED_IN": "round-2-claude.md", "CONFIRMED_BY": "Codex",
@@ -127,7 +134,7 @@ def test_variables_from_yaml_json_files_and_options(sparring: Any, repo: Path,
                    "--var", "QUESTION=from the option").out
     assert "from the option" in out["text"]
     raw = sparring("render", "think-about/round1", "--var", "QUESTION=raw?", "--raw").raw
-    assert raw.startswith("You are Codex") and "raw?" in raw
+    assert raw.startswith("You are the second of two independent analysts") and "raw?" in raw
 
 
 @pytest.mark.parametrize("args, code", [
@@ -171,3 +178,30 @@ def test_template_and_prompt_file_are_exclusive(sparring: Any, session: str,
     assert result.out["error"]["code"] == "usage_error"
     orphan_var = sparring("start", session, "--var", "QUESTION=q", input=b"x")
     assert orphan_var.out["error"]["code"] == "usage_error"
+
+
+# Every prompt sparring writes for Codex: it names neither side (the other one is "the other
+# analyst"), and asks for no confidence the other side would see.
+CODEX_BOUND = ("think-about/round1", "think-about/round2+", "dual-model/dispatch",
+               "dual-model/continue", "reask", "reconsider", "challenge", "arch-debate/protocol",
+               "arch-debate/codex-round", "deep-discussion/first", "deep-discussion/round",
+               "deep-discussion/synthesis")
+EVERY_BRANCH: dict[str, dict[str, Any]] = {
+    "think-about/round1": {"OPTIONS": "Redis\nSQLite", "OUTPUT_FORMAT": "a table",
+                           "PROJECT_CONTEXT": "c", "RELEVANT_FILES": "f", "CONSTRAINTS": "k"},
+    "think-about/round2+": {"MESSAGE": "X-1: why?", "REJECTED_POINTS": "- C-1", "ROUND": 3},
+    "dual-model/dispatch": {"OPTIONS": "Redis\nSQLite", "FOCUS": "load", "CONTEXT": "c"},
+    "dual-model/continue": {"POINTS_OF_DIFFERENCE": "- X-2"},
+    "arch-debate/codex-round": {"FIRST_TURN": True, "DEBATE_DIR": "debate", "PROTOCOL": "p",
+                                "CLAUDE_AGREED": True},
+    "deep-discussion/first": {"CONTEXT": "c", "MAX_ROUNDS": 4},
+    "deep-discussion/round": {"SEARCH_RESULTS": "r"},
+}
+
+
+@pytest.mark.parametrize("name", CODEX_BOUND)
+def test_no_prompt_for_codex_names_a_side(name: str) -> None:
+    for context in (MINIMAL[name], {**MINIMAL[name], **EVERY_BRANCH.get(name, {})}):
+        text = templates.render(name, context).casefold()
+        assert "claude" not in text and "anthropic" not in text, name
+    assert set(CODEX_BOUND) <= set(templates.names())

@@ -23,11 +23,17 @@ CONTINUE = {"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
             "convergence": {"state": "continue", "reason": "on reflection, no"}}
 
 
+# An agreement no point was disputed on, with the challenge turn off: the verdicts' record is
+# what these tests are about, not what tests an agreement.
+AGREED = "unchallenged"
+
+
 @pytest.fixture
 def debate(sparring: Any, fake_codex: Any, repo: Path, scratch: Path) -> Debate:
+    (repo / "sparring.yaml").write_text("think-about:\n  challenge: false\n")
     found = Debate(sparring, fake_codex, scratch)
     fake_codex.script([{"reply": answer([cpt("X-1", "agree")], state="agree",
-                                        proposed="SQLite, with TTL sweeps.")},
+                                        proposed="SQLite, with TTL sweeps (X-1).")},
                        {"reply": answer([cpt("X-1", "agree")])}])
     found.start()
     found.seal()
@@ -42,12 +48,12 @@ def engine_state(repo: Path, sid: str) -> dict[str, Any]:
 
 def test_a_different_verdict_for_a_decided_round_is_refused(debate: Debate, repo: Path) -> None:
     first = debate.verdict(CONSENSUS)
-    assert first.out["decision"] == "consensus"
+    assert first.out["decision"] == AGREED
     refused = debate.verdict(CONTINUE)
     assert refused.error_code == "already_judged", refused.raw
     assert "--rejudge 1" in refused.out["error"]["hint"]
     state = engine_state(repo, debate.sid)
-    assert state["decisions"]["1"]["decision"] == "consensus"
+    assert state["decisions"]["1"]["decision"] == AGREED
     assert state["verdicts"]["1"]["convergence"]["reason"] == "we agree"
     assert not state.get("rejudged")
     assert len(debate.fake.turn_calls()) == 1  # nothing started
@@ -57,25 +63,25 @@ def test_the_same_verdict_again_changes_nothing(debate: Debate, repo: Path) -> N
     first = debate.verdict(CONSENSUS)
     again = debate.verdict(CONSENSUS)
     assert again.exit_code == 0 and again.out["already_judged"] is True
-    assert again.out["decision"] == first.out["decision"] == "consensus"
+    assert again.out["decision"] == first.out["decision"] == AGREED
     assert not engine_state(repo, debate.sid).get("rejudged")
 
 
 def test_rejudging_is_explicit_kept_with_both_versions_and_reported(debate: Debate,
                                                                     repo: Path) -> None:
-    assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
+    assert debate.verdict(CONSENSUS).out["decision"] == AGREED
     debate.n += 1
     changed = debate.sparring("verdict", debate.sid, "--rejudge", "1",
                               "--file", debate.file("v-rejudge.json", CONTINUE))
     assert changed.exit_code == 0, changed.raw
     assert changed.out["decision"] == "continue"
-    assert changed.out["rejudged"] == {"round": 1, "before": "consensus", "after": "continue"}
+    assert changed.out["rejudged"] == {"round": 1, "before": AGREED, "after": "continue"}
     [record] = engine_state(repo, debate.sid)["rejudged"]
     assert record["before"]["verdict"]["convergence"]["reason"] == "we agree"
-    assert record["before"]["decision"]["decision"] == "consensus"
+    assert record["before"]["decision"]["decision"] == AGREED
     assert record["after"]["verdict"]["convergence"]["reason"] == "on reflection, no"
     out, text = debate.report(SYNTHESIS)
-    assert "Re-judged rounds" in text and "decision consensus → continue" in text
+    assert "Re-judged rounds" in text and f"decision {AGREED} → continue" in text
     saved = json.loads(Path(out["json"]).read_text())
     assert saved["rejudged"][0]["verdicts"]["before"]["approve_summary"] == "S-1"
 
@@ -112,7 +118,7 @@ def test_no_rejudging_once_the_next_round_started(debate: Debate, repo: Path) ->
 
 
 def test_rejudge_names_a_round_that_exists(debate: Debate) -> None:
-    assert debate.verdict(CONSENSUS).out["decision"] == "consensus"
+    assert debate.verdict(CONSENSUS).out["decision"] == AGREED
     ahead = debate.sparring("verdict", debate.sid, "--rejudge", "3",
                             "--file", debate.file("ahead.json", CONTINUE))
     assert ahead.error_code == "invalid_transition" and "--rejudge 1" in ahead.raw

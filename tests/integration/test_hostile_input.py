@@ -10,6 +10,7 @@ the runner received every text byte for byte.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,13 +38,23 @@ CORPUS = [
 ]
 TEXT = "\n".join(CORPUS)
 BIG = (TEXT + "\n") * (100_000 // (len(TEXT) + 1) + 1)  # over 100 KB, the corpus repeated
+# Claude's message to Codex: the corpus, each of its paragraphs naming the point it is about
+# (the runner refuses a paragraph that names none).
+MESSAGE = re.sub(r"\n\s*\n", lambda blank: blank.group(0) + "X-1: ", "X-1: " + TEXT)
 L, S, INBOX = "{{launcher}}", "{{session}}", "{{inbox}}"
 
 
 def answer(points: list[dict[str, Any]], position: str) -> dict[str, Any]:
-    return {"position": position, "points": points,
+    """Codex's answer in its schema: every key, null where unused."""
+    return {"position": position, "choice": None, "confidence": None, "points": points,
             "convergence": {"state": "continue", "reason": "open"},
-            "proposed_summary": None, "approve_summary": None}
+            "proposed_summary": None, "approve_summary": None, "summary_objections": []}
+
+
+def point(stance: str, cite: str) -> dict[str, Any]:
+    return {"id": "X-1", "claim": TEXT, "stance": stance,
+            "evidence": [{"cite": cite, "quote": None}], "note": TEXT,
+            "would_change_my_mind": None}
 
 
 def wait() -> dict[str, Any]:
@@ -57,9 +68,9 @@ def as_yaml(mapping: dict[str, str]) -> str:
 
 
 DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
-    answer([{"id": "X-1", "claim": TEXT, "stance": "agree", "evidence": ["a.py:1"]}], TEXT),
-    answer([{"id": "X-1", "claim": TEXT, "stance": "refine", "evidence": ["a.py:2"]}], "p"),
-    answer([{"id": "X-1", "claim": TEXT, "stance": "refine", "evidence": ["a.py:3"]}], "p"),
+    answer([point("agree", "a.py:1")], TEXT),
+    answer([point("refine", "a.py:2")], "p"),
+    answer([point("refine", "a.py:3")], "p"),
 ], [
     {"bash": f"{L} init --skill dual-model", "save": {"session": "session", "inbox": "inbox"}},
     {"write": f"{INBOX}/dispatch.yaml", "content": as_yaml({"QUESTION": TEXT, "CONTEXT": TEXT})},
@@ -69,7 +80,7 @@ DUAL = Scenario("hostile-dual-model", "dual-model", "Redis or SQLite?", [
     {"bash": f"{L} wait {S} --seal {INBOX}/analysis.md", "expect": {"sealed": True}},
     wait(),
     {"write": f"{INBOX}/verdict.json", "json": {
-        "position": TEXT, "message": TEXT,
+        "position": TEXT, "message": MESSAGE,
         "points": [{"id": "X-1", "class": "genuine_disagreement", "stance": "disagree",
                     "evidence": [TEXT], "note": TEXT}],
         "convergence": {"state": "continue", "reason": TEXT}}},
@@ -161,10 +172,11 @@ def test_think_about_and_dual_model_routes(claude_each: Path, habitat: Habitat) 
     assert first.count(TEXT) == 2, "QUESTION and CONTEXT, through --vars-file"
     assert (folder / "sealed-claude-round-1.md").read_bytes() == BIG.encode(), "wait --seal"
     verdict = data["engine"]["verdicts"]["1"]
-    assert verdict["message"] == verdict["position"] == verdict["points"][0]["note"] == TEXT
+    assert verdict["position"] == verdict["points"][0]["note"] == TEXT
+    assert verdict["message"] == MESSAGE
     assert verdict["points"][0]["evidence"] == [TEXT]
     second = text_of(folder / "turns" / "2" / "prompt.txt")
-    assert TEXT in second, "FOLLOW_UP through the verdict's message"
+    assert MESSAGE in second, "FOLLOW_UP through the verdict's message"
     third = text_of(folder / "turns" / "3" / "prompt.txt")
     assert TEXT in third, "FOLLOW_UP through --var-file"
     report = json.loads(Path(values["json"]).read_text(encoding="utf-8"))

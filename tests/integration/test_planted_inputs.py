@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from support.debates import answer
 from support.responses_mock import ResponsesMock, shell_call, text
 
 pytestmark = pytest.mark.integration
@@ -41,9 +42,7 @@ def test_links_and_fifos_codex_plants_in_the_inbox_are_refused(
     sid = sparring("init", "--skill", "think-about").out["session"]
     plant = (f"ln -s {key} .sparring/inbox/round.md && mkfifo .sparring/inbox/analysis.md && "
              "printf x > '`sparring guard accept SESSION && touch PWNED`'")
-    responses_mock.script(shell_call(plant), text(json.dumps({
-        "position": "p", "points": [], "convergence": {"state": "continue", "reason": "r"},
-        "proposed_summary": None, "approve_summary": None})))
+    responses_mock.script(shell_call(plant), text(json.dumps(answer([], position="p"))))
     assert sparring("start", sid, "--template", "think-about/round1",
                     "--var", "QUESTION=Redis or SQLite?").exit_code == 0
     waited = sparring("wait", sid, "--timeout", "120").out

@@ -64,8 +64,8 @@ def test_the_plugin_runs_a_whole_think_about_hands_free(claude_each: Path,
     """Over two turns: the user answers think-about's questions, then the debate runs to its
     report; in the second turn only the plugin's hook approves the runner, the inbox and the
     skill's folder."""
-    habitat = plugin_habitat()
     scenario = doctor_in_full(as_plugin("think-about-clarified"))
+    habitat = plugin_habitat(setup=scenario.setup)
 
     outcome = run_workflow(claude_each, habitat, scenario)
 

@@ -77,12 +77,14 @@ except OSError as exc:
     print('WITNESS REFUSED:', exc)
 """)
     responses_mock.script(text(json.dumps(answer([cpt("X-1", "agree")]))),
-                          shell_call(forge), text(json.dumps(answer([cpt("X-1", "agree")]))))
+                          shell_call(forge),
+                          text(json.dumps(answer([cpt("X-1", "agree"), cpt("C-1", "agree")]))))
     debate.start()
     debate.seal(ANALYSIS)
     assert debate.wait()["status"] == "completed"
     genuine_copy = copy.read_bytes()
-    decided = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement")],
+    decided = debate.verdict({"points": [pt("X-1", "disagree", cls="genuine_disagreement"),
+                                         pt("C-1", "agree", cls="claude_only")],
                               "convergence": {"state": "continue", "reason": "r"}})
     assert decided.out["next"]["action"] == "wait", decided.raw
     out = debate.wait()

@@ -15,10 +15,14 @@ ARCH_QUESTION = "Should we use Redis or SQLite for sessions?"
 
 
 def answer(points: list[dict[str, Any]], state: str = "continue", proposed: str | None = None,
-           approve: str | None = None, position: str = "SQLite is enough.") -> dict[str, Any]:
-    return {"position": position, "points": points,
-            "convergence": {"state": state, "reason": "because"},
-            "proposed_summary": proposed, "approve_summary": approve}
+           approve: str | None = None, position: str = "SQLite is enough.",
+           choice: str | None = None, confidence: int | None = None,
+           objections: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Codex's answer, as its schema has it (every key, null where unused)."""
+    return {"position": position, "choice": choice, "confidence": confidence,
+            "points": points, "convergence": {"state": state, "reason": "because"},
+            "proposed_summary": proposed, "approve_summary": approve,
+            "summary_objections": objections or []}
 
 
 def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None,
@@ -38,9 +42,25 @@ def pt(pid: str, stance: str, claim: str = "", evidence: list[str] | None = None
     return found
 
 
-def cpt(pid: str, stance: str, claim: str = "", **kw: Any) -> dict[str, Any]:
-    """A point as Codex gives it: claim always present."""
-    return pt(pid, stance, claim or f"Codex claim {pid}", **kw)
+def cpt(pid: str, stance: str, claim: str = "", note: str | None = None,
+        mind: str | None = None, **kw: Any) -> dict[str, Any]:
+    """A point as Codex gives it: every key of its schema; each piece of evidence a
+    `{"cite", "quote"}` (a string given is a citation without a quote)."""
+    found = pt(pid, stance, claim or f"Codex claim {pid}", **kw)
+    found["evidence"] = [item if isinstance(item, dict) else {"cite": item, "quote": None}
+                         for item in found["evidence"]]
+    return {**found, "note": note, "would_change_my_mind": mind}
+
+
+def reading(*files: str) -> dict[str, str]:
+    """A fake codex turn's keys that make it run a command opening `files` (its recorded
+    activity then shows Codex read them: evidence.py's check of its citations)."""
+    return {"mode": "commands", "command": f"/bin/bash -lc 'cat {' '.join(files)}'"}
+
+
+def quoted(cite: str, quote: str) -> dict[str, str]:
+    """A piece of evidence with the line it quotes."""
+    return {"cite": cite, "quote": quote}
 
 
 def round_one_ended(sparring: Any, sid: str, skill: str = "think-about") -> dict[str, Any]:
@@ -68,19 +88,20 @@ class Debate:
         path.write_text(content if isinstance(content, str) else json.dumps(content))
         return str(path)
 
-    def start(self) -> dict[str, Any]:
+    def start(self, *flags: str) -> dict[str, Any]:
         first = {"think-about": "think-about/round1", "dual-model": "dual-model/dispatch"}
         result = self.sparring("start", self.sid, "--template", first[self.skill],
-                               "--var", f"QUESTION={QUESTION}")
+                               "--var", f"QUESTION={QUESTION}", *flags)
         assert result.exit_code == 0, result.raw
         return dict(result.out)
 
     def wait(self, *flags: str) -> dict[str, Any]:
         return dict(self.sparring("wait", self.sid, "--timeout", "30", *flags).out)
 
-    def seal(self, text: str = "# My analysis\nC-1: sessions need TTLs.\n") -> Any:
+    def seal(self, text: str = "# My analysis\nSessions need TTLs.\n") -> Any:
         """As SKILL.md has Claude seal: once Codex's round one has ended (its answer still
-        withheld), when a round has started."""
+        withheld), when a round has started. The default analysis numbers no point, so the
+        verdict on round one owes it nothing (tests of that rule seal their own)."""
         if self.sparring("status", self.sid).out.get("turns"):
             self.wait()
         return self.sparring("seal", self.sid, "--file", self.file("analysis.md", text))

@@ -70,7 +70,7 @@ ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
                           server_error|offline|malformed|partial_then_hang|no_message|
                           writes_file|spawn_child|ignore_term|usage_error|detach|detach_hang|
-                          shell|respawn|respawn_hang (default ok)
+                          shell|respawn|respawn_hang|replay (default ok)
 FAKE_CODEX_REPLY          agent message text (default: "Fake Codex reply for turn N.")
 FAKE_CODEX_REASONING      text of a reasoning item emitted before the answer
 FAKE_CODEX_DELAY          seconds for slow (default 2) and server_error (default 0); offline:
@@ -105,6 +105,13 @@ FAKE_CODEX_DETACH_PIDFILE detach: where the detached grandchild writes its pid
 FAKE_CODEX_DETACH_CLEAN_ENV  detach: 1 runs the detached grandchild with an empty environment
 FAKE_CODEX_RESPAWN_PIDFILE respawn: where the daemon that ignores SIGTERM and respawns
                           children appends its pid, then each child's
+FAKE_CODEX_EFFORTS        `codex debug models --bundled`: every model accepts these efforts
+                          (a comma list) instead of the recorded catalog's
+FAKE_CODEX_REPLAY         replay: the scenario the real codex was recorded in
+                          (tests/fixtures/codex/<version>/<scenario>.json, made by
+                          support/codex_streams.py), or a fixture's path: its events,
+                          stderr, exit code and rollouts, this run's thread and folders in
+                          place of the recording's
 """
 
 # --------------------------------------------------------------------------------------------
@@ -707,6 +714,8 @@ def parse_invocation(argv: list[str]) -> Invocation:
         fail("fake codex: the interactive TUI is not supported; use `codex exec`")
     if root.sub == "login":
         raise Exit(run_login(root.rest))
+    if root.sub == "debug" and root.rest[:1] == ["models"]:
+        raise Exit(debug_models(root.rest[1:]))
     if root.sub not in ("exec", "e"):
         fail(f"fake codex: `codex {root.sub}` is not supported by the fake", code=2)
     exec_ = Parser(EXEC_SPEC, root.rest).parse()
@@ -716,6 +725,28 @@ def parse_invocation(argv: list[str]) -> Invocation:
         fail(f"fake codex: `codex exec {exec_.sub}` is not supported by the fake", code=2)
     resume = Parser(RESUME_SPEC, exec_.rest).parse() if exec_.sub == "resume" else None
     return Invocation(root, exec_, resume)
+
+
+def debug_models(args: list[str]) -> int:
+    """`codex debug models --bundled`: the catalog shipped with the binary, as the pinned
+    codex prints it (tests/fixtures/codex/<version>/models.json, recorded by
+    support/codex_streams.py, cut to what sparring reads); FAKE_CODEX_EFFORTS (a comma list)
+    gives every model those efforts instead."""
+    if args != ["--bundled"]:
+        fail("fake codex: only `codex debug models --bundled` is modelled (no network)", code=2)
+    import json
+
+    path = os.path.join(os.path.dirname(HERE), "fixtures", "codex", DEFAULT_VERSION,
+                        "models.json")
+    with open(path, encoding="utf-8") as fh:
+        catalog = json.load(fh)
+    efforts = env("FAKE_CODEX_EFFORTS")
+    if efforts is not None:
+        for model in catalog["models"]:
+            model["supported_reasoning_levels"] = [
+                {"effort": e.strip(), "description": e.strip()} for e in efforts.split(",")]
+    sys.stdout.write(to_json(catalog) + "\n")
+    return 0
 
 
 def help_for_path(words: list[str]) -> str:
@@ -1290,8 +1321,8 @@ def thread_from_rollout(path: str) -> Thread:
     return Thread(thread_id, path, turns + 1, usage, model, resumed=True)
 
 
-def new_thread(settings: Settings) -> Thread:
-    thread_id = new_thread_id()
+def new_thread(settings: Settings, thread_id: str | None = None) -> Thread:
+    thread_id = thread_id or new_thread_id()
     path = None
     if not settings.ephemeral:
         stamp = time.localtime()
@@ -1518,6 +1549,7 @@ class Scenario:
         self.write_append = str(pick("write_append", "FAKE_CODEX_WRITE_APPEND", "")) in (
             "1", "True", "true")
         self.shell: str | None = pick("shell", "FAKE_CODEX_SHELL")
+        self.replay: str | None = pick("replay", "FAKE_CODEX_REPLAY")
         self.exit_code = None if exit_code is None else int(exit_code)
         self.script_index = script_index
 
@@ -1877,6 +1909,53 @@ class Turn:
         sys.stderr.write(usage_error_text())
         raise Exit(2)
 
+    def mode_replay(self) -> int:
+        """What the real codex printed in a recorded scenario: its events, stderr and exit
+        code as they were, its rollouts written as this run's (the thread's own, and each
+        sub-agent's under a thread of its own)."""
+        import json
+
+        fixture = load_fixture(self.scenario.replay)
+        places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd,
+                  "{CODEX_HOME}": self.settings.codex_home,
+                  "{HOME}": os.environ.get("HOME", "")}
+        for thread in fixture["rollouts"]:
+            places.setdefault(thread, new_thread_id())
+
+        def placed(line: str) -> str:
+            for name, value in places.items():
+                line = line.replace(name, to_json(value)[1:-1])
+            return line
+
+        def now(line: str) -> str:  # a rollout line written now, as codex would write it
+            head = '{"timestamp":"'
+            end = line.find('"', len(head))
+            return head + now_iso() + line[end:] if line.startswith(head) else line
+
+        for thread, lines in fixture["rollouts"].items():
+            self.replay_rollout(places[thread], [now(placed(line)) for line in lines])
+        for line in fixture["stderr"]:
+            err(placed(line))
+        for line in fixture["events"]:
+            said = placed(line)
+            self.out.write_raw(said + "\n")
+            if '"agent_message"' in said:
+                item = json.loads(said).get("item") or {}
+                self.out.last_message = item.get("text", self.out.last_message)
+        failed = any('"turn.failed"' in line for line in fixture["events"])
+        self.write_last_message(None if failed else self.out.last_message)
+        return self.exit_code(int(fixture["exit_code"]))
+
+    def replay_rollout(self, thread_id: str, lines: list[str]) -> None:
+        if self.settings.ephemeral:
+            return
+        path = self.thread.path if thread_id == self.thread.id else new_thread(
+            self.settings, thread_id).path
+        assert path is not None
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.writelines(line + "\n" for line in lines)
+
     def mode_hang_silent(self) -> int:
         sleep_forever()
 
@@ -1982,7 +2061,25 @@ MODES: dict[str, Callable[[Turn], int]] = {
     "respawn_hang": Turn.mode_respawn_hang,
     "ignore_term": Turn.mode_ignore_term,
     "usage_error": Turn.mode_usage_error,
+    "replay": Turn.mode_replay,
 }
+
+
+def load_fixture(name: str | None) -> dict[str, Any]:
+    """A recorded scenario by name (tests/fixtures/codex/<the pinned version>/<name>.json),
+    or by path."""
+    import json
+
+    if not name:
+        fail("fake codex: replay needs FAKE_CODEX_REPLAY (a scenario or a fixture)", code=99)
+    path = name if name.endswith(".json") else os.path.join(
+        os.path.dirname(HERE), "fixtures", "codex", DEFAULT_VERSION, f"{name}.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            fixture: dict[str, Any] = json.load(fh)
+    except (OSError, ValueError) as exc:
+        fail(f"fake codex: cannot load the recorded scenario {path}: {exc}", code=99)
+    return fixture
 
 
 def note_pid(pidfile: str | None, pid: int) -> None:

@@ -117,12 +117,7 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
     but the runtime). `setup` files are committed in the project first (a sparring.yaml,
     say). `permissions=False` installs with --no-permissions (for the plugin: a copy without
     its hook): only the skills' own `allowed-tools` approve."""
-    project = make_project(base / "project")
-    for name, content in (setup or {}).items():
-        (project / name).write_text(content, encoding="utf-8")
-        git(project, "add", name)
-    if setup:
-        git(project, "commit", "-q", "-m", "scenario set-up")
+    project = commit_setup(make_project(base / "project"), setup or {})
     home = base / "home"
     (base / "install-home").mkdir()
     extra = [] if permissions else ["--no-permissions"]
@@ -146,6 +141,18 @@ def make_habitat(base: Path, data: Path, messages: MessagesMock, responses: Resp
            # a busy machine; one that answers is not waited for (it ends sooner).
            "SPARRING_STARTSECS": "5"}
     return Habitat(project, env, messages, responses, claude_args)
+
+
+def commit_setup(project: Path, setup: dict[str, str]) -> Path:
+    """A scenario's `setup` files (a sparring.yaml, the code its debate cites), committed in
+    the project."""
+    for name, content in setup.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(content, encoding="utf-8")
+        git(project, "add", name)
+    if setup:
+        git(project, "commit", "-q", "-m", "scenario set-up")
+    return project
 
 
 @dataclass

@@ -166,7 +166,7 @@ def _open_stdin(path: Path | None) -> Iterator[int | IO[bytes]]:
 
 
 class KeeperStub:
-    """What the runner's _spawn_codex needs of its Keeper (turn/keeper.py), for the tests
+    """What the runner's _start_codex needs of its Keeper (turn/keeper.py), for the tests
     that start a turn's codex without a runner."""
 
     mark = "a-mark"

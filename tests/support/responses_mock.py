@@ -239,6 +239,45 @@ class ShellCall:
 
 
 @dataclass(frozen=True)
+class Items:
+    """Output items streamed as given: a web search call, a namespaced function call (an
+    MCP tool's, a sub-agent's), a custom tool call, messages; each `added` then `done`."""
+
+    items: tuple[Item, ...]
+    usage: Usage = field(default_factory=Usage)
+
+    def respond(self, exchange: Exchange) -> None:
+        parts = []
+        for index, item in enumerate(self.items):
+            if item.get("type") == "message":
+                parts.append(_message_events(index, str(item["id"]), message_text(item)))
+            else:
+                parts.append(([_item_event("added", index, item),
+                               _item_event("done", index, item)], item))
+        _stream(exchange, parts, self.usage)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """`response.created`, a partial answer when `partial`, then `response.failed` with
+    `error` (`{"code", "message"}`, as the Responses API reports a failed response)."""
+
+    error: dict[str, Any]
+    partial: str | None = None
+
+    def respond(self, exchange: Exchange) -> None:
+        response_id = f"resp_mock_{exchange.request.index}"
+        exchange.start_sse(chunked=False)
+        exchange.send_event(_created_event(response_id))
+        if self.partial is not None:
+            events, _ = _message_events(0, f"msg_mock_{exchange.request.index}", self.partial)
+            for event in events:
+                exchange.send_event(event)
+        exchange.send_event({"type": "response.failed", "response": {
+            "id": response_id, "status": "failed", "error": self.error}})
+
+
+@dataclass(frozen=True)
 class Status:
     """A non-2xx JSON error response, optionally with `Retry-After`."""
 
@@ -264,6 +303,31 @@ class Stall:
 
 def _error_body(code: int) -> dict[str, Any]:
     return {"error": {"message": f"mock forced status {code}", "type": "mock_error"}}
+
+
+def function_call(name: str, arguments: dict[str, Any], *, namespace: str | None = None,
+                  call_id: str = "call_1") -> Item:
+    """A completed `function_call` item; `namespace` as codex names an MCP server's tools
+    (`mcp__<server>`) and its sub-agent tools (`multi_agent_v1`)."""
+    item: Item = {"id": f"fc_{call_id}", "type": "function_call", "status": "completed",
+                  "name": name, "arguments": json.dumps(arguments), "call_id": call_id}
+    return {**item, "namespace": namespace} if namespace else item
+
+
+def custom_tool_call(name: str, text_input: str, call_id: str = "call_1") -> Item:
+    """A completed `custom_tool_call` item (apply_patch, code mode's `exec`)."""
+    return {"id": f"ctc_{call_id}", "type": "custom_tool_call", "status": "completed",
+            "name": name, "input": text_input, "call_id": call_id}
+
+
+def web_search_call(action: dict[str, Any], item_id: str = "ws_1") -> Item:
+    """A completed `web_search_call` item: `{"type": "search", "query"}`, `open_page` with
+    `url`, `find_in_page` with `url` and `pattern`."""
+    return {"type": "web_search_call", "id": item_id, "status": "completed", "action": action}
+
+
+def message(reply: str, item_id: str = "msg_1") -> Item:
+    return _message_item(item_id, reply, "completed")
 
 
 def text(reply: Reply, usage: Usage | None = None) -> Text:
@@ -344,6 +408,9 @@ class ResponsesMock(LoopbackServer):
     def __init__(self, default: Behaviour | None = None) -> None:
         super().__init__()
         self._script = Script(text("mock reply") if default is None else default)
+        # Answers every request instead of the script when set: a turn with sub-agents,
+        # whose threads each need their own answers (support/codex_streams.py).
+        self.router: Behaviour | None = None
 
     @property
     def default(self) -> Behaviour:
@@ -372,6 +439,9 @@ class ResponsesMock(LoopbackServer):
         request = exchange.request
         if request.method != "POST" or request.path != RESPONSES_PATH:
             exchange.send_json(404, _error_body(404))
+            return
+        if self.router is not None:
+            self.router.respond(exchange)
             return
         fallback = text(TOOL_FOLLOWUP_REPLY) if ends_with_tool_output(request) else None
         self._script.next(fallback).respond(exchange)

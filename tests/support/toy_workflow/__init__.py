@@ -5,7 +5,8 @@ registry entry (`registry.register(WORKFLOW)`, in the test's process), with verb
 
 from __future__ import annotations
 
-from sparring.workflows.workflow import Verb, Workflow, argument, option, options
+from sparring.params import Verb, argument, option, options
+from sparring.workflows.workflow import Workflow
 
 _SESSION = argument("session", "session", metavar="SESSION")
 
