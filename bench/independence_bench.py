@@ -38,10 +38,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FAKE_BIN = ROOT / "tests" / "support" / "bin"
-ANSWER = {"position": "SQLite is enough.", "points": [
-    {"id": "X-1", "stance": "agree", "claim": "Expiry needs a sweep job", "evidence": []}],
+ANSWER = {"position": "SQLite is enough.", "choice": None, "confidence": None, "points": [
+    {"id": "X-1", "stance": "agree", "claim": "Expiry needs a sweep job", "evidence": [],
+     "note": None, "would_change_my_mind": None}],
     "convergence": {"state": "continue", "reason": "r"}, "proposed_summary": None,
-    "approve_summary": None}
+    "approve_summary": None, "summary_objections": []}
 CODE = "def expire(rows): return [row for row in rows if row.expires_at > now()]"
 ANALYSIS = (f"# Analysis\n\n- C-1: expiry needs a sweep job; today it runs `{CODE}` on every "
             "read, which the nightly batch window cannot absorb at peak load.\n" + "".join(
