@@ -66,10 +66,11 @@ def differential_cases(work: Path, thread: str) -> list[tuple[list[str], bytes]]
     """Command lines sparring builds, and the mistakes the reference lists, by argv."""
     from sparring.codex import exec_argv
 
-    new = exec_argv("codex", cwd=work, effort="high", sandbox="read-only", model=None,
-                    thread_id=None, output_schema=None)[1:]
-    resumed = exec_argv("codex", cwd=work, effort="high", sandbox="read-only", model=None,
-                        thread_id=thread, output_schema=None)[1:]
+    settings = {"effort": "high", "sandbox": "read-only", "model": None}
+    new = exec_argv("codex", cwd=work, settings=settings, thread_id=None,
+                    output_schema=None)[1:]
+    resumed = exec_argv("codex", cwd=work, settings=settings, thread_id=thread,
+                        output_schema=None)[1:]
     return [
         (new, b"Is SQLite enough?"),
         (resumed, b"And for the cache?"),

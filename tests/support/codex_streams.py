@@ -231,8 +231,9 @@ def record(codex: Path, name: str, base: Path) -> dict[str, Any]:
         codex_home = mock.codex_home(base / "codex-home", model=scenario.model)
         with (codex_home / "config.toml").open("a", encoding="utf-8") as config:
             config.write(scenario.config)
-        argv = exec_argv(str(codex), cwd=work, effort="high", sandbox=scenario.sandbox,
-                         model=None, thread_id=None, output_schema=None)
+        settings = {"effort": "high", "sandbox": scenario.sandbox, "model": None}
+        argv = exec_argv(str(codex), cwd=work, settings=settings, thread_id=None,
+                         output_schema=None)
         done = subprocess.run(argv, input=PROMPT.encode(), capture_output=True, cwd=work,
                               env=mock.codex_env(codex_home, home), timeout=180, check=False)
         assert not mock.errors, mock.errors
