@@ -90,8 +90,7 @@ def _send_back(session: Session, data: AnySession, round_no: int,
     inbox = workspace.session_inbox(data)
     return {"session": session.id, "round": round_no, "decision": "reconsider",
             "reconsider": [_reconsidered(c) for c in flagged],
-            "why": "each concession cites no evidence that checks out and was not on the "
-                   "record for its point when you last held your old position",
+            "why": "no new evidence that checks out backs it",
             "next": {"action": "verdict", "command": command(
                 "verdict", session.id, "--file", f"{here(inbox)}/verdict.json")}}
 
@@ -194,14 +193,14 @@ def _require_latest(session: Session, data: AnySession, rejudge: int) -> None:
 def brief(result: DecisionRecord) -> dict[str, Any]:
     """The decision as Claude acts on it: each open point's standing in one row (its claim
     Claude has read already), the agreed points by id, a summary and the concessions made
-    without evidence only when there are any. `--full` (and the session's state) keep every
-    claim, stance, evidence and round."""
+    without evidence only when there are any; not `qualified`, which the decision says.
+    `--full` (and the session's state) keep every claim, stance, evidence and round."""
     shown: dict[str, Any] = {
         **result, "open_points": [_row(point) for point in result["open_points"]],
         "agreed_points": [point["id"] for point in result["agreed_points"]]}
     shown["rejected_points"] = [point["id"] for point in result.get("rejected_points", [])]
-    for key in ("summary", "concessions_without_evidence", "rejected_points", "qualified",
-                "fallback"):
+    shown.pop("qualified", None)  # the decision says it
+    for key in ("summary", "concessions_without_evidence", "rejected_points", "fallback"):
         if not shown.get(key):
             shown.pop(key, None)
     return shown
