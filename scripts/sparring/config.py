@@ -72,6 +72,12 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+def _off(value: Any) -> bool:
+    if value is not False:
+        raise ValueError(f"{value!r}: it is always off")
+    return False
+
+
 REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
 
 
@@ -111,20 +117,27 @@ class CodexArg:
     """Where a setting goes on codex's command line: `flag VALUE`, or with `key`
     `flag KEY=VALUE` (a `-c` override of codex's config); `long`, the flag as `codex exec
     --help` spells it (doctor checks it is there); `exec_only`: a flag of `codex exec`
-    itself, given before `resume` (the resume subcommand does not take it)."""
+    itself, given before `resume` (the resume subcommand does not take it); `features`: a
+    switch of codex's features, `flag FEATURE` for each of them when the value is false
+    (`--disable memories`), nothing when it is true (codex's own configuration decides)."""
 
     flag: str
     long: str
     key: str | None = None
     exec_only: bool = False
+    features: tuple[str, ...] = ()
 
     def words(self, value: Any) -> list[str]:
+        if self.features:
+            return [] if value else [w for f in self.features for w in (self.flag, f)]
         text = _toml(value) if self.key else str(value)
         return [self.flag, f"{self.key}={text}" if self.key else text]
 
     def value_of(self, word: str) -> Any:
         """The value in `word`, the word after `flag` on a command line, as `words` made it,
         when it is this argument's (its key's, for `-c`); None when it is not."""
+        if self.features:
+            return False if word in self.features else None
         if self.key is None:
             return word
         key, equals, value = word.partition("=")
@@ -200,7 +213,28 @@ TURN_SETTINGS: tuple[Setting, ...] = (
             "reconnecting for this many seconds. Default: 60", "seconds", _seconds,
             lambda chosen: OFFLINE_AFTER, "num", "limit", env="SPARRING_OFFLINE_AFTER",
             required=False),  # turns recorded before it had none
+    # What escapes the record: off in every turn, so that all Codex does is in its events and
+    # its rollout. Nobody's option and no key of sparring.yaml: only the user's own config
+    # file keeps sub-agents or hooks on (codex/sandbox.py, USER_SWITCHES), read afresh for
+    # every turn, and the gate refuses a turn without the words the user did not waive.
+    Setting("subagents", "Codex's sub-agents. Off unless the user's config file says "
+            "`codex_subagents: true`", "flag", _boolean, lambda chosen: False, "bool",
+            "codex", option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("multi_agent",
+                                                               "multi_agent_v2"))),
+    Setting("memories", "Codex's memories. Always off", "flag", _off, lambda chosen: False,
+            "bool", "codex", option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("memories",))),
+    Setting("hooks", "Codex's hooks. Off unless the user's config file says "
+            "`codex_hooks: true`", "flag", _boolean, lambda chosen: False, "bool", "codex",
+            option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("hooks",))),
 )
+
+
+def switches() -> tuple[Setting, ...]:
+    """The rows that switch a feature of codex off (CodexArg.features)."""
+    return tuple(s for s in TURN_SETTINGS if s.codex is not None and s.codex.features)
 
 
 def setting(name: str) -> Setting:
