@@ -3,7 +3,9 @@
 The user allows a sandbox in one of two places neither Claude's commands nor a repository's
 files reach: `SPARRING_SANDBOX` in the shell Claude Code was started from, or `sandbox:` in
 their own config file, `${XDG_CONFIG_HOME:-~/.config}/sparring/config.yaml` (the variable
-wins). What they allow is also what Codex runs in; without either it is read-only.
+wins). What they allow is also what Codex runs in; without either it is read-only. The same
+file alone may keep Codex's sub-agents or hooks on in a debate turn (USER_SWITCHES), which
+every turn runs without otherwise.
 
 `--sandbox`, the project's `sparring.yaml` and, on resume, the previous round may only
 narrow it. One asking for more is `sandbox_not_allowed`, which names where the user may
