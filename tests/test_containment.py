@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from sparring import config
 from sparring.codex import sandbox
 from support.debates import Debate, answer, cpt, pt, quoted, reading
 
@@ -139,6 +140,9 @@ def test_the_users_config_file_keeps_sub_agents_or_hooks_on_read_afresh_each_tur
     first, second = (c["argv"] for c in fake_codex.turn_calls_once(2))
     assert disabled(first) == {"memories"}
     assert disabled(second) == {"multi_agent", "multi_agent_v2", "memories"}
+    for argv in (first, second):  # the project's own hooks never: its .codex/ untrusted
+        table = argv[argv.index("-c", argv.index("-c") + 1) + 1]
+        assert table == "projects=" + config.untrusted_table([str(repo)])
     one, two = turns_of(repo, session)
     assert (one["settings"]["subagents"], one["settings"]["hooks"]) == (True, True)
     assert (two["settings"]["subagents"], two["settings"]["hooks"]) == (False, True)
@@ -212,8 +216,14 @@ def test_the_gate_refuses_a_command_line_that_leaves_on_what_the_user_did_not_ke
     for feature in FEATURES:
         assert sandbox.refusal(without(feature), ALLOWED) is not None, feature
     keeping = ALLOWED._replace(keeps=("subagents", "hooks"))
-    assert sandbox.refusal(without("hooks"), keeping) is None
     assert sandbox.refusal(without("multi_agent"), keeping) is None
+    assert sandbox.refusal(without("hooks"), keeping) is not None, "the project's own"
+    untrusting = ["-c", "projects=" + config.untrusted_table([str(tmp_path)])]
+    assert sandbox.refusal([*argv[:2], *untrusting, *without("hooks")[2:]], keeping) is None
+    for forged in (f'projects={{"{tmp_path}"={{trust_level="trusted"}}}}', "projects={}",
+                   f'projects={{"{tmp_path}"={{trust_level="untrusted"}},x=1}}'):
+        assert sandbox.refusal([*argv[:2], "-c", forged, *without("hooks")[2:]],
+                               keeping) is not None, forged
     assert sandbox.refusal(without("memories"), keeping) is not None, "never kept on"
     forged = [*argv[:2], "--disable", "sandbox", *argv[2:]]
     assert sandbox.refusal(forged, ALLOWED) is not None, "a feature no row names"
@@ -232,7 +242,8 @@ def test_doctor_shows_what_is_on(sparring: Any, repo: Path) -> None:
     path = user_config("codex_hooks: true\n")
     on = containment()
     assert on["detail"] == (f"debate turns run Codex with subagents off, memories off, "
-                            f"hooks on (your {path})")
+                            f"hooks on (your {path}); the project's own hooks never (its "
+                            ".codex/ is not loaded)")
     user_config("codex_hooks: sometimes\n")
     bad = containment()
     assert bad["level"] == "problem" and str(path) in bad["detail"] and bad["hint"]

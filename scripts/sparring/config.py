@@ -9,7 +9,9 @@ ceiling, and a flag or this file may only ask for less (codex/sandbox.py).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import string
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -72,6 +74,30 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+_UNTRUSTED = '={trust_level="untrusted"}'
+_UNTRUSTED_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")' + re.escape(_UNTRUSTED))
+
+
+def untrusted_table(folders: Any) -> str:
+    """`{"/p"={trust_level="untrusted"},…}`: codex's `projects` table marking each folder
+    untrusted (a TOML inline table; a JSON string is a TOML basic string)."""
+    return "{" + ",".join(json.dumps(f) + _UNTRUSTED for f in folders) + "}"
+
+
+def _untrusted(value: Any) -> list[str]:
+    """The folders whose `.codex/` layer codex does not load: absolute paths, as a list, or
+    the table untrusted_table spells (a command line's `-c projects=…`), no other."""
+    if isinstance(value, str):
+        found = [json.loads(entry) for entry in _UNTRUSTED_ENTRY.findall(value)]
+        if not found or untrusted_table(found) != value:
+            raise ValueError("is not a table of folders marked untrusted")
+        value = found
+    if not isinstance(value, (list, tuple)) or not value or not all(
+            isinstance(f, str) and os.path.isabs(f) and f.isprintable() for f in value):
+        raise ValueError("must be a list of absolute paths")
+    return list(value)
+
+
 def _off(value: Any) -> bool:
     if value is not False:
         raise ValueError(f"{value!r}: it is always off")
@@ -126,11 +152,12 @@ class CodexArg:
     key: str | None = None
     exec_only: bool = False
     features: tuple[str, ...] = ()
+    spell: Callable[[Any], str] | None = None  # a `-c` value's own spelling (else TOML's)
 
     def words(self, value: Any) -> list[str]:
         if self.features:
             return [] if value else [w for f in self.features for w in (self.flag, f)]
-        text = _toml(value) if self.key else str(value)
+        text = (self.spell or _toml)(value) if self.key else str(value)
         return [self.flag, f"{self.key}={text}" if self.key else text]
 
     def value_of(self, word: str) -> Any:
@@ -143,6 +170,8 @@ class CodexArg:
         key, equals, value = word.partition("=")
         if not equals or key != self.key:
             return None
+        if self.spell is not None:  # its own spelling: its check reads the text
+            return value
         return {"true": True, "false": False}.get(value, value)
 
 
@@ -229,6 +258,14 @@ TURN_SETTINGS: tuple[Setting, ...] = (
             "`codex_hooks: true`", "flag", _boolean, lambda chosen: False, "bool", "codex",
             option=False, in_file=False, required=False,
             codex=CodexArg("--disable", "--disable", features=("hooks",))),
+    # With hooks on, the project's own (.codex/hooks.json, [hooks] in .codex/config.toml)
+    # still never run: the project's folders are untrusted for the turn, so codex loads none
+    # of its `.codex/` layer, whatever the user's Codex config trusts (codex/sandbox.py).
+    Setting("untrusted", "Folders whose .codex/ layer Codex does not load in the turn (the "
+            "project's, when the user keeps hooks on)", "paths", _untrusted,
+            lambda chosen: None, "list?", "codex", option=False, in_file=False,
+            required=False, codex=CodexArg("-c", "--config", key="projects",
+                                           spell=untrusted_table)),
 )
 
 

@@ -204,10 +204,13 @@ def _switch(path: Path, key: str, value: Any) -> bool:
     return value
 
 
-def switches(allowed: Allowance) -> dict[str, bool]:
+def switches(allowed: Allowance, folders: Sequence[str]) -> dict[str, Any]:
     """Each of codex's switches (config.switches) as a turn runs it: on only when the user's
-    config file keeps it on."""
-    return {row.name: row.name in allowed.keeps for row in config.switches()}
+    config file keeps it on; with hooks on, the project's `folders` untrusted, so that its
+    own hooks never load."""
+    found: dict[str, Any] = {row.name: row.name in allowed.keeps for row in config.switches()}
+    found["untrusted"] = list(dict.fromkeys(folders)) if found["hooks"] else None
+    return found
 
 
 def project_env(root: Path, cwd: Path) -> dict[str, Path]:
@@ -405,6 +408,11 @@ def _switched_on(parsed: dict[str, list[str]], allowed: Allowance) -> str | None
             return (f"the codex command line leaves Codex's {row.name} on ({row.codex.flag} "
                     f"{', '.join(missing)} missing), which only the user's config file may "
                     "keep on")
+    untrusting = config.setting("untrusted").codex
+    assert untrusting is not None
+    if "hooks" not in parsed.get("--disable", []) and not any(
+            untrusting.value_of(word) is not None for word in parsed.get("-c", [])):
+        return "the codex command line leaves hooks on and the project's own trusted"
     return None
 
 

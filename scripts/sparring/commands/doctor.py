@@ -266,9 +266,11 @@ def _containment(cwd: Path) -> dict[str, Any]:
     except SparringError as exc:
         return _check("containment", False, exc.message, exc.hint)
     where = sandbox.user_config()
-    shown = [f"{name} on (your {where})" if on else f"{name} off"
-             for name, on in sandbox.switches(allowed).items()]
-    return _check("containment", True, "debate turns run Codex with " + ", ".join(shown))
+    ran = sandbox.switches(allowed, [str(root)])
+    shown = [f"{row.name} on (your {where})" if ran[row.name] else f"{row.name} off"
+             for row in config.switches()]
+    also = "; the project's own hooks never (its .codex/ is not loaded)" if ran["hooks"] else ""
+    return _check("containment", True, "debate turns run Codex with " + ", ".join(shown) + also)
 
 
 def _claude_code() -> dict[str, Any]:
