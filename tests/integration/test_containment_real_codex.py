@@ -1,8 +1,9 @@
 """What a debate turn runs the real Codex CLI (pinned npm package) without, against the
 Responses mock: its command line turns sub-agents, memories and hooks off and the real codex
 takes it; a hook the project declares (`.codex/hooks.json`, the project trusted and the hook
-reviewed, as Codex asks) runs with plain `codex exec` and not in a debate turn
-(sparring/config.py, the switches; the unit cases are in tests/test_containment.py)."""
+reviewed, as Codex asks) runs with plain `codex exec` and not in a debate turn, not even
+when the user keeps their own hooks on (sparring/config.py, the switches; the unit cases are
+in tests/test_containment.py)."""
 
 from __future__ import annotations
 
@@ -45,13 +46,15 @@ def offline(codex_home: Path, repo: Path) -> None:
                       'trust_level = "trusted"\n')
 
 
-def declare_hook(repo: Path, marker: Path) -> None:
-    """A project hook as codex 0.171.0 reads one: `.codex/hooks.json`, run when a session
-    starts and when a prompt is submitted, writing `marker`."""
+def declare_hook(repo: Path, marker: Path, folder: Path | None = None) -> None:
+    """A hook as codex 0.171.0 reads one: `hooks.json` in the project's `.codex/` (or in
+    `folder`, the user's CODEX_HOME), run when a session starts and when a prompt is
+    submitted, writing `marker`."""
     command = {"type": "command", "command": f"touch {marker}"}
     hooks = {event: [{"hooks": [command]}] for event in ("SessionStart", "UserPromptSubmit")}
-    (repo / ".codex").mkdir(exist_ok=True)
-    (repo / ".codex" / "hooks.json").write_text(json.dumps({"hooks": hooks}))
+    folder = folder or repo / ".codex"
+    folder.mkdir(exist_ok=True)
+    (folder / "hooks.json").write_text(json.dumps({"hooks": hooks}))
 
 
 def trust_hooks(codex_bin: Path, env: dict[str, str], repo: Path, codex_home: Path) -> int:
@@ -145,3 +148,35 @@ def test_a_project_hook_runs_with_plain_codex_exec_and_not_in_a_debate_turn(
     assert ended["status"] == "completed", ended
     assert ended["review"]["text"] == "Round one."
     assert not marker.exists(), "the project's hook ran during a debate turn"
+
+
+def test_with_hooks_kept_on_the_users_hook_runs_and_the_projects_never(
+        real_codex: Path, codex_home: Path, codex_env: dict[str, str],
+        responses_mock: ResponsesMock, sparring: Any, repo: Path, tmp_path: Path) -> None:
+    """`codex_hooks: true` in the user's config file: their own hook (`$CODEX_HOME/hooks.json`)
+    runs in a debate turn; the project's, trusted and reviewed as well, does not."""
+    ours, theirs = tmp_path / "user-hook-ran", tmp_path / "project-hook-ran"
+    offline(codex_home, repo)
+    declare_hook(repo, theirs)
+    declare_hook(codex_home, ours, folder=codex_home)
+    assert trust_hooks(real_codex, codex_env, repo, codex_home) == 4
+    kept = Path.home() / ".config" / "sparring" / "config.yaml"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("codex_hooks: true\n")
+    kept.chmod(0o600)
+    responses_mock.script(text("outside sparring"), text("Round one."), text("Round two."))
+    plain_exec(real_codex, codex_env, repo)
+    assert ours.exists() and theirs.exists(), "both hooks run outside sparring"
+    ours.unlink()
+    theirs.unlink()
+
+    sid = sparring("init", "--skill", "deep-discussion").out["session"]
+    assert sparring("start", sid, input=b"Redis or SQLite?").exit_code == 0
+    assert sparring("wait", sid, "--timeout", "60").out["status"] == "completed"
+    assert ours.exists() and not theirs.exists()
+    ours.unlink()
+    assert sparring("resume", sid, input=b"And the cache?").exit_code == 0
+    ended = sparring("wait", sid, "--timeout", "60").out
+
+    assert ended["status"] == "completed" and ended["review"]["text"] == "Round two.", ended
+    assert ours.exists() and not theirs.exists(), "resumed, the same"
