@@ -54,13 +54,15 @@ def test_codex_is_called_as_the_reference_says(sparring: Any, session: str, repo
     sparring("resume", session, "--effort", "xhigh", input=b"round two")
     done = sparring("wait", session, "--full").out
     first, second = (c["argv"] for c in fake_codex.turn_calls())
+    contained = ["--disable", "multi_agent", "--disable", "multi_agent_v2",
+                 "--disable", "memories", "--disable", "hooks"]
     assert first == ["exec", "--json", "--skip-git-repo-check", "-c",
-                     "model_reasoning_effort=medium", "-m", "gpt-5.5", "-s", "read-only",
-                     "-C", str(repo), "-"]
+                     "model_reasoning_effort=medium", "-m", "gpt-5.5", *contained,
+                     "-s", "read-only", "-C", str(repo), "-"]
     thread = done["thread_id"]
     assert second == ["exec", "-s", "read-only", "resume", thread, "--json",
                       "--skip-git-repo-check", "-c", "model_reasoning_effort=xhigh",
-                      "-m", "gpt-5.5", "-"]
+                      "-m", "gpt-5.5", *contained, "-"]
     assert "--last" not in second
     assert fake_codex.turn_calls()[1]["cwd"] == str(repo)
 

@@ -9,7 +9,9 @@ ceiling, and a flag or this file may only ask for less (codex/sandbox.py).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import string
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -72,6 +74,36 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+_UNTRUSTED = '={trust_level="untrusted"}'
+_UNTRUSTED_ENTRY = re.compile(r'("(?:[^"\\]|\\.)*")' + re.escape(_UNTRUSTED))
+
+
+def untrusted_table(folders: Any) -> str:
+    """`{"/p"={trust_level="untrusted"},…}`: codex's `projects` table marking each folder
+    untrusted (a TOML inline table; a JSON string is a TOML basic string)."""
+    return "{" + ",".join(json.dumps(f) + _UNTRUSTED for f in folders) + "}"
+
+
+def _untrusted(value: Any) -> list[str]:
+    """The folders whose `.codex/` layer codex does not load: absolute paths, as a list, or
+    the table untrusted_table spells (a command line's `-c projects=…`), no other."""
+    if isinstance(value, str):
+        found = [json.loads(entry) for entry in _UNTRUSTED_ENTRY.findall(value)]
+        if not found or untrusted_table(found) != value:
+            raise ValueError("is not a table of folders marked untrusted")
+        value = found
+    if not isinstance(value, (list, tuple)) or not value or not all(
+            isinstance(f, str) and os.path.isabs(f) and f.isprintable() for f in value):
+        raise ValueError("must be a list of absolute paths")
+    return list(value)
+
+
+def _off(value: Any) -> bool:
+    if value is not False:
+        raise ValueError(f"{value!r}: it is always off")
+    return False
+
+
 REPORT_PLACEHOLDERS = ("date", "epoch", "slug", "skill", "session", "branch")
 
 
@@ -111,25 +143,35 @@ class CodexArg:
     """Where a setting goes on codex's command line: `flag VALUE`, or with `key`
     `flag KEY=VALUE` (a `-c` override of codex's config); `long`, the flag as `codex exec
     --help` spells it (doctor checks it is there); `exec_only`: a flag of `codex exec`
-    itself, given before `resume` (the resume subcommand does not take it)."""
+    itself, given before `resume` (the resume subcommand does not take it); `features`: a
+    switch of codex's features, `flag FEATURE` for each of them when the value is false
+    (`--disable memories`), nothing when it is true (codex's own configuration decides)."""
 
     flag: str
     long: str
     key: str | None = None
     exec_only: bool = False
+    features: tuple[str, ...] = ()
+    spell: Callable[[Any], str] | None = None  # a `-c` value's own spelling (else TOML's)
 
     def words(self, value: Any) -> list[str]:
-        text = _toml(value) if self.key else str(value)
+        if self.features:
+            return [] if value else [w for f in self.features for w in (self.flag, f)]
+        text = (self.spell or _toml)(value) if self.key else str(value)
         return [self.flag, f"{self.key}={text}" if self.key else text]
 
     def value_of(self, word: str) -> Any:
         """The value in `word`, the word after `flag` on a command line, as `words` made it,
         when it is this argument's (its key's, for `-c`); None when it is not."""
+        if self.features:
+            return False if word in self.features else None
         if self.key is None:
             return word
         key, equals, value = word.partition("=")
         if not equals or key != self.key:
             return None
+        if self.spell is not None:  # its own spelling: its check reads the text
+            return value
         return {"true": True, "false": False}.get(value, value)
 
 
@@ -200,7 +242,36 @@ TURN_SETTINGS: tuple[Setting, ...] = (
             "reconnecting for this many seconds. Default: 60", "seconds", _seconds,
             lambda chosen: OFFLINE_AFTER, "num", "limit", env="SPARRING_OFFLINE_AFTER",
             required=False),  # turns recorded before it had none
+    # What escapes the record: off in every turn, so that all Codex does is in its events and
+    # its rollout. Nobody's option and no key of sparring.yaml: only the user's own config
+    # file keeps sub-agents or hooks on (codex/sandbox.py, USER_SWITCHES), read afresh for
+    # every turn, and the gate refuses a turn without the words the user did not waive.
+    Setting("subagents", "Codex's sub-agents. Off unless the user's config file says "
+            "`codex_subagents: true`", "flag", _boolean, lambda chosen: False, "bool",
+            "codex", option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("multi_agent",
+                                                               "multi_agent_v2"))),
+    Setting("memories", "Codex's memories. Always off", "flag", _off, lambda chosen: False,
+            "bool", "codex", option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("memories",))),
+    Setting("hooks", "Codex's hooks. Off unless the user's config file says "
+            "`codex_hooks: true`", "flag", _boolean, lambda chosen: False, "bool", "codex",
+            option=False, in_file=False, required=False,
+            codex=CodexArg("--disable", "--disable", features=("hooks",))),
+    # With hooks on, the project's own (.codex/hooks.json, [hooks] in .codex/config.toml)
+    # still never run: the project's folders are untrusted for the turn, so codex loads none
+    # of its `.codex/` layer, whatever the user's Codex config trusts (codex/sandbox.py).
+    Setting("untrusted", "Folders whose .codex/ layer Codex does not load in the turn (the "
+            "project's, when the user keeps hooks on)", "paths", _untrusted,
+            lambda chosen: None, "list?", "codex", option=False, in_file=False,
+            required=False, codex=CodexArg("-c", "--config", key="projects",
+                                           spell=untrusted_table)),
 )
+
+
+def switches() -> tuple[Setting, ...]:
+    """The rows that switch a feature of codex off (CodexArg.features)."""
+    return tuple(s for s in TURN_SETTINGS if s.codex is not None and s.codex.features)
 
 
 def setting(name: str) -> Setting:

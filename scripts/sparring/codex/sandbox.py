@@ -3,7 +3,9 @@
 The user allows a sandbox in one of two places neither Claude's commands nor a repository's
 files reach: `SPARRING_SANDBOX` in the shell Claude Code was started from, or `sandbox:` in
 their own config file, `${XDG_CONFIG_HOME:-~/.config}/sparring/config.yaml` (the variable
-wins). What they allow is also what Codex runs in; without either it is read-only.
+wins). What they allow is also what Codex runs in; without either it is read-only. The same
+file alone may keep Codex's sub-agents or hooks on in a debate turn (USER_SWITCHES), which
+every turn runs without otherwise.
 
 `--sandbox`, the project's `sparring.yaml` and, on resume, the previous round may only
 narrow it. One asking for more is `sandbox_not_allowed`, which names where the user may
@@ -67,6 +69,13 @@ SOURCES = {
 }
 
 
+# What the user's config file alone may keep on in a debate turn, each a switch of codex's
+# (config.TURN_SETTINGS, CodexArg.features), off unless it says `true`: never sparring.yaml,
+# an option or a variable, as with the sandbox.
+USER_SWITCHES = {"codex_subagents": "subagents", "codex_hooks": "hooks"}
+USER_KEYS = ("sandbox", *USER_SWITCHES)
+
+
 def rank(mode: str) -> int:
     return SANDBOXES.index(mode)
 
@@ -85,6 +94,7 @@ class Allowance(NamedTuple):
     where: str | None
     project: tuple[Request, ...] = ()  # values found where the project reaches
     notes: tuple[str, ...] = ()
+    keeps: tuple[str, ...] = ()  # what the user's config file keeps on (USER_SWITCHES)
 
 
 class Sandbox(NamedTuple):
@@ -124,6 +134,7 @@ def allowance(root: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Al
     project: list[Request] = []
     notes: list[str] = []
     chosen: Allowance | None = None
+    keeps: tuple[str, ...] = ()
     value = env.get(ENV)
     if value:
         mode = _mode(value, f"{ENV}={value!r}", f"set {ENV} to one of them, or unset it")
@@ -139,24 +150,30 @@ def allowance(root: Path, cwd: Path, env: Mapping[str, str] | None = None) -> Al
         notes.append(f"{path} was not read: {locator} is set by {by_project[locator]}, "
                      "which the project controls")
     else:
-        mode_in_file = read_user_config(path)
-        if mode_in_file is not None and _reaches_project(path, root, cwd):
-            project.append(Request(mode_in_file, "linked_config", str(path)))
+        in_file = read_user_config(path)
+        mode_in_file = in_file.get("sandbox")
+        if in_file and _reaches_project(path, root, cwd):
+            if mode_in_file is not None:
+                project.append(Request(mode_in_file, "linked_config", str(path)))
             notes.append(f"{path} lies in the project or links into it: it may narrow the "
-                         "sandbox, not widen it")
-        elif mode_in_file is not None and chosen is None:
-            chosen = Allowance(mode_in_file, "user_config", str(path))
+                         "sandbox, not widen it, and keeps nothing of Codex's on")
+        else:
+            keeps = tuple(name for key, name in USER_SWITCHES.items() if in_file.get(key))
+            if mode_in_file is not None and chosen is None:
+                chosen = Allowance(mode_in_file, "user_config", str(path))
     found = chosen or Allowance(DEFAULT, "default", None)
-    return Allowance(found.mode, found.source, found.where, tuple(project), tuple(notes))
+    return Allowance(found.mode, found.source, found.where, tuple(project), tuple(notes),
+                     keeps)
 
 
-def read_user_config(path: Path) -> str | None:
-    """The `sandbox` of the user's config file, None when there is none. Only a file only the
-    user can change counts: one that other users may write is refused."""
+def read_user_config(path: Path) -> dict[str, Any]:
+    """The user's config file, checked: `sandbox` (a mode) and USER_SWITCHES (true or
+    false), each when it says it; {} when there is none. Only a file only the user can change
+    counts: one that other users may write is refused."""
     try:
         info = path.stat()
     except FileNotFoundError:
-        return None
+        return {}
     except OSError as exc:
         raise _invalid(path, f"cannot be read: {exc.strerror}") from exc
     if not stat.S_ISREG(info.st_mode):
@@ -169,13 +186,31 @@ def read_user_config(path: Path) -> str | None:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise _invalid(path, f"is not valid YAML text: {exc}") from exc
     if data is None:
-        return None
-    if not isinstance(data, dict) or set(data) - {"sandbox"}:
-        raise _invalid(path, "must be a mapping whose one key is `sandbox`")
-    if "sandbox" not in data:
-        return None
-    return _mode(data["sandbox"], f"{path} `sandbox: {data['sandbox']}`",
-                 f"fix {path.name}, or remove it")
+        return {}
+    if not isinstance(data, dict) or set(data) - set(USER_KEYS):
+        raise _invalid(path, f"must be a mapping whose keys are among {', '.join(USER_KEYS)}")
+    found: dict[str, Any] = {key: _switch(path, key, data[key])
+                             for key in USER_SWITCHES if key in data}
+    if "sandbox" in data:
+        found["sandbox"] = _mode(data["sandbox"], f"{path} `sandbox: {data['sandbox']}`",
+                                 f"fix {path.name}, or remove it")
+    return found
+
+
+def _switch(path: Path, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _invalid(path, f"`{key}: {value}` is not true or false",
+                       f"write `{key}: true` or `{key}: false` in {path.name}, or remove it")
+    return value
+
+
+def switches(allowed: Allowance, folders: Sequence[str]) -> dict[str, Any]:
+    """Each of codex's switches (config.switches) as a turn runs it: on only when the user's
+    config file keeps it on; with hooks on, the project's `folders` untrusted, so that its
+    own hooks never load."""
+    found: dict[str, Any] = {row.name: row.name in allowed.keeps for row in config.switches()}
+    found["untrusted"] = list(dict.fromkeys(folders)) if found["hooks"] else None
+    return found
 
 
 def project_env(root: Path, cwd: Path) -> dict[str, Path]:
@@ -359,6 +394,25 @@ def refusal(argv: Sequence[str], allowed: Allowance) -> str | None:
         by = SOURCES[allowed.source] + (f" ({allowed.where})" if allowed.where else "")
         return (f"the turn asks for Codex's sandbox {modes[0]}, but the user allows at most "
                 f"{allowed.mode} ({by})")
+    return _switched_on(parsed, allowed)
+
+
+def _switched_on(parsed: dict[str, list[str]], allowed: Allowance) -> str | None:
+    """Why the command line leaves on a feature of codex the user's config file does not keep
+    on (its `--disable` words missing), or None."""
+    for row in config.switches():
+        assert row.codex is not None
+        given = parsed.get(row.codex.flag, [])
+        missing = [f for f in row.codex.features if f not in given]
+        if missing and row.name not in allowed.keeps:
+            return (f"the codex command line leaves Codex's {row.name} on ({row.codex.flag} "
+                    f"{', '.join(missing)} missing), which only the user's config file may "
+                    "keep on")
+    untrusting = config.setting("untrusted").codex
+    assert untrusting is not None
+    if "hooks" not in parsed.get("--disable", []) and not any(
+            untrusting.value_of(word) is not None for word in parsed.get("-c", [])):
+        return "the codex command line leaves hooks on and the project's own trusted"
     return None
 
 

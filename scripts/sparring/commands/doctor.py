@@ -51,6 +51,7 @@ def checked(cwd: Path, inbox: bool = False) -> dict[str, Any]:
     checks.append(_project(cwd))
     checks.append(_records(cwd))
     checks.append(_config(cwd))
+    checks.append(_containment(cwd))
     places = survey.places(workspace.find_root(cwd))
     checks.append(survey.skills(places))
     checks.append(survey.duplicates(places))
@@ -254,6 +255,22 @@ def _config(cwd: Path) -> dict[str, Any]:
     return _check("config", True, f"{detail}; Codex's sandbox: {chosen.mode} (from "
                   f"{sandbox.SOURCES[chosen.source]}; the user allows at most "
                   f"{chosen.allowed.mode}, by {by})")
+
+
+def _containment(cwd: Path) -> dict[str, Any]:
+    """What a debate turn runs Codex without (config.switches): each off, unless the user's
+    own config file keeps it on."""
+    root = workspace.find_root(cwd)
+    try:
+        allowed = sandbox.allowance(root, cwd.resolve())
+    except SparringError as exc:
+        return _check("containment", False, exc.message, exc.hint)
+    where = sandbox.user_config()
+    ran = sandbox.switches(allowed, [str(root)])
+    shown = [f"{row.name} on (your {where})" if ran[row.name] else f"{row.name} off"
+             for row in config.switches()]
+    also = "; the project's own hooks never (its .codex/ is not loaded)" if ran["hooks"] else ""
+    return _check("containment", True, "debate turns run Codex with " + ", ".join(shown) + also)
 
 
 def _claude_code() -> dict[str, Any]:

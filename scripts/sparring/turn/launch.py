@@ -109,7 +109,7 @@ def start(ref: str, cwd: Path, options: dict[str, Any], prompt: Prompt,
     budget.require(session, options.get("budget_tokens"))
     file_settings = config.load(Path(data["root"]))
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"))
-    settings = config.resolve_turn({**options, "sandbox": chosen.mode}, file_settings)
+    settings = config.resolve_turn(_given(data, options, chosen), file_settings)
     start_window()  # a bad SPARRING_STARTSECS is refused before anything starts
     process.mechanism()  # and so is a SPARRING_PROCESS_BACKEND this system lacks
     schema = _schema_for(data, schema)
@@ -334,12 +334,22 @@ def _resume_settings(data: dict[str, Any], previous: TurnRecord, options: dict[s
     file_settings = config.load(Path(data["root"]))
     chosen = _sandbox(data, options.get("sandbox"), file_settings.get("sandbox"),
                       _carried(previous))
-    given = {**options, "sandbox": chosen.mode}
+    given = _given(data, options, chosen)
     for row in config.TURN_SETTINGS:
         if row.resume == config.KEPT or (row.resume == config.CARRIED
                                          and given.get(row.name) is None):
             given[row.name] = kept[row.name]
     return config.resolve_turn(given, file_settings), chosen
+
+
+def _given(data: dict[str, Any], options: dict[str, Any], chosen: sandbox.Sandbox
+           ) -> dict[str, Any]:
+    """The settings a turn is given: the options, the sandbox decided, and codex's switches
+    as the user's config file keeps them (read with the sandbox, for every turn); the
+    project's folders are its root and working folder, as given and as resolved."""
+    folders = [str(f) for place in (data["root"], data["cwd"])
+               for f in (Path(place).absolute(), Path(place).resolve())]
+    return {**options, "sandbox": chosen.mode, **sandbox.switches(chosen.allowed, folders)}
 
 
 def _sandbox(data: dict[str, Any], flag: str | None, project_file: str | None,
