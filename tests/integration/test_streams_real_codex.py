@@ -65,8 +65,9 @@ def said(binary: Path, argv: list[str], env: dict[str, str], cwd: Path,
 def differential_cases(work: Path, thread: str) -> list[tuple[list[str], bytes]]:
     """Command lines sparring builds, and the mistakes the reference lists, by argv."""
     from sparring.codex import exec_argv
+    from sparring.config import TurnSettings
 
-    settings = {"effort": "high", "sandbox": "read-only", "model": None}
+    settings = TurnSettings.from_record({})  # what a turn runs with by default
     new = exec_argv("codex", cwd=work, settings=settings, thread_id=None,
                     output_schema=None)[1:]
     resumed = exec_argv("codex", cwd=work, settings=settings, thread_id=thread,

@@ -79,6 +79,7 @@ class Scenario:
     model: str = MOCK_MODEL
     config: str = ""  # appended to config.toml
     files: dict[str, str] = field(default_factory=dict)  # in the project
+    subagents: bool = False  # kept on, as the user's config file may (codex_subagents)
 
 
 def _output_of(exchange: Exchange) -> str:
@@ -186,7 +187,7 @@ SCENARIOS: dict[str, Scenario] = {
         files={"notes.md": NOTES}),
     "sub_agent": Scenario(
         "a sub-agent spawned and waited for; its command runs in its own thread",
-        router=_spawning, files={"notes.md": NOTES}),
+        router=_spawning, files={"notes.md": NOTES}, subagents=True),
     "usage_limit": Scenario(
         "the ChatGPT plan's usage limit (429 usage_limit_reached, a reset time)",
         lambda: [status(429, {"error": {"type": "usage_limit_reached",
@@ -216,6 +217,7 @@ SCENARIOS: dict[str, Scenario] = {
 def record(codex: Path, name: str, base: Path) -> dict[str, Any]:
     """One turn of scenario `name` with `codex`, in folders under `base`, as a fixture."""
     from sparring.codex import exec_argv
+    from sparring.config import TurnSettings
 
     scenario = SCENARIOS[name]
     work, home = base / "work", base / "home"
@@ -231,7 +233,8 @@ def record(codex: Path, name: str, base: Path) -> dict[str, Any]:
         codex_home = mock.codex_home(base / "codex-home", model=scenario.model)
         with (codex_home / "config.toml").open("a", encoding="utf-8") as config:
             config.write(scenario.config)
-        settings = {"effort": "high", "sandbox": scenario.sandbox, "model": None}
+        settings = TurnSettings.from_record({"sandbox": scenario.sandbox,
+                                             "subagents": scenario.subagents})
         argv = exec_argv(str(codex), cwd=work, settings=settings, thread_id=None,
                          output_schema=None)
         done = subprocess.run(argv, input=PROMPT.encode(), capture_output=True, cwd=work,
