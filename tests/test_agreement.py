@@ -37,24 +37,7 @@ def report_of(debate: Debate, synthesis: dict[str, Any] | None = None
 def test_both_sides_reject_a_claim_and_still_agree(debate: Debate) -> None:
     """Claude raises C-1; Codex rejects it with evidence; Claude is convinced and withdraws
     it; both approve one summary: consensus, C-1 rejected by both and never agreed."""
-    debate.fake.script([
-        {"reply": answer([cpt("X-1", "agree", "Keep Redis for sessions")])},
-        {**reading("store.py"), "reply": answer([
-            cpt("C-1", "disagree", "Sessions need a sweep job",
-                evidence=[quoted("store.py:3", "TTL = 30")],
-                note="Redis expires keys by their TTL; nothing to sweep")],
-            "agree", proposed="Keep Redis (X-1). No sweep job: keys expire by TTL (C-1).")},
-        {"reply": answer([], "agree")}])  # the challenge turn finds nothing
-    debate.start()
-    debate.seal("# Mine\n- C-1: Sessions need a sweep job.\n")
-    debate.wait()
-    first = debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement"),
-                                       pt("C-1", "agree", cls="claude_only")], **GOON})
-    assert first.out["decision"] == "continue", first.raw
-    debate.next_round(first.out)
-    withdrawn = debate.verdict({"points": [
-        pt("C-1", "withdraw", cls="claude_only", evidence=["store.py:3"],
-           note="Codex is right: the TTL expires them")], **agree(approve="S-1")})
+    withdrawn = debate.withdrawn_claim()
     # Claude moved, Codex never did: a challenge turn tests the consensus first
     assert withdrawn.out["decision"] == "continue" and withdrawn.out["kind"] == "challenge"
     assert debate.wait()["purpose"] == "challenge"

@@ -22,7 +22,7 @@ import pytest
 
 from sparring.codex import events
 from support import codex_streams, mcp_notes
-from support.debates import SYNTHESIS, Debate, answer, cpt, pt
+from support.debates import Debate, answer, cpt, pt
 
 NOTE_LINE = mcp_notes.NOTE.splitlines()[0]  # "the nightly batch window cannot absorb …"
 # Claude's analysis holds the words of the user's note, which lies nowhere in the project.
@@ -283,12 +283,7 @@ def test_the_model_codex_recorded_is_shown_at_start_in_status_and_in_the_report(
                                          "approval_policy": "never"}
     assert status["codex_ran"] == {"line": "Codex: gpt-5-mock, effort high, every round",
                                    "warnings": []}
-    debate.seal()
-    debate.wait()
-    debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
-                    "convergence": {"state": "agree", "reason": "settled"}})
-    debate.sparring("stop", debate.sid)
-    _, report = debate.report(SYNTHESIS)
+    report = debate.agreed_report()
     assert "- Codex: gpt-5-mock, effort high, every round (codex 0.171.0;" in report
 
 

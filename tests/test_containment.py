@@ -91,25 +91,7 @@ def _reconsidered(debate: Debate) -> str:
 
 def _challenged(debate: Debate) -> str:
     """A cheap consensus tested on a fresh thread (challenge)."""
-    debate.fake.script([
-        {"reply": answer([cpt("X-1", "agree", "Keep Redis for sessions")])},
-        {**reading("store.py"), "reply": answer([
-            cpt("C-1", "disagree", "Sessions need a sweep job",
-                evidence=[quoted("store.py:3", "TTL = 30")],
-                note="Redis expires keys by their TTL; nothing to sweep")],
-            "agree", proposed="Keep Redis (X-1). No sweep job: keys expire by TTL (C-1).")},
-        {"reply": answer([], "agree")}], restart=True)
-    debate.start()
-    debate.seal("# Mine\n- C-1: Sessions need a sweep job.\n")
-    debate.wait()
-    debate.next_round(debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement"),
-                                                 pt("C-1", "agree", cls="claude_only")],
-                                      **_GOON}).out)
-    withdrawn = debate.verdict({"points": [
-        pt("C-1", "withdraw", cls="claude_only", evidence=["store.py:3"],
-           note="Codex is right: the TTL expires them")],
-        "convergence": {"state": "agree", "reason": "settled"}, "approve_summary": "S-1",
-        "proposed_summary": None})
+    withdrawn = debate.withdrawn_claim(restart=True)
     assert withdrawn.out["kind"] == "challenge", withdrawn.raw
     assert debate.wait()["purpose"] == "challenge"
     return debate.sid

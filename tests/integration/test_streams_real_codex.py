@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from support import codex_streams
-from support.debates import SYNTHESIS, Debate, pt
+from support.debates import Debate
 from support.responses_mock import ResponsesMock, text
 
 pytestmark = pytest.mark.integration
@@ -189,11 +189,6 @@ def test_the_model_the_real_codex_ran_is_in_the_report(
     assert debate.start()["codex"] in (f"gpt-5-mock, effort high (codex {version})",
                                        f"the default model, effort high (codex {version}; "
                                        "not recorded yet)")
-    debate.seal()
-    debate.wait()
-    debate.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
-                    "convergence": {"state": "agree", "reason": "settled"}})
-    debate.sparring("stop", debate.sid)
-    _, report = debate.report(SYNTHESIS)
+    report = debate.agreed_report()
     assert (f"- Codex: gpt-5-mock, effort high, every round (codex "
             f"{codex_streams.CODEX_VERSION};") in report

@@ -125,6 +125,41 @@ class Debate:
         assert decision["next"]["action"] == "wait" and decision["next"]["started"], decision
         return self.wait()
 
+    def withdrawn_claim(self, restart: bool = False) -> Any:
+        """Claude seals C-1; Codex rejects it with evidence from store.py; Claude is convinced
+        and withdraws it, approving Codex's summary (the verdict returned). Codex's third
+        answer, a challenge turn's, finds nothing. `restart`: as FakeCodex.script."""
+        self.fake.script([
+            {"reply": answer([cpt("X-1", "agree", "Keep Redis for sessions")])},
+            {**reading("store.py"), "reply": answer([
+                cpt("C-1", "disagree", "Sessions need a sweep job",
+                    evidence=[quoted("store.py:3", "TTL = 30")],
+                    note="Redis expires keys by their TTL; nothing to sweep")],
+                "agree", proposed="Keep Redis (X-1). No sweep job: keys expire by TTL (C-1).")},
+            {"reply": answer([], "agree")}], restart=restart)
+        self.start()
+        self.seal("# Mine\n- C-1: Sessions need a sweep job.\n")
+        self.wait()
+        first = self.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement"),
+                                         pt("C-1", "agree", cls="claude_only")],
+                              "convergence": {"state": "continue", "reason": "open"}})
+        assert first.out["decision"] == "continue", first.raw
+        self.next_round(first.out)
+        return self.verdict({"points": [
+            pt("C-1", "withdraw", cls="claude_only", evidence=["store.py:3"],
+               note="Codex is right: the TTL expires them")],
+            "convergence": {"state": "agree", "reason": "settled"}, "approve_summary": "S-1",
+            "proposed_summary": None})
+
+    def agreed_report(self) -> str:
+        """Round one sealed and agreed on X-1 alone, the session stopped: the report's text."""
+        self.seal()
+        self.wait()
+        self.verdict({"points": [pt("X-1", "agree", cls="genuine_agreement")],
+                      "convergence": {"state": "agree", "reason": "settled"}})
+        self.sparring("stop", self.sid)
+        return self.report(SYNTHESIS)[1]
+
     def report(self, synthesis: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
         args = ["report", self.sid, "--out", str(self.tmp / "report.md")]
         if synthesis is not None:
