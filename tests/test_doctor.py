@@ -22,6 +22,7 @@ from support.installing import (
     runtime_of,
     shared_runtime,
 )
+from support.terminal import on_a_terminal
 
 
 def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -411,27 +412,7 @@ def test_skills_of_a_clone_without_the_hook_get_the_rules_to_add_by_hand(
 
 
 def run_doctor_on_a_terminal(cwd: Path, *args: str) -> str:
-    """`python -m sparring doctor` with a terminal as its stdout, as a person runs it."""
-    import pty
-    import subprocess
-    import sys
-
-    main, child = pty.openpty()
-    with subprocess.Popen([sys.executable, "-m", "sparring", "doctor", *args], cwd=cwd,
-                          stdout=child, stderr=child, stdin=subprocess.DEVNULL) as proc:
-        os.close(child)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal closed: the child is done
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-    os.close(main)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return on_a_terminal(cwd, "doctor", *args)[1]
 
 
 def test_a_person_at_a_terminal_reads_text_and_a_program_gets_json(
@@ -463,6 +444,39 @@ def test_the_text_names_each_problem_with_its_hint_and_says_what_next(
     assert re.search(r"^  warning  claude_code +Claude Code is not running this command", text,
                      re.M), text
     assert text.rstrip().splitlines()[-2].startswith("Next: install Codex: `npm install -g")
+
+
+def test_doctor_exits_non_zero_when_not_ready_so_a_script_can_test_it(
+        sparring: Any, repo: Path, fake_codex: Any, installed: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_codex.log_in()
+    assert sparring("doctor").exit_code == 0
+    assert sparring("doctor", "--text").exit_code == 0
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: not ready
+    for form in ("--json", "--text"):
+        run = sparring("doctor", form)
+        assert run.exit_code == 1, (form, run.raw)
+    skills = sparring("doctor", "--json", "--inbox")  # what the skills read is all there
+    assert skills.exit_code == 1 and skills.out["ok"] is True
+    assert skills.out["ready"] is False and skills.out["hints"], skills.out
+
+
+def test_the_text_wraps_at_spaces_and_never_inside_a_path_or_a_command(
+        sparring: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / ("a-folder-name-long-enough-to-pass-the-line-" * 2) / "repo"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex, no runtime: hints with paths
+    monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((60, 24)))
+    text = sparring("doctor", "--text").raw
+
+    words = set(text.split())
+    assert any(str(deep) in word for word in words), text  # the path whole, on one line
+    assert "`npm install -g @openai/codex`" in text  # a command whole, on one line
+    for line in text.splitlines():  # past the width only what cannot be cut: one word
+        body = line[25:] if line.startswith("  ") else line  # after the check's columns
+        alone = re.sub(r"`[^`]*`", "code", body.strip().removeprefix("-> "))
+        assert len(line) <= 60 or " " not in alone.strip(), line
 
 
 # -- blocking and advisory ---------------------------------------------------------------------

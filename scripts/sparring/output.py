@@ -23,6 +23,22 @@ class Text(str):
     """What a verb prints as it is instead of its JSON object: a table or a rendering for
     a person, who asked for it (`status --table`, `render --raw`, `doctor --text`)."""
 
+    exit_status = EXIT_OK
+
+
+class Answer(dict[str, Any]):
+    """A verb's JSON object whose exit status says more than "done": `doctor` when not
+    ready exits EXIT_FAILED though it did its job."""
+
+    exit_status = EXIT_OK
+
+
+def with_status(payload: dict[str, Any] | Text, status: int) -> Answer | Text:
+    """`payload`, printed as ever, the process exiting with `status`."""
+    made = Text(payload) if isinstance(payload, Text) else Answer(payload)
+    made.exit_status = status
+    return made
+
 
 def success(verb: str, payload: dict[str, Any]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "ok": True, "verb": verb, **payload}

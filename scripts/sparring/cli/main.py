@@ -4,9 +4,9 @@ sparring's own, each workflow's package for its own: sparring/params.py's `Verb`
 
 Every verb prints one JSON object on stdout (`schema_version`, `ok`, `verb`, then the
 verb's fields, or `error` with `code`, `message` and `hint`); a few print text for a person
-when asked (`status --table`, `render --raw`, `doctor --text`). Exit status: 0 when the verb
-did its job (poll and wait report any turn status with 0), 1 when it could not, 2 for a
-command-line mistake.
+on a terminal or when asked (`status`, `doctor`, `render --raw`), and bare `sparring` its
+help. Exit status: 0 when the verb did its job (poll and wait report any turn status with
+0; doctor only when ready), 1 when it could not, 2 for a command-line mistake.
 """
 
 from __future__ import annotations
@@ -22,26 +22,49 @@ from click.core import ParameterSource
 
 from sparring import __version__, params
 from sparring.cli import verb as verbs_run
-from sparring.cli.verbs import GROUPS, VERBS
+from sparring.cli.verbs import GROUPS, PEOPLE, VERBS
 from sparring.errors import SparringError
 from sparring.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, emit, failure, is_text
 from sparring.params import Argument, Group, Option, Verb
 from sparring.workflows import registry
 from sparring.workflows.workflow import Workflow
 
-HELP = """sparring: run Codex in the background as Claude's sparring partner.
+HELP = """sparring: Claude and Codex work through a hard technical question; this
+command is the runner the skills call, and two verbs are for you.
 
 \b
-Typical flow:
+For you, in your project:
+  sparring doctor            is everything ready for a debate? what to fix first
+  sparring status            your sessions, as a table (--open: unfinished only)
+  sparring status SESSION    one session: rounds, tokens, the step that comes next
+In Claude Code: /think-about, /dual-model, /arch-debate, /deep-discussion.
+Install, update or remove: python3 <your sparring clone>/install.py --project
+DIR (or --user); the same with --uninstall removes it.
+
+\b
+For the skills, the runner's verbs (each prints one JSON object):
   sparring init --skill think-about          -> {"session": ID, ...}
   sparring start ID --prompt-file round1.md  -> status running
   sparring wait ID --timeout 100             -> status completed, review
   sparring resume ID --prompt-file round2.md
   sparring finalize ID ; sparring stop ID
 
-Every verb prints one JSON object. SESSION is the id `init` printed or the
-session's directory. Settings come from options, SPARRING_* variables, then
-sparring.yaml at the project root."""
+SESSION is the id `init` printed or the session's directory. Settings come from
+options, SPARRING_* variables, then sparring.yaml at the project root."""
+
+
+class Root(click.Group):
+    """The top of the command line: the verbs for a person listed first, apart."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.commands[name].get_short_help_str(formatter.width - 16))
+                for name in self.list_commands(ctx)]
+        for title, chosen in (("For you", True), ("For the skills", False)):
+            shown = [row for row in rows if (row[0] in PEOPLE) is chosen]
+            if shown:
+                with formatter.section(title):
+                    formatter.write_dl(shown)
+
 
 Call = Callable[[dict[str, Any]], Any]
 
@@ -144,7 +167,7 @@ def workflows_verb(flow: Workflow, verb: Verb) -> Call:
 def build() -> click.Group:
     """The command line: sparring's own verbs, then a group per workflow with verbs of its
     own (in the registry's order)."""
-    root = click.Group("sparring", help=HELP, context_settings={
+    root = Root("sparring", help=HELP, context_settings={
         "help_option_names": ["-h", "--help"], "max_content_width": 100})
     click.version_option(__version__, prog_name="sparring")(root)
     groups = {name: click.Group(name, help=text) for name, text in GROUPS.items()}
@@ -167,6 +190,10 @@ cli = build()
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:  # a person who typed `sparring`: the help, as text
+        with click.Context(cli, info_name="sparring", **cli.context_settings) as ctx:
+            click.echo(cli.get_help(ctx))
+        return EXIT_OK
     bad = next((n for n, arg in enumerate(args, 1) if not is_text(arg)), None)
     if bad is not None:  # a question or a value no prompt, record or report could hold
         emit(failure("sparring", SparringError(

@@ -31,14 +31,15 @@ def run(verb: str, call: Callable[[], dict[str, Any] | Text], named: Any) -> int
     except BaseException:
         inputs.forget_taken()
         raise
+    status = getattr(payload, "exit_status", EXIT_OK)  # doctor, not ready: EXIT_FAILED
     if isinstance(payload, Text):
         click.echo(payload, nl=False)
-        return EXIT_OK
+        return status
     if inputs.took_any():
         inputs.archive_taken(_session_dir(payload))
     # The session the verb acted on fills its hints' SESSION: the id it printed first.
     emit(success(verb, payload), text(payload.get("session")) or text(named))
-    return EXIT_OK
+    return status
 
 
 def internal_error(exc: Exception) -> int:

@@ -118,7 +118,9 @@ when it has a token budget. A session not finalized also shows `question` and
            "wrote (a session folder planted in .sparring or committed in a clone is left "
            "out), each with its question and next step (what picking one up needs).",
            dest="only_open"),
-    Option("--table", "flag", "Print a human-readable table instead of JSON.")))
+    Option("--table/--json", "flag", "Text for a person: the sessions as a table, one session "
+           "as its facts and a line per turn (the default on a terminal), or one JSON object "
+           "(the default when stdout is not a terminal, as for Claude).", dest="table")))
 
 STOP = Verb("stop", "stop:stop", """\
 End the running turn and codex's whole process tree. Idempotent.
@@ -142,7 +144,7 @@ Prints `ready` (bool: no blocking problem), a `verdict`, `checks` [{name, ok,
 level, detail, hint}] (level: ok, problem, or warning for an advisory check:
 codex_version, duplicates, updates, permissions, claude_code), the `hints` of
 the problems in the order to fix them, the `warnings`' hints, and `inbox`. Exit
-status 0 either way. `config` names the sandbox Codex would run in and where it
+status 0 when ready, 1 when not. `config` names the sandbox Codex would run in and where it
 came from; `permissions`, whether Claude Code approves the skills' verbs and no
 more; `updates`, whether what is installed is older than its clone; `processes`,
 the process backend in force (SPARRING_PROCESS_BACKEND). With --inbox (the skills'
@@ -294,4 +296,5 @@ were reverted or kept. Prints `accepted` (turn, round, changed) and `next`.""", 
 
 VERBS = (INIT, START, RESUME, POLL, WAIT, STATUS, STOP, FINALIZE, DOCTOR, SEAL, VERDICT,
          REPORT, RENDER, GUARD_SNAPSHOT, GUARD_CHECK, GUARD_REVERT, GUARD_ACCEPT)
+PEOPLE = ("doctor", "status")  # listed first in `sparring --help`: what a person types
 GROUPS = {"guard": GUARD}  # the help of each group of sparring's own verbs

@@ -10,6 +10,7 @@ says what it saw (`detail`) and what to do (`hint`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -20,7 +21,7 @@ from sparring import __version__, codex, config, process
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
-from sparring.output import Text
+from sparring.output import EXIT_FAILED, EXIT_OK, Answer, Text, with_status
 from sparring.store import witness, workspace
 from sparring.store.inputs import project_folder
 
@@ -32,15 +33,16 @@ ADVISORY = frozenset({"codex_version", "codex_efforts", "duplicates", "updates",
 
 
 def doctor(here: str, cwd: str, as_json: bool | None, inbox: bool, full: bool
-           ) -> dict[str, Any] | Text:
+           ) -> Answer | Text:
     """`sparring doctor`: JSON, or text on a terminal (`as_json` None) or when asked; with
-    `inbox` (the skills' call) only what they act on, unless `full`."""
+    `inbox` (the skills' call) only what they act on, unless `full`. It exits EXIT_FAILED
+    when not ready, so that a script can test it."""
     result = checked(project_folder(cwd), inbox)
     if as_json is None:
         as_json = not sys.stdout.isatty()
-    if as_json:
-        return brief(result, inbox and not full)
-    return Text(as_text(result, min(shutil.get_terminal_size().columns, 100)))
+    shown = brief(result, inbox and not full) if as_json else \
+        Text(as_text(result, min(shutil.get_terminal_size().columns, 100)))
+    return with_status(shown, EXIT_OK if result["ready"] else EXIT_FAILED)
 
 
 def checked(cwd: Path, inbox: bool = False) -> dict[str, Any]:
@@ -114,20 +116,30 @@ def _inbox(create: bool) -> str:
 def as_text(result: dict[str, Any], width: int = 100) -> str:
     """The verdict, one line per check (its hint below it when it failed), then what next."""
     label = {"ok": "ok", "warning": "warning", "problem": "PROBLEM"}
-    lines = [f"sparring {result['sparring']} doctor: {result['verdict']}", ""]
+    lines = [*_wrapped(f"sparring {result['sparring']} doctor: {result['verdict']}", width,
+                       "", "  "), ""]
     indent = " " * 25
     for found in result["checks"]:
         head = f"  {label[found['level']]:<8} {found['name']:<13} "
-        lines += textwrap.wrap(found["detail"] or "-", width, initial_indent=head,
-                               subsequent_indent=indent, break_on_hyphens=False)
+        lines += _wrapped(found["detail"] or "-", width, head, indent)
         if found["hint"]:
-            lines += textwrap.wrap(found["hint"], width, initial_indent=indent + "-> ",
-                                   subsequent_indent=indent + "   ", break_on_hyphens=False)
+            lines += _wrapped(found["hint"], width, indent + "-> ", indent + "   ")
     first = result["hints"][:1] or result["warnings"][:1]
     if first:
-        lines += ["", *textwrap.wrap(f"Next: {first[0]}", width, subsequent_indent="  ",
-                                     break_on_hyphens=False)]
+        lines += ["", *_wrapped(f"Next: {first[0]}", width, "", "  ")]
     return "\n".join(lines) + "\n"
+
+
+def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
+    """`text` wrapped at spaces only, and never inside a `command`: a path or a command
+    longer than the line stays whole (to copy and paste), never cut mid-word or at a hyphen."""
+    held = re.sub(r"`[^`]*`", lambda code: code[0].replace(" ", _HELD), text)
+    return [line.replace(_HELD, " ") for line in textwrap.wrap(
+        held, width, initial_indent=first, subsequent_indent=rest,
+        break_long_words=False, break_on_hyphens=False)]
+
+
+_HELD = "\xa0"  # a space textwrap does not break at (it breaks at ASCII whitespace only)
 
 
 def _check(name: str, ok: bool, detail: str, hint: str = "") -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +16,17 @@ from sparring.turn.summary import question, summarize
 from sparring.workflows import registry
 
 
-def status(here: str, session: str | None, cwd: str, only_open: bool, table: bool
+def status(here: str, session: str | None, cwd: str, only_open: bool, table: bool | None
            ) -> dict[str, Any] | Text:
-    """`sparring status`: one session, or every session of the project (--cwd's), as JSON or,
-    with --table, as a table for a person."""
+    """`sparring status`: one session, or every session of the project (--cwd's), as JSON or
+    as text for a person (`table` None: text on a terminal, JSON for a program)."""
     folder = project_folder(cwd)
-    if table and session is None:
-        return Text(as_table(shown(None, folder, only_open)) + "\n")
-    return shown(session, str(folder), only_open)
+    if table is None:
+        table = sys.stdout.isatty()
+    result = shown(session, str(folder), only_open)
+    if not table:
+        return result
+    return Text((as_table(result) if session is None else as_text(result)) + "\n")
 
 
 def shown(ref: str | None, cwd: str | Path, only_open: bool = False) -> dict[str, Any]:
@@ -103,12 +107,34 @@ def _cell(value: Any) -> str:
 
 
 def as_table(result: dict[str, Any]) -> str:
-    """Human-readable form of the session list, for `status --table`."""
+    """The session list for a person (`status --table`, or `status` on a terminal)."""
     columns = ("session", "skill", "status", "rounds", "created", "tokens", "budget")
-    rows = [[_cell(r.get(c)) for c in columns] for r in result["sessions"]]
-    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in rows]
-    if not rows:
+    lines = _columns(columns, [{c: _cell(r.get(c)) for c in columns} for r in result["sessions"]])
+    if not result["sessions"]:
         lines.append(f"(no sessions under {result['root']}/.sparring)")
     return "\n".join(lines)
+
+
+def as_text(result: dict[str, Any]) -> str:
+    """One session for a person: what it is and where it stands, then a line per turn."""
+    facts = [("session", result["session"]), ("skill", result["skill"]),
+             ("status", result["status"]), ("rounds", result["rounds"]),
+             ("tokens", f"{budget.used_of(result['usage_total']):,}"),
+             ("budget", _cell(result.get("budget")) or None),
+             ("codex", result["codex_ran"]["line"]), ("question", result.get("question")),
+             ("next", result.get("next"))]
+    lines = [f"{name + ':':<10}{_cell(value)}" for name, value in facts if value is not None]
+    lines += [f"{'warning:':<10}{warning}" for warning in result["codex_ran"]["warnings"]]
+    columns = ("turn", "round", "purpose", "status", "duration_s", "tokens", "model")
+    turns = [{**{c: _cell(t.get(c)) for c in columns},
+              "tokens": f"{budget.used_of(t.get('usage') or {}):,}"} for t in result["turns"]]
+    return "\n".join([*lines, "", *_columns(columns, turns)] if turns else lines)
+
+
+def _columns(columns: tuple[str, ...], rows: list[dict[str, str]]) -> list[str]:
+    """A header and one line per row, each column as wide as its widest cell."""
+    widths = [max([len(c)] + [len(r[c]) for r in rows]) for c in columns]
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(r[c].ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()
+              for r in rows]
+    return lines

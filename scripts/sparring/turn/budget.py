@@ -30,8 +30,12 @@ def total_usage(data: dict[str, Any]) -> dict[str, int]:
 
 def used(turns: list[dict[str, Any]]) -> int:
     """Input plus output tokens of every turn so far."""
-    return sum((t.get("usage") or {}).get(key, 0) for t in turns
-               for key in ("input_tokens", "output_tokens"))
+    return sum(used_of(t.get("usage") or {}) for t in turns)
+
+
+def used_of(usage: dict[str, Any]) -> int:
+    """Input plus output tokens of one usage record (a turn's, or a session's total)."""
+    return sum(usage.get(key, 0) for key in ("input_tokens", "output_tokens"))
 
 
 def figures(data: dict[str, Any]) -> dict[str, int] | None:
