@@ -8,7 +8,7 @@
 if [ "${OS:-}" = Windows_NT ] || [ -n "${MSYSTEM:-}" ]; then
   case "$(uname -s 2>/dev/null)" in
     MINGW* | MSYS* | CYGWIN* | Windows_NT)
-      echo '{"schema_version": 1, "ok": false, "verb": "launcher", "error": {"code": "platform_unsupported", "message": "sparring does not run on native Windows yet: run it inside WSL (Windows Subsystem for Linux), where it works as on Linux", "hint": "set up WSL (`wsl --install`), then install Claude Code, Codex and sparring inside it as on Linux; docs/windows.md says what native support would take"}}'
+      echo '{"schema_version": 1, "ok": false, "verb": "launcher", "error": {"code": "platform_unsupported", "message": "sparring does not run on native Windows yet: run it inside WSL (Windows Subsystem for Linux), where it works as on Linux", "hint": "set up WSL (`wsl --install`), then install Claude Code, Codex and sparring inside it as on Linux: docs/windows.md gives the steps"}}'
       exit 1 ;;
   esac
 fi

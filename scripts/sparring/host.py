@@ -18,7 +18,7 @@ _WINDOWS = ("win32", "cygwin", "msys")
 NATIVE_WINDOWS = ("sparring does not run on native Windows yet: run it inside WSL (Windows "
                   "Subsystem for Linux), where it works as on Linux")
 WSL_HINT = ("set up WSL (`wsl --install`), then install Claude Code, Codex and sparring inside "
-            "it as on Linux; docs/windows.md says what native support would take")
+            "it as on Linux: docs/windows.md gives the steps")
 
 
 def native_windows(platform: str | None = None) -> bool:
