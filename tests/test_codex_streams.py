@@ -140,6 +140,28 @@ def test_a_command_that_showed_codex_the_analysis_voids_independence(
                                            "it text of Claude's analysis")
 
 
+def test_what_a_code_mode_script_printed_is_read_from_the_rollout(
+        debate: Debate, tmp_path: Path) -> None:
+    """Code mode's script may print what it made of a command's output: the events show
+    the nested command, never the script's own output; the thread's rollout does. Here the
+    command's output in the events says nothing of the note, the script's printout does."""
+    fixture = codex_streams.load("code_mode")
+    fixture["events"] = [line.replace(json.dumps(mcp_notes.NOTE)[1:-1], "# notes\\n")
+                         for line in fixture["events"]]
+    assert not any(NOTE_LINE in line for line in fixture["events"])
+    [rollout] = fixture["rollouts"].values()
+    assert any(NOTE_LINE in line for line in rollout)  # in the script's output alone
+    edited = tmp_path / "code_mode.json"
+    edited.write_text(json.dumps(fixture))
+
+    independence = sealed(debate, str(edited))
+    assert independence["state"] == "void", independence
+    [found] = seen(debate)
+    assert found["command"].startswith("code mode script `const run = await "
+                                       "tools.exec_command("), found
+    assert "output holds Claude's analysis" in found["detail"]
+
+
 def test_an_mcp_tool_result_40_levels_deep_voids_independence(debate: Debate) -> None:
     independence = sealed(debate, "mcp_call")
     assert independence["state"] == "void", independence

@@ -120,7 +120,7 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
     engine record keeps it: `seen` (empty when nothing), what was read, and anything the
     runner could not read (`unchecked`: then independence is not measured)."""
     turns = [t for t in data["turns"] if t["round"] == 1]
-    pieces, missing, unread = _pieces(session, turns)
+    pieces, missing, unread = _pieces(session, turns, data.get("thread_id"))
     found: dict[str, Any] = {
         "checked_at": time.time(), "turns": [t["n"] for t in turns], "words": WORDS,
         "commands": sum(1 for p in pieces if not p.output),
@@ -148,10 +148,10 @@ def check(session: Session, data: dict[str, Any], analysis: str) -> dict[str, An
     return found
 
 
-def _pieces(session: Session, turns: list[dict[str, Any]]
+def _pieces(session: Session, turns: list[dict[str, Any]], thread: Any
             ) -> tuple[list[Piece], list[int], list[str]]:
-    """What Codex did in round one's turns; the turns whose events could not be read, and
-    the sub-agents whose rollouts could not."""
+    """What Codex did in round one's turns (on `thread`); the turns whose events could not
+    be read, and the sub-agents whose rollouts could not."""
     pieces: list[Piece] = []
     missing: list[int] = []
     unread: list[str] = []
@@ -167,7 +167,24 @@ def _pieces(session: Session, turns: list[dict[str, Any]]
         found, lost = _of_agents(turn["n"], agents)
         pieces += found
         unread += lost
+    if turns and not missing:
+        pieces += _of_scripts(turns[-1]["n"], thread)
     return pieces, missing, unread
+
+
+CODE_MODE = "exec"  # code mode's tool: a script whose own output the events never show
+
+
+def _of_scripts(n: int, thread: Any) -> list[Piece]:
+    """What code mode's scripts wrote and printed in round one, from the thread's rollout:
+    the events show the commands a script ran, never what the script itself printed (it may
+    print what it computed from them). A thread whose rollout cannot be read adds nothing:
+    its events were read all the same."""
+    readable = isinstance(thread, str) and shapes.is_thread_id(thread)
+    calls = rollout.tool_calls(thread) if readable else None
+    return [Piece(n, f"code mode script {_label(call.what)}", text, saw)
+            for call in calls or [] if call.kind == CODE_MODE
+            for text, saw in ((call.wrote, False), (call.saw, True)) if text]
 
 
 def _of_item(n: int, item: dict[str, Any]) -> list[Piece]:
