@@ -180,3 +180,31 @@ def test_with_hooks_kept_on_the_users_hook_runs_and_the_projects_never(
 
     assert ended["status"] == "completed" and ended["review"]["text"] == "Round two.", ended
     assert ours.exists() and not theirs.exists(), "resumed, the same"
+
+
+def test_with_hooks_kept_on_a_codex_folder_between_root_and_cwd_never_runs(
+        real_codex: Path, codex_home: Path, codex_env: dict[str, str],
+        responses_mock: ResponsesMock, sparring: Any, repo: Path, tmp_path: Path) -> None:
+    """Codex reads a `.codex/` layer in every folder from the project's root down to the
+    working folder: one in a folder between them, trusted and reviewed, runs with plain
+    `codex exec` there and not in a debate turn started in the deeper folder."""
+    between, cwd = repo / "services", repo / "services" / "api"
+    cwd.mkdir(parents=True)
+    marker = tmp_path / "between-hook-ran"
+    offline(codex_home, repo)
+    declare_hook(between, marker)
+    assert trust_hooks(real_codex, codex_env, cwd, codex_home) == 2
+    kept = Path.home() / ".config" / "sparring" / "config.yaml"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("codex_hooks: true\n")
+    kept.chmod(0o600)
+    responses_mock.script(text("outside sparring"), text("Round one."))
+    plain_exec(real_codex, codex_env, cwd)
+    assert marker.exists(), "the folder's hook runs outside sparring"
+    marker.unlink()
+
+    sid = sparring("init", "--skill", "deep-discussion", "--cwd", "services/api").out["session"]
+    assert sparring("start", sid, input=b"Redis or SQLite?").exit_code == 0
+    ended = sparring("wait", sid, "--timeout", "60").out
+    assert ended["status"] == "completed" and ended["review"]["text"] == "Round one.", ended
+    assert not marker.exists(), "a hook between the root and the working folder ran"
