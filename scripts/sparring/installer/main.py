@@ -39,6 +39,7 @@ from sparring.installer.skills import (
 )
 from sparring.installer.source import load_source
 from sparring.process import spawn
+from sparring.quoting import shell_word
 
 # -- install, uninstall, doctor -----------------------------------------------------------
 
@@ -107,16 +108,17 @@ def launcher_for(ctx: Context, source: Source) -> Path | None:
 
 def run_doctor(launcher: Path, cwd: Path) -> dict[str, Any]:
     """The runtime's own doctor, as JSON; it creates nothing (no inbox: no debate runs)."""
+    doctor = f"{shell_word(str(launcher))} doctor"
     try:
         done = spawn.run([str(launcher), "doctor", "--json"], cwd=cwd,
                          timeout=DOCTOR_TIMEOUT_S)
         result = json.loads(done.stdout)
     except (OSError, spawn.TimeoutExpired, ValueError) as exc:
-        raise InstallError(f"`{launcher} doctor` did not answer: {exc}",
-                           f"run `{launcher} doctor` yourself to see why") from exc
+        raise InstallError(f"`{doctor}` did not answer: {exc}",
+                           f"run `{doctor}` yourself to see why") from exc
     if not isinstance(result, dict):
-        raise InstallError(f"`{launcher} doctor` printed no JSON object",
-                           f"run `{launcher} doctor` yourself to see why")
+        raise InstallError(f"`{doctor}` printed no JSON object",
+                           f"run `{doctor}` yourself to see why")
     return result
 
 
@@ -169,8 +171,8 @@ def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str
     if count:
         return f"{head}; doctor: ready, with {count} warning(s) above"
     if options.project is not None:
-        return f"{head}; doctor: ready. Next: `cd {options.project} && claude`, then type " \
-            "/think-about <your question>"
+        return f"{head}; doctor: ready. Next: `cd {shell_word(str(options.project))} && " \
+            "claude`, then type /think-about <your question>"
     return f"{head}; doctor: ready"
 
 
@@ -187,7 +189,7 @@ def check_line(ctx: Context, version: str, where: str) -> str:
 
 def where_option(ctx: Context) -> str:
     if ctx.options.project is not None:
-        return f"--project {ctx.options.project}"
+        return f"--project {shell_word(str(ctx.options.project))}"
     return "--user" if ctx.options.target is not None else "--runtime-only"
 
 
