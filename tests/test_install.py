@@ -982,8 +982,8 @@ def test_check_says_whether_the_install_is_older_than_the_clone(
         [str(target / SKILLS[0])]
     text = run_install("--project", project, "--check", env=env, installer=installer)
     assert text.stdout.rstrip().splitlines()[-1] == (
-        "older than this clone: installing would make the 1 change(s) above; run install.py "
-        f"again with the same --project {project} to update")
+        "older than this clone: installing would make the 1 change(s) above; to update, run "
+        f"`python3 {installer} --project {project}`")
     assert snapshot(project) == before
     assert run_install("--project", project, "--check", "--uninstall", env=env).returncode == 2
 

@@ -402,8 +402,9 @@ def everything(top: Path) -> set[Path]:
 
 def test_what_install_and_doctor_print_pastes_under_a_path_with_a_space_and_a_quote(
         odd: Odd) -> None:
-    """install.py's next step, doctor's duplicate and update hints: each command pasted
-    into sh does what it says, with the home, the clone and the project each one word."""
+    """install.py's next step, doctor's duplicate and update hints and --check's update: each
+    command pasted into sh does what it says, the home, the clone and the project each one
+    word."""
     last = odd.install("--project", str(odd.project)).stdout.rstrip().splitlines()[-1]
     [cd] = quoted(last, "cd ")
     assert cd == f'cd "{odd.project}" && claude', last
@@ -426,10 +427,17 @@ def test_what_install_and_doctor_print_pastes_under_a_path_with_a_space_and_a_qu
     older = odd.doctor()["updates"]
     [update] = quoted(older["hint"], "python3 ")
     assert update == f'python3 "{odd.installer}" --project "{odd.project}"', older["hint"]
+    checked = run_install("--project", odd.project, "--check", env=odd.env,
+                          installer=odd.installer)
+    assert checked.returncode == 1 and quoted(checked.stdout.splitlines()[-1], "python3 ") == \
+        [update], checked.stdout  # --check names the same command
     paste(update, odd.home, odd.env)
     assert odd.doctor()["updates"]["ok"]
     installed = odd.project / ".claude" / "skills" / SKILLS[0] / "SKILL.md"
     assert installed.read_text() == skill_md.read_text()
+
+    paste(project, odd.home, odd.env)  # the duplicate hint's other way out
+    assert not (odd.project / ".claude" / "skills").exists()
 
 
 def test_the_uninstalls_rm_lines_remove_exactly_what_they_name(odd: Odd) -> None:

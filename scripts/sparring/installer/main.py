@@ -146,13 +146,13 @@ def print_doctor(report: dict[str, Any]) -> None:
         print(f"doctor {label}: {check['name']}: {check.get('detail', '')}{hint}")
 
 
-def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str:
+def final_line(ctx: Context, version: str, report: dict[str, Any] | None, root: Path) -> str:
     """The one line that says how it ended and what to do next (an error goes to stderr)."""
     options = ctx.options
     where = str(options.target) if options.target else \
         f"the runtime only ({Runtime(data_dir()).venv})"
     if options.check:
-        return check_line(ctx, version, where)
+        return check_line(ctx, version, where, root)
     if options.dry_run:
         return "dry run: nothing was changed"
     if options.uninstall:
@@ -176,14 +176,15 @@ def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str
     return f"{head}; doctor: ready"
 
 
-def check_line(ctx: Context, version: str, where: str) -> str:
-    """--check: is what is installed older than this clone?"""
+def check_line(ctx: Context, version: str, where: str, root: Path) -> str:
+    """--check: is what is installed older than this clone (at `root`)?"""
     changes = [a for a in ctx.actions if a.verb.startswith("would ")]
     if any(a.verb == "would install" for a in changes):
         return f"not installed: sparring {version} is not in {where}"
     if changes:
         return f"older than this clone: installing would make the {len(changes)} change(s) " \
-            f"above; run install.py again with the same {where_option(ctx)} to update"
+            f"above; to update, run `python3 {shell_word(str(root / 'install.py'))} " \
+            f"{where_option(ctx)}`"
     return f"up to date: {where} has what this clone installs (sparring {version})"
 
 
@@ -289,6 +290,6 @@ def main(root: Path, argv: list[str] | None = None) -> int:
     elif error is not None:
         print(f"error: {error.message}\n  hint: {error.hint}", file=sys.stderr)
     else:
-        print(final_line(ctx, version, report))
+        print(final_line(ctx, version, report, root))
     return 0 if ok else 1
 
