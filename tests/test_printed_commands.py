@@ -24,6 +24,7 @@ import pytest
 
 from sparring import output, quoting
 from sparring.errors import Hint, violation_hint
+from sparring.installer import survey
 from sparring.store import witness
 from support.debates import Debate, answer, cpt, pt
 from support.installing import (
@@ -538,6 +539,12 @@ def test_a_clone_a_projects_marker_names_inside_it_is_never_a_command(
     skills = {c["name"]: c for c in sparring("doctor").out["checks"]}["skills"]
     assert skills["level"] == "problem" and "tools" not in skills["hint"], skills
     assert "from a clone of sparring run `python3 install.py --project" in skills["hint"]
+    where = survey.places(repo)  # an update from such a clone is not offered either
+    assert survey._update(survey.PROJECT, str(planted), where) == \
+        f"`python3 install.py --project {repo}` from a clone of sparring"
+    outside = tmp_path / "Jane's clone"
+    assert survey._update(survey.PROJECT, str(outside), where) == \
+        f'`python3 "{outside}/install.py" --project {repo}`'
     nothing_ran(repo)
 
 
