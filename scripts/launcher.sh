@@ -85,31 +85,54 @@ if found=$(command -v sparring 2>/dev/null); then
 fi
 
 # No runtime: one JSON error whose hint is the command that fixes it, as exactly as we can.
+# word: one word of that command, quoted as sparring/quoting.py's shell_word quotes it (as it
+# is, else "in double quotes" when a shell reads nothing inside them, else 'in single quotes').
+word() (
+  LC_ALL=C  # ranges of bytes, as Python's set of characters: no locale's collation
+  case "$1" in
+    '' | *[!A-Za-z0-9_@%+=:,./-]*) ;;
+    *) printf '%s' "$1"; return ;;
+  esac
+  case "$1" in
+    *'$'* | *'`'* | *'"'* | *'\'* | *'!'* | *'
+'*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\"'\"'/g")" ;;
+    *) printf '"%s"' "$1" ;;
+  esac
+)
 here=$(cd "$(dirname "$0")" && pwd)
-fix="from a clone of sparring, python3 install.py --user (or --project DIR)"
+fix="from a clone of sparring, run \`python3 install.py --user\` (or --project DIR)"
 if [ -f "$here/../../install.py" ]; then
   # skills/<name>/ of a clone, or of the Claude Code plugin (a clone too).
-  fix="python3 $(cd "$here/../.." && pwd)/install.py --runtime-only"
+  fix="run \`python3 $(word "$(cd "$here/../.." && pwd)/install.py") --runtime-only\`"
 elif [ -f "$here/.sparring-install.json" ]; then
   # An installed copy: its marker names the clone it came from (install.py writes one
-  # key per line); reinstalling the same target brings the runtime back.
+  # key per line); reinstalling the same target brings the runtime back. A project's marker
+  # is a file a clone can hold: a clone it names inside the project is the project's own
+  # program, never named in a command (survey.named says the same for doctor).
   source=$(sed -n 's/^  "source": "\(.*\)",$/\1/p' "$here/.sparring-install.json")
   skills=$(cd "$here/.." && pwd)
-  where="--project $(cd "$here/../../.." && pwd)"
+  project=$(cd "$here/../../.." && pwd)
+  where="--project $(word "$project")"
   if [ "$skills" = "$(cd "$HOME" 2>/dev/null && pwd)/.claude/skills" ]; then
-    where="--user"
+    where="--user" project=
   fi
-  if [ -n "$source" ] && [ -f "$source/install.py" ]; then
-    fix="python3 $source/install.py $where"
+  case "$source" in /*) clone=$(cd "$source" 2>/dev/null && pwd -P) || clone= ;; *) clone= ;; esac
+  if [ -n "$project" ]; then
+    case "$clone/" in "$(cd -P "$project" && pwd)"/*) clone= ;; esac
+  fi
+  if [ -n "$clone" ] && [ -f "$clone/install.py" ]; then
+    fix="run \`python3 $(word "$clone/install.py") $where\`"
   else
-    fix="from a clone of sparring, python3 install.py $where"
+    fix="from a clone of sparring, run \`python3 install.py $where\`"
   fi
 fi
-hint="run \`$fix\`: it creates the runtime in $data/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
+hint="$fix: it creates the runtime in $data/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
 case "$hint" in
-  *\"* | *\\*) # a path that would need JSON escaping: fall back to the general advice
+  *[[:cntrl:]]*) # a path with a line break or a control character: the general advice
     hint="run \`python3 install.py --user\` (or --project DIR) from a clone of sparring: it creates the runtime in \${XDG_DATA_HOME:-~/.local/share}/sparring/venv; or set SPARRING_PYTHON to a Python that has sparring installed" ;;
 esac
+# As a JSON string: each \ and " escaped.
+hint=$(printf '%s' "$hint" | sed 's/\\/\\\\/g; s/"/\\"/g')
 cat <<JSON
 {
   "schema_version": 1,

@@ -850,6 +850,41 @@ def test_an_update_keeps_an_edited_file_and_writes_the_rest(project: Path, own_r
     assert done.returncode == 0 and not folder.exists(), done.stdout
 
 
+def test_check_says_the_new_version_would_be_beside_an_edit_only_once_it_is(
+        project: Path, own_runtime: Path, clone: Path) -> None:
+    """--check writes nothing, so it says where this version of an edited file would go;
+    the install writes it there and says it is; a file of the user's under that name is
+    never written over, and no copy is said to be beside it."""
+    env = install_env(own_runtime)
+    installer = clone / "install.py"
+    assert run_install("--project", project, env=env, installer=installer).returncode == 0
+    folder = project / ".claude" / "skills" / SKILLS[0]
+    (folder / "SKILL.md").write_text("my own version\n")
+    new = folder / "SKILL.md.sparring-new"
+    new.write_text("my notes\n")  # the user's own file, under the copy's name
+    source = clone / "skills" / SKILLS[0] / "SKILL.md"
+    source.write_text(source.read_text() + "\nA new paragraph.\n")
+    warning = f"warning: {folder}: you edited SKILL.md; this version's "
+
+    for args in (("--check",), ()):
+        said = run_install("--project", project, *args, env=env, installer=installer).stdout
+        assert f"{warning}is not beside it: SKILL.md.sparring-new is a file of yours" in said, \
+            said
+        assert "beside it (SKILL.md.sparring-new)" not in said, said
+        assert new.read_text() == "my notes\n"
+
+    new.unlink()
+    checked = run_install("--project", project, "--check", env=env, installer=installer)
+    assert f"{warning}would be written beside it (SKILL.md.sparring-new)" in checked.stdout, \
+        checked.stdout
+    assert "is beside it" not in checked.stdout and not new.exists()
+    done = run_install("--project", project, env=env, installer=installer)
+    assert done.returncode == 0 and new.read_bytes() == source.read_bytes(), done.stdout
+    assert f"{warning}is beside it (SKILL.md.sparring-new)" in done.stdout, done.stdout
+    checked = run_install("--project", project, "--check", env=env, installer=installer)
+    assert f"{warning}is beside it (SKILL.md.sparring-new)" in checked.stdout, checked.stdout
+
+
 def test_uninstall_leaves_a_file_the_user_edited(project: Path, env: dict[str, str]) -> None:
     target = installed(project, env)
     skill_md = target / SKILLS[0] / "SKILL.md"
@@ -947,8 +982,8 @@ def test_check_says_whether_the_install_is_older_than_the_clone(
         [str(target / SKILLS[0])]
     text = run_install("--project", project, "--check", env=env, installer=installer)
     assert text.stdout.rstrip().splitlines()[-1] == (
-        "older than this clone: installing would make the 1 change(s) above; run install.py "
-        f"again with the same --project {project} to update")
+        "older than this clone: installing would make the 1 change(s) above; to update, run "
+        f"`python3 {installer} --project {project}`")
     assert snapshot(project) == before
     assert run_install("--project", project, "--check", "--uninstall", env=env).returncode == 2
 

@@ -13,16 +13,33 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from sparring import output
-from sparring.errors import Hint
+from sparring import output, quoting
+from sparring.errors import Hint, violation_hint
+from sparring.installer import survey
+from sparring.store import witness
 from support.debates import Debate, answer, cpt, pt
+from support.installing import (
+    BARE_PATH,
+    OFFLINE,
+    ROOT,
+    SKILLS,
+    copy_runtime,
+    install_env,
+    log_in_codex,
+    make_project,
+    run_install,
+    runtime_of,
+    runtime_state,
+)
 
 # What Codex might name a file, or say, to get a command of its own run.
 PAYLOADS = [
@@ -298,3 +315,249 @@ def test_a_hints_commands_are_spelled_as_the_pattern_spells_them(hint: str) -> N
     expected = re.sub(r"`sparring ([^`]*)`", lambda m: f"`L {output._fill(m.group(1), sid)}`"
                       if re.fullmatch(_PLAIN_WORDS, m.group(1)) else m.group(0), hint)
     assert output._spelled(Hint(hint), "L", sid) == expected
+
+
+# -- commands for a person, pasted under a path with a space and a quote (issue 53) -------------
+
+# A home and a project where an unquoted path splits at the space and never closes its quote.
+ODD_HOME = "Jane O'Doe"
+
+
+@dataclass
+class Odd:
+    """A person whose home, clone and project all hold a space and a quote."""
+
+    home: Path
+    project: Path
+    clone: Path
+    env: dict[str, str]
+    claude_log: Path
+
+    @property
+    def installer(self) -> Path:
+        return self.clone / "install.py"
+
+    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = run_install(*args, env=self.env, installer=self.installer, cwd=self.project)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    def doctor(self) -> dict[str, dict[str, Any]]:
+        """The project's doctor, through its installed launcher, as a skill calls it."""
+        done = subprocess.run([str(launcher_of(self.project)), "doctor", "--json"],
+                              cwd=self.project, env=self.env, capture_output=True, text=True,
+                              timeout=120)
+        return {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+
+
+@pytest.fixture
+def odd(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+        monkeypatch: pytest.MonkeyPatch) -> Odd:
+    home = tmp_path / ODD_HOME
+    clone = home / "sparring's clone"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    for name in ("skills", "references", "scripts", "templates"):
+        shutil.copytree(ROOT / name, clone / name, symlinks=True, ignore=ignore)
+    for name in ("install.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, clone / name)
+    project = make_project(home / "my repo")
+    data = copy_runtime(tmp_path_factory, home / ".local" / "share")
+    with runtime_state(data) as made:  # made from this clone (the same sources)
+        made["source"] = str(clone)
+    claude_log = tmp_path / "claude.log"
+    bin_dir = home / "bin"  # a `claude` that answers doctor, and says where it was started
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text('#!/bin/sh\nif [ "$1" = --version ]; then\n'
+                                    "  echo '2.1.332 (Claude Code)'\nelse\n"
+                                    '  pwd -P > "$CLAUDE_LOG"\nfi\n')
+    (bin_dir / "claude").chmod(0o755)
+    state = home / ".local" / "state"
+    env = install_env(data, home=home, XDG_STATE_HOME=str(state), CLAUDE_LOG=str(claude_log))
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    log_in_codex(env)
+    for name in ("HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):  # as witness.folder reads them
+        monkeypatch.setenv(name, env[name])
+    return Odd(home, project, clone, env, claude_log)
+
+
+def launcher_of(project: Path) -> Path:
+    return project / ".claude" / "skills" / SKILLS[0] / "sparring"
+
+
+def quoted(text: str, start: str) -> list[str]:
+    """The backquoted commands in `text` that begin with `start`."""
+    return [c for c in re.findall(r"`([^`]+)`", text) if c.startswith(start)]
+
+
+def paste(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A printed command, pasted into a POSIX shell."""
+    done = subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, (command, done.stdout, done.stderr)
+    return done
+
+
+def everything(top: Path) -> set[Path]:
+    return {top, *top.rglob("*")}
+
+
+def test_what_install_and_doctor_print_pastes_under_a_path_with_a_space_and_a_quote(
+        odd: Odd) -> None:
+    """install.py's next step, doctor's duplicate and update hints and --check's update: each
+    command pasted into sh does what it says, the home, the clone and the project each one
+    word."""
+    last = odd.install("--project", str(odd.project)).stdout.rstrip().splitlines()[-1]
+    [cd] = quoted(last, "cd ")
+    assert cd == f'cd "{odd.project}" && claude', last
+    paste(cd, odd.home, odd.env)
+    assert odd.claude_log.read_text().strip() == str(odd.project.resolve())
+
+    odd.install("--user")  # the same skills for the user too: installed twice
+    twice = odd.doctor()["duplicates"]
+    assert twice["level"] == "warning", twice
+    user, project = quoted(twice["hint"], "python3 ")
+    assert user == f'python3 "{odd.installer}" --user --uninstall', twice["hint"]
+    assert project == f'python3 "{odd.installer}" --project "{odd.project}" --uninstall'
+    paste(user, odd.home, odd.env)
+    assert not (odd.home / ".claude" / "skills" / SKILLS[0]).exists()
+    assert (odd.project / ".claude" / "skills" / SKILLS[0] / "SKILL.md").is_file()
+    assert odd.doctor()["duplicates"]["ok"]
+
+    skill_md = odd.clone / "skills" / SKILLS[0] / "SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nA new paragraph.\n")
+    older = odd.doctor()["updates"]
+    [update] = quoted(older["hint"], "python3 ")
+    assert update == f'python3 "{odd.installer}" --project "{odd.project}"', older["hint"]
+    checked = run_install("--project", odd.project, "--check", env=odd.env,
+                          installer=odd.installer)
+    assert checked.returncode == 1 and quoted(checked.stdout.splitlines()[-1], "python3 ") == \
+        [update], checked.stdout  # --check names the same command
+    paste(update, odd.home, odd.env)
+    assert odd.doctor()["updates"]["ok"]
+    installed = odd.project / ".claude" / "skills" / SKILLS[0] / "SKILL.md"
+    assert installed.read_text() == skill_md.read_text()
+
+    paste(project, odd.home, odd.env)  # the duplicate hint's other way out
+    assert not (odd.project / ".claude" / "skills").exists()
+
+
+def test_the_uninstalls_rm_lines_remove_exactly_what_they_name(odd: Odd) -> None:
+    """Pasted, each `rm -rf` removes its folder and nothing beside it: not the folders an
+    unquoted path would split into, not a folder whose name it begins."""
+    odd.install("--project", str(odd.project))
+    (odd.project / ".sparring" / "sessions" / "a-session").mkdir(parents=True)
+    copies = Path(witness.folder(odd.project))
+    copies.mkdir(parents=True)
+    beside = [odd.project / ".sparring-old", odd.home / "my", odd.project / "repo",
+              copies.parent / f"{copies.name} kept", odd.home.parent / "Jane"]
+    for folder in beside:
+        folder.mkdir()
+
+    done = odd.install("--project", str(odd.project), "--uninstall")
+
+    named = {}
+    for line in done.stdout.splitlines():
+        for command in quoted(line, "rm -rf "):  # `left behind  <path>  (…`rm -rf …`…)`
+            named[command] = Path(line[len("left behind"):].split("  (")[0].strip())
+    assert set(named.values()) == {odd.project / ".sparring", copies}, done.stdout
+    for command, path in named.items():
+        assert command == f'rm -rf "{path}"', command
+        before, gone = everything(odd.home.parent), everything(path)
+        paste(command, odd.home, odd.env)
+        assert everything(odd.home.parent) == before - gone, command
+    assert all(folder.is_dir() for folder in beside)
+
+
+def test_the_runtime_missing_hint_pastes_and_makes_the_runtime(odd: Odd) -> None:
+    """The launcher's hint, pasted: install.py from the clone the skills came from makes the
+    runtime where the launcher then finds it (with the install tests' offline wheels)."""
+    odd.install("--project", str(odd.project))
+    empty = odd.home / "no runtime yet"
+    bare = {"PATH": BARE_PATH, "HOME": str(odd.home), "XDG_DATA_HOME": str(empty)}
+    launcher = launcher_of(odd.project)
+    done = subprocess.run([str(launcher), "doctor"], cwd=odd.project, env=bare,
+                          capture_output=True, text=True, timeout=30)
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "runtime_missing", done.stdout
+    [fix] = quoted(error["hint"], "python3 ")
+    assert fix == f'python3 "{odd.installer}" --project "{odd.project}"', error["hint"]
+
+    env = {**odd.env, "XDG_DATA_HOME": str(empty)}
+    paste(fix if OFFLINE else f"{fix} --dry-run", odd.home, env)  # no index: no network
+    if OFFLINE:
+        done = subprocess.run([str(launcher), "doctor", "--json"], cwd=odd.project,
+                              env={**bare, "PATH": env["PATH"]}, capture_output=True,
+                              text=True, timeout=120)
+        assert "checks" in json.loads(done.stdout), done.stdout
+        assert runtime_of(empty).venv.is_dir()
+
+
+LAUNCHER_SH = ROOT / "scripts" / "launcher.sh"
+
+
+@pytest.mark.parametrize("text", [
+    "/a/b-c_d.e", "/Users/Jane Doe/x", f"/t/{ODD_HOME}/my repo", "a$b c", "a`b", 'a"b',
+    "a\\b", "a!b", "", "x'y", "caf\u00e9", "\u00c9t\u00e9 x", "'", "a'b\"c$d", "-x", "~/x"])
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_the_launchers_words_are_quoted_as_quoting_quotes_them(text: str, shell: str) -> None:
+    """The launcher prints its hint before any Python runs: its own `word` spells a path as
+    quoting.shell_word does, and the shell reads it back as the one word it was."""
+    script = LAUNCHER_SH.read_text()
+    word = script[script.index("word() ("):script.index("\n)\n", script.index("word() (")) + 3]
+    done = subprocess.run([shell, "-c", f'{word}word "$1"', "launcher", text],
+                          capture_output=True, text=True, timeout=10)
+    assert done.stdout == quoting.shell_word(text)
+    back = subprocess.run([shell, "-c", f"printf '%s' {done.stdout}"], capture_output=True,
+                          text=True, timeout=10)
+    assert back.stdout == text
+
+
+def test_a_clone_a_projects_marker_names_inside_it_is_never_a_command(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+    """A project's skill folders may come with the repository, their markers too: a marker
+    naming a clone inside the project names the project's own program, which neither the
+    launcher's hint nor doctor's offers to run, however well it would quote."""
+    planted = repo / "tools" / "x$(touch PWNED)"
+    planted.mkdir(parents=True)
+    (planted / "install.py").write_text("open('PWNED', 'w')\n")
+    folder = repo / ".claude" / "skills" / SKILLS[0]
+    folder.mkdir(parents=True)
+    shutil.copy2(LAUNCHER_SH, folder / "sparring")
+    (folder / "SKILL.md").write_text("---\nname: x\n---\n")
+    (folder / ".sparring-install.json").write_text(json.dumps(
+        {"tool": "sparring", "version": "0.0.1", "source": str(planted), "files": {}},
+        indent=2) + "\n")
+    bare = {"PATH": BARE_PATH, "HOME": str(tmp_path / "home"),
+            "XDG_DATA_HOME": str(tmp_path / "none")}
+    done = subprocess.run([str(folder / "sparring"), "doctor"], cwd=repo, env=bare,
+                          capture_output=True, text=True, timeout=30)
+    hint = json.loads(done.stdout)["error"]["hint"]
+    assert "tools" not in hint, hint
+    assert hint.startswith(f"from a clone of sparring, run `python3 install.py --project {repo}`"
+                           ": it creates the runtime in "), hint
+
+    skills = {c["name"]: c for c in sparring("doctor").out["checks"]}["skills"]
+    assert skills["level"] == "problem" and "tools" not in skills["hint"], skills
+    assert "from a clone of sparring run `python3 install.py --project" in skills["hint"]
+    where = survey.places(repo)  # an update from such a clone is not offered either
+    assert survey._update(survey.PROJECT, str(planted), where) == \
+        f"`python3 install.py --project {repo}` from a clone of sparring"
+    outside = tmp_path / "Jane's clone"
+    assert survey._update(survey.PROJECT, str(outside), where) == \
+        f'`python3 "{outside}/install.py" --project {repo}`'
+    nothing_ran(repo)
+
+
+def test_a_baseline_in_a_guard_hint_is_one_word(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path, launcher: Path) -> None:
+    """The hint of a turn whose check failed names its baseline: under a project with a
+    space and a quote it is still one argument of `guard check`."""
+    sid = "think-about-20261125-213352-4278bb"
+    baseline = f"/p/{ODD_HOME}/my repo/.sparring/sessions/{sid}/turns/1/guard-baseline.json"
+    hint = Hint(violation_hint(sid, unchecked=baseline))
+    [check, revert, accept] = commands({"hint": output.spell_commands(hint, str(launcher), sid)},
+                                       launcher)
+    log = tmp_path / "launcher.log"
+    assert run_as_claude_would(check, tmp_path, log) == ["guard", "check", "--baseline", baseline]
+    assert run_as_claude_would(revert, tmp_path, log) == ["guard", "revert", "--session", sid]
+    assert run_as_claude_would(accept, tmp_path, log) == ["guard", "accept", sid]

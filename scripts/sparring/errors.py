@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sparring.quoting import shell_word
+
 # Stable error codes. Keep this list in sync with README "Error codes" and
 # tests/test_contract.py, which pins it.
 CODES: dict[str, str] = {
@@ -177,8 +179,8 @@ def violation_hint(session_id: str, then: str | None = None, *,
                 "touched)")
     else:
         look = (f"stop and tell the user the guard could not check codex's turn. `sparring "
-                f"guard check --baseline {unchecked}` lists what changed since the turn began "
-                f"(the user's own edits since too); `sparring guard revert --session "
+                f"guard check --baseline {shell_word(unchecked)}` lists what changed since the "
+                f"turn began (the user's own edits since too); `sparring guard revert --session "
                 f"{session_id}` undoes all of it ({trash}; files the runner wrote are never "
                 "touched)")
     return (f"{look}. Once the user has decided (undone or kept), `sparring guard accept "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import sys
 from typing import Any
 
 from sparring.errors import Hint, SparringError
 from sparring.jsontext import dumps
+from sparring.quoting import shell_word
 
 # Bump only for a breaking change of the contract; tests/test_contract.py pins it.
 SCHEMA_VERSION = 1
@@ -61,21 +61,6 @@ def command(*words: str) -> Command:
     return Command(" ".join(["sparring", *(shell_word(w) for w in words)]))
 
 
-def here(path: str) -> str:
-    """A file sparring made, as a command it prints names it: relative to the folder the
-    command runs in (this process's, which Claude's next call shares) when it lies below it,
-    else whole. The output stays short, and holds no absolute path the next step does not
-    need."""
-    top = os.getcwd().rstrip(os.sep) + os.sep
-    return path[len(top):] if path.startswith(top) and len(path) > len(top) else path
-
-
-def path_word(path: str | os.PathLike[str]) -> str:
-    """A file or folder sparring made, as one word of a command it prints (here, then
-    shell_word)."""
-    return shell_word(here(os.fspath(path)))
-
-
 def is_text(arg: str) -> bool:
     """Whether an argument is text (bytes that are not UTF-8 arrive as surrogate escapes):
     one that is not is `not_utf8` (cli/main.py), before any verb runs."""
@@ -93,28 +78,6 @@ def program() -> str:
     if not os.path.isabs(launcher):
         return "sparring"
     return shell_word(launcher)
-
-
-def shell_word(text: str) -> str:
-    """`text` as one word of a command line: as it is when nothing in it needs quoting,
-    else in double quotes when that is enough (a path with a space), else shlex.quote.
-
-    Claude Code's permission rules match a command as written, and of the quoted spellings
-    of a path with a space only the double-quoted one can match a rule (`Bash("…" *)`, as
-    the skills and install.py write them): in single quotes or with backslashes, every
-    call would stop to ask the user."""
-    if _SAFE.issuperset(text) and text:
-        return text  # what shlex.quote would return, without importing it (and re)
-    if not _SPECIAL_IN_DOUBLE_QUOTES.intersection(text):
-        return f'"{text}"'
-    return shlex.quote(text)
-
-
-# The characters shlex.quote leaves unquoted.
-_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
-# What a shell still reads inside double quotes (and `!`, which bash may expand there), or
-# what cannot be in one word.
-_SPECIAL_IN_DOUBLE_QUOTES = frozenset('$`"\\!\n')
 
 
 # A command in a hint is spelled with the launcher only when a shell reads it as words and

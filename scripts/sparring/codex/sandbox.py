@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 from sparring import config, yamltext
 from sparring.config import SANDBOXES
 from sparring.errors import SparringError
+from sparring.quoting import shell_word
 from sparring.store import locate, witness
 
 ENV = "SPARRING_SANDBOX"
@@ -180,7 +181,8 @@ def read_user_config(path: Path) -> dict[str, Any]:
         raise _invalid(path, "is not a regular file")
     if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise _invalid(path, "may be changed by other users; sparring takes your sandbox only "
-                       "from a file only you can change", f"`chmod go-w {path}` (and own it)")
+                       "from a file only you can change",
+                       f"`chmod go-w {shell_word(str(path))}` (and own it)")
     try:
         data = yamltext.load(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -22,6 +22,7 @@ from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
 from sparring.output import EXIT_FAILED, EXIT_OK, Answer, Text, with_status
+from sparring.quoting import shell_word
 from sparring.store import witness, workspace
 from sparring.store.inputs import project_folder
 
@@ -296,7 +297,7 @@ def _claude_code() -> dict[str, Any]:
     where = f"{found.path} ({found.how})"
     if found.version is None:
         return _check("claude_code", False, f"{where}: no version from `claude --version`",
-                      f"check that Claude Code runs: `{found.path} --version`")
+                      f"check that Claude Code runs: `{shell_word(str(found.path))} --version`")
     old = claude_code.older_than_proven(found.version)
     return _check("claude_code", not old, f"{where}: {found.version}; sparring is proven with "
                   f"{proven}", f"Claude Code {found.version} is older than "

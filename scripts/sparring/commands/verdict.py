@@ -21,7 +21,8 @@ from typing import Any, NamedTuple
 
 from sparring import answers, states
 from sparring.errors import SparringError
-from sparring.output import command, here
+from sparring.output import command
+from sparring.quoting import here
 from sparring.records import AnySession, DecisionRecord, Judged, Verdict
 from sparring.store import sessions, workspace
 from sparring.store.inputs import read_input

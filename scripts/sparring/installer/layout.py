@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sparring.output import shell_word
+from sparring.quoting import shell_word
 
 MARKER = ".sparring-install.json"  # in every skill folder install.py installed
 RUNTIME_STATE = "runtime.json"  # beside the runtime's virtual environment
@@ -100,7 +100,7 @@ def verb_rules(launcher: str, skill: str) -> list[str]:
 
 def skill_rules(skill_folder: Path) -> list[str]:
     """Run this skill's launcher by its full path with its verbs (in double quotes when the
-    path has a space, as the runner spells it: output.shell_word); read its folder (its
+    path has a space, as the runner spells it: quoting.shell_word); read its folder (its
     references), which may lie outside the directory Claude Code runs in (`//` makes the
     path absolute); and let Claude invoke the skill itself (`Skill(name)`), as it does when
     the user asks in plain words, "go on with the debate", without the slash command."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sparring.installer import layout
 from sparring.installer.core import Context
+from sparring.quoting import shell_word
 from sparring.store import locate, shapes, witness
 
 # (path in a project, what it is, whether removing the folder whole is safe to suggest)
@@ -40,7 +41,7 @@ def leftovers(ctx: Context) -> None:
 def _name(ctx: Context, path: Path, what: str, whole: bool) -> None:
     if not path.exists():
         return
-    how = f"remove it with `rm -rf {path}` when no debate runs" if whole else \
+    how = f"remove it with `rm -rf {shell_word(str(path))}` when no debate runs" if whole else \
         "keep them, or delete the ones you no longer want"
     ctx.note("left behind", path, f"{what}; {how}")
 
@@ -62,7 +63,8 @@ def _witness(ctx: Context, project: Path | None) -> None:
     folder = Path(witness.home() if project is None else witness.folder(project))
     if folder.exists():
         ctx.note("left behind", folder, "sparring's copies of the runner's records (kept out "
-                 f"of Codex's reach); remove it with `rm -rf {folder}` when no debate runs")
+                 f"of Codex's reach); remove it with `rm -rf {shell_word(str(folder))}` when no "
+                 "debate runs")
 
 
 def _outputs(ctx: Context, project: Path | None) -> None:
@@ -71,7 +73,8 @@ def _outputs(ctx: Context, project: Path | None) -> None:
     if project is None:
         if top.exists():
             ctx.note("left behind", top, "what Codex printed in each turn of every project's "
-                     f"sessions; remove it with `rm -rf {top}` when no debate runs")
+                     f"sessions; remove it with `rm -rf {shell_word(str(top))}` when no debate "
+                     "runs")
         return
     sessions = project / ".sparring" / "sessions"
     found = [folder for s in (sorted(sessions.glob("*")) if sessions.is_dir() else [])

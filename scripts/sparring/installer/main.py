@@ -39,6 +39,7 @@ from sparring.installer.skills import (
 )
 from sparring.installer.source import load_source
 from sparring.process import spawn
+from sparring.quoting import shell_word
 
 # -- install, uninstall, doctor -----------------------------------------------------------
 
@@ -107,16 +108,17 @@ def launcher_for(ctx: Context, source: Source) -> Path | None:
 
 def run_doctor(launcher: Path, cwd: Path) -> dict[str, Any]:
     """The runtime's own doctor, as JSON; it creates nothing (no inbox: no debate runs)."""
+    doctor = f"{shell_word(str(launcher))} doctor"
     try:
         done = spawn.run([str(launcher), "doctor", "--json"], cwd=cwd,
                          timeout=DOCTOR_TIMEOUT_S)
         result = json.loads(done.stdout)
     except (OSError, spawn.TimeoutExpired, ValueError) as exc:
-        raise InstallError(f"`{launcher} doctor` did not answer: {exc}",
-                           f"run `{launcher} doctor` yourself to see why") from exc
+        raise InstallError(f"`{doctor}` did not answer: {exc}",
+                           f"run `{doctor}` yourself to see why") from exc
     if not isinstance(result, dict):
-        raise InstallError(f"`{launcher} doctor` printed no JSON object",
-                           f"run `{launcher} doctor` yourself to see why")
+        raise InstallError(f"`{doctor}` printed no JSON object",
+                           f"run `{doctor}` yourself to see why")
     return result
 
 
@@ -144,13 +146,13 @@ def print_doctor(report: dict[str, Any]) -> None:
         print(f"doctor {label}: {check['name']}: {check.get('detail', '')}{hint}")
 
 
-def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str:
+def final_line(ctx: Context, version: str, report: dict[str, Any] | None, root: Path) -> str:
     """The one line that says how it ended and what to do next (an error goes to stderr)."""
     options = ctx.options
     where = str(options.target) if options.target else \
         f"the runtime only ({Runtime(data_dir()).venv})"
     if options.check:
-        return check_line(ctx, version, where)
+        return check_line(ctx, version, where, root)
     if options.dry_run:
         return "dry run: nothing was changed"
     if options.uninstall:
@@ -169,25 +171,26 @@ def final_line(ctx: Context, version: str, report: dict[str, Any] | None) -> str
     if count:
         return f"{head}; doctor: ready, with {count} warning(s) above"
     if options.project is not None:
-        return f"{head}; doctor: ready. Next: `cd {options.project} && claude`, then type " \
-            "/think-about <your question>"
+        return f"{head}; doctor: ready. Next: `cd {shell_word(str(options.project))} && " \
+            "claude`, then type /think-about <your question>"
     return f"{head}; doctor: ready"
 
 
-def check_line(ctx: Context, version: str, where: str) -> str:
-    """--check: is what is installed older than this clone?"""
+def check_line(ctx: Context, version: str, where: str, root: Path) -> str:
+    """--check: is what is installed older than this clone (at `root`)?"""
     changes = [a for a in ctx.actions if a.verb.startswith("would ")]
     if any(a.verb == "would install" for a in changes):
         return f"not installed: sparring {version} is not in {where}"
     if changes:
         return f"older than this clone: installing would make the {len(changes)} change(s) " \
-            f"above; run install.py again with the same {where_option(ctx)} to update"
+            f"above; to update, run `python3 {shell_word(str(root / 'install.py'))} " \
+            f"{where_option(ctx)}`"
     return f"up to date: {where} has what this clone installs (sparring {version})"
 
 
 def where_option(ctx: Context) -> str:
     if ctx.options.project is not None:
-        return f"--project {ctx.options.project}"
+        return f"--project {shell_word(str(ctx.options.project))}"
     return "--user" if ctx.options.target is not None else "--runtime-only"
 
 
@@ -287,6 +290,6 @@ def main(root: Path, argv: list[str] | None = None) -> int:
     elif error is not None:
         print(f"error: {error.message}\n  hint: {error.hint}", file=sys.stderr)
     else:
-        print(final_line(ctx, version, report))
+        print(final_line(ctx, version, report, root))
     return 0 if ok else 1
 

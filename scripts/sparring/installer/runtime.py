@@ -26,6 +26,7 @@ from sparring.installer.core import (
 from sparring.installer.files import PUBLIC, dump_json, present, read_json, remove_path
 from sparring.installer.skills import owned_skills
 from sparring.process import spawn
+from sparring.quoting import shell_word
 
 # -- the runtime ----------------------------------------------------------------------
 
@@ -125,7 +126,8 @@ def create_venv(runtime: Runtime) -> None:
     if done.returncode != 0:
         shutil.rmtree(runtime.venv, ignore_errors=True)
         raise InstallError(
-            f"`{sys.executable} -m venv` failed: {(done.stderr or done.stdout).strip()[-600:]}",
+            f"`{shell_word(sys.executable)} -m venv` failed: "
+            f"{(done.stderr or done.stdout).strip()[-600:]}",
             "install Python's venv module (on Debian/Ubuntu: apt install python3-venv), "
             "then run install.py again")
 

@@ -99,6 +99,7 @@ class Plan(NamedTuple):
     remove: list[str]  # files this version no longer ships, and copies no longer needed
     kept: list[str]  # files the user edited (or added where we would write): left as they are
     beside: list[str]  # of those, the ones whose new version is written beside them
+    blocked: list[str]  # and those whose new version is not: a file of the user's has its name
     backup: list[str]  # with --force: edited files whose user version is saved first
     marker: dict[str, Any]  # the marker to write: kept files keep their old entry
 
@@ -134,18 +135,22 @@ def plan_update(folder: Path, source: Source, skill: Skill, old: dict[str, Any],
         else:  # the user's own file where this version ships one: ours once they let go
             marker["files"].pop(rel, None)
     remove = _retire(skill, old, edited, news)
+    blocked = []
     for rel in news:  # beside the user's file, never over something of theirs
         new, spec = beside(rel), skill.files[rel]
-        if new in old["files"] or not present(folder / new):
-            marker["files"][new] = {"sha256": spec.sha256, "mode": f"{mode_of(spec):o}"}
-            if file_state(folder / new) != (spec.sha256, f"{mode_of(spec):o}"):
-                write.append(new)
+        if new not in old["files"] and present(folder / new):
+            blocked.append(rel)
+            continue
+        marker["files"][new] = {"sha256": spec.sha256, "mode": f"{mode_of(spec):o}"}
+        if file_state(folder / new) != (spec.sha256, f"{mode_of(spec):o}"):
+            write.append(new)
     for rel in old["files"]:  # what the user edited and this version no longer ships
         if rel in edited and rel not in skill.files and rel not in marker["files"] \
                 and rel not in remove:
             marker["files"][rel] = old["files"][rel]
             kept.append(rel)
-    return Plan(write, remove, sorted(kept), sorted(news), backup, marker)
+    return Plan(write, remove, sorted(kept), sorted(set(news) - set(blocked)), sorted(blocked),
+                backup, marker)
 
 
 def _retire(skill: Skill, old: dict[str, Any], edited: set[str], news: list[str]) -> list[str]:
@@ -250,11 +255,29 @@ def install_skill(ctx: Context, target: Path, source: Source, skill: Skill) -> N
                lambda: update_skill(folder, skill, plan, backup))
     else:
         ctx.note("unchanged", folder, f"version {source.version}{kept_note(plan)}")
-    if plan.beside:
-        ctx.warn(f"{folder}: you edited {', '.join(plan.beside)}; this version's is beside "
-                 f"it ({', '.join(beside(rel) for rel in plan.beside)}): compare, keep what you "
-                 "want, then delete the copy (or run install.py with --force, which backs up "
-                 "your version and takes the new one)")
+    warn_beside(ctx, folder, plan)
+
+
+def warn_beside(ctx: Context, folder: Path, plan: Plan) -> None:
+    """Say where this version of each file the user edited is: beside it (already, or
+    written now), to be written there (a dry run, --check), or nowhere (its name is taken)."""
+    later = [rel for rel in plan.beside if ctx.dry_run and beside(rel) in plan.write]
+    there = [rel for rel in plan.beside if rel not in later]
+    said = ([f"is beside it ({_copies(there)})"] if there else []) + \
+        ([f"would be written beside it ({_copies(later)})"] if later else [])
+    if said:
+        ctx.warn(f"{folder}: you edited {', '.join(plan.beside)}; this version's "
+                 f"{' and '.join(said)}: compare, keep what you want, then delete the copy (or "
+                 "run install.py with --force, which backs up your version and takes the new "
+                 "one)")
+    if plan.blocked:
+        ctx.warn(f"{folder}: you edited {', '.join(plan.blocked)}; this version's is not beside "
+                 f"it: {_copies(plan.blocked)} is a file of yours, left as it is (move it away "
+                 "and run install.py again to get the new version beside yours)")
+
+
+def _copies(rels: list[str]) -> str:
+    return ", ".join(beside(rel) for rel in rels)
 
 
 def kept_note(plan: Plan) -> str:

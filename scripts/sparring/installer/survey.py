@@ -21,6 +21,7 @@ from sparring.installer.core import InstallError
 from sparring.installer.skills import plan_update, read_marker
 from sparring.installer.source import load_source
 from sparring.process import spawn
+from sparring.quoting import shell_word
 
 Check = dict[str, Any]
 USER, PROJECT = "user", "project"
@@ -83,21 +84,39 @@ def clone(where: dict[str, Path]) -> Path | None:
     found = launcher()
     candidates = [found.resolve().parents[1]] if found and found.exists() else []
     sources = [read_json(layout.data_dir() / layout.RUNTIME_STATE).get("source")]
-    for skills_dir in where.values():
-        sources += [m.get("source") for m in installed(skills_dir).values()]
+    for label, skills_dir in where.items():
+        sources += [m.get("source") for m in installed(skills_dir).values()
+                    if named(label, m.get("source"), where)]
     candidates += [Path(s) for s in sources if isinstance(s, str) and s]
     return next((c for c in candidates if (c / "install.py").is_file()), None)
+
+
+def named(label: str, source: Any, where: dict[str, Path]) -> bool:
+    """Whether a marker's `source` may be named in a command to run: a marker in the
+    project is a file a clone can hold, and a clone it names inside the project is the
+    project's own program (its install.py is anyone's), however well quoted."""
+    if not isinstance(source, str) or not os.path.isabs(source):
+        return False
+    if label != PROJECT:
+        return True
+    return not Path(source).resolve().is_relative_to(where[PROJECT].parents[1].resolve())
+
+
+def install_py(clone: str | Path) -> str:
+    """`python3 <clone>/install.py`, its path one word of the command."""
+    return f"python3 {shell_word(str(Path(clone) / 'install.py'))}"
 
 
 def install_command(args: str, where: dict[str, Path]) -> str:
     found = clone(where)
     if found is None:
         return f"from a clone of sparring run `python3 install.py {args}`"
-    return f"run `python3 {found / 'install.py'} {args}`"
+    return f"run `{install_py(found)} {args}`"
 
 
 def option_for(label: str, where: dict[str, Path]) -> str:
-    return "--user" if label == USER else f"--project {where[PROJECT].parents[1]}"
+    return "--user" if label == USER else \
+        f"--project {shell_word(str(where[PROJECT].parents[1]))}"
 
 
 # -- the skills ---------------------------------------------------------------------------
@@ -111,7 +130,7 @@ def skills(where: dict[str, Path]) -> Check:
     folder = in_use()
     if folder is not None and folder.parent not in where.values():
         parts.append(f"in use from {folder.parent} (the plugin, or a clone)")
-    install = install_command(f"--project {where[PROJECT].parents[1]}", where)
+    install = install_command(option_for(PROJECT, where), where)
     other = sorted({str(m.get("version", "?")) for markers in found.values()
                     for m in markers.values()} - {__version__})
     if other:
@@ -166,11 +185,17 @@ def updates(where: dict[str, Path]) -> Check:
     detail = "; ".join(f"{', '.join(stale)} older than the clone {source}" if label != "runtime"
                        else f"the runtime is older than the clone {source}"
                        for label, source, stale in older)
-    fixes = [f"python3 {source}/install.py "
-             + (option_for(label, where) if label != "runtime" else "--runtime-only")
-             for label, source, _ in older]
-    return check("updates", False, detail, "update: run " + ", ".join(
-        f"`{fix}`" for fix in dict.fromkeys(fixes)) + " (your edits are kept)")
+    fixes = [_update(label, source, where) for label, source, _ in older]
+    return check("updates", False, detail, "update: run " + ", ".join(dict.fromkeys(fixes))
+                 + " (your edits are kept)")
+
+
+def _update(label: str, source: str, where: dict[str, Path]) -> str:
+    """The command that updates what `source` installed there (named: see `named`)."""
+    option = option_for(label, where) if label != "runtime" else "--runtime-only"
+    if named(label, source, where):
+        return f"`{install_py(source)} {option}`"
+    return f"`python3 install.py {option}` from a clone of sparring"
 
 
 def _stale(skills_dir: Path, markers: dict[str, dict[str, Any]], source: Any) -> list[str]:

@@ -62,7 +62,7 @@ def inbox_dir(cwd: Path, create: bool = False) -> Path:
 
 def session_inbox(data: Mapping[str, Any]) -> str:
     """The inbox of the directory a session was begun in (for a session older than inboxes,
-    the current directory's). In a command, quote each path in it whole: output.shell_word."""
+    the current directory's). In a command, quote each path in it whole: quoting.shell_word."""
     if data.get("inbox"):
         return str(data["inbox"])
     return str(inbox_dir(Path.cwd()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sparring.errors import SparringError
-from sparring.output import path_word
+from sparring.quoting import path_word
 from sparring.store import workspace
 from sparring.store.sessions import Session
 

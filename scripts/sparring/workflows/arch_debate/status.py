@@ -13,7 +13,7 @@ from typing import Any
 
 from sparring import states, templates
 from sparring.errors import Hint, SparringError, runner_said
-from sparring.output import path_word
+from sparring.quoting import path_word
 from sparring.records import AnySession
 from sparring.store import locate, sessions, workspace
 from sparring.store.sessions import Session, latest_turn

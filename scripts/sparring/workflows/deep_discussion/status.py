@@ -11,7 +11,7 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import Hint, SparringError, runner_said
-from sparring.output import path_word
+from sparring.quoting import path_word
 from sparring.records import DiscussionRecord, TurnRecord
 from sparring.store import sessions, workspace
 from sparring.store.sessions import Session, latest_turn

@@ -14,7 +14,7 @@ from typing import Any
 
 from sparring import templates
 from sparring.errors import Hint, SparringError
-from sparring.output import path_word
+from sparring.quoting import path_word
 from sparring.records import AnySession
 from sparring.store import workspace
 from sparring.store.inputs import mapping, read_input

@@ -9,7 +9,7 @@ from typing import Any
 
 from sparring import states
 from sparring.errors import Hint
-from sparring.output import path_word
+from sparring.quoting import path_word
 from sparring.records import TurnRecord
 from sparring.store import workspace
 from sparring.store.sessions import Session, latest_turn

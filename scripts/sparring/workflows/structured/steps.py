@@ -16,7 +16,8 @@ from typing import Any
 
 from sparring import ledger
 from sparring.errors import Hint, SparringError
-from sparring.output import command, here
+from sparring.output import command
+from sparring.quoting import here
 from sparring.records import AnySession, Verdict, untyped
 from sparring.store import workspace
 from sparring.store.sessions import Session
