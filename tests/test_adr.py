@@ -242,8 +242,14 @@ def test_a_folder_of_numbered_records_gives_the_next_number(sparring: Any, fake_
     assert Path(out["json"]) == path.with_suffix(".json")
     again = sparring("report", debate.sid)
     assert again.exit_code == 0 and again.out["report"] == str(path), "its own number kept"
+    path.unlink()  # moved away: the number is free again, and another may take it
+    path.with_suffix(".json").unlink()
+    (folder / "0004-someone-else.md").write_text("theirs\n")
+    moved = sparring("report", debate.sid)
+    assert Path(moved.out["report"]).name == "0005-should-sessions-live-in-redis-or-sqlite.md"
+    assert (folder / "0004-someone-else.md").read_text() == "theirs\n"
     other = Debate(sparring, fake_codex, scratch)
-    assert Path(_agreed(other, out=False)[0]["report"]).name.startswith("0005-")
+    assert Path(_agreed(other, out=False)[0]["report"]).name.startswith("0006-")
     assert (folder / "0003-use-postgres.md").read_text() == "# 0003-use-postgres.md\n"
 
 

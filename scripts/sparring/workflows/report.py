@@ -325,9 +325,11 @@ def destination(data: AnySession, out: Path | None, pattern: str | None,
 
 def _numbered(data: AnySession, path: Path, ours: set[str]) -> Path:
     """`path`, or the next adr-tools number in its folder when that folder holds numbered
-    records (adr.py); this session's own numbered report there keeps its number."""
-    for mine in map(Path, ours):
-        if mine.parent == path.parent and adr.number_of(mine.name) is not None:
+    records (adr.py); this session's own numbered report there, while it is there, keeps
+    its number."""
+    for mine in map(Path, sorted(ours)):
+        if (mine.parent == path.parent and adr.number_of(mine.name) is not None
+                and os.path.lexists(mine)):
             return mine
     name = adr.numbered_name(path.parent, slug(question(data) or data["id"]))
     return path if name is None else path.with_name(name)
