@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from sparring.errors import SparringError
-from sparring.workflows import adr, audit
+from sparring.workflows import adr, audit, markers
 from sparring.workflows import report as reports
 from support.debates import (
     FRAME,
@@ -340,3 +340,18 @@ def test_revisit_when_takes_each_side_s_latest_word_on_what_still_stands(tmp_pat
     assert found == [
         {"side": "claude", "said": "a second region", "points": ["X-1"], "where": None},
         {"side": "codex", "said": "a peak above 2k/s", "points": ["X-1"], "where": None}]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Agreed.\nRevisit when: writes pass 2k/s.\n", "writes pass 2k/s."),
+    ("- **Revisit when:** we shard\n", "we shard"),
+    ("revisit when: lower case counts\n", "lower case counts"),
+    ("Revisit when: first\nRevisit when: last\n", "last"),
+    ("> Revisit when: quoted from the other side\n", None),
+    ("```\nRevisit when: in a code block\n```\n", None),
+    ("    Revisit when: indented\n", None),
+    ("We said Revisit when: in a sentence\n", None),
+    ("Revisit when:\n", None),
+])
+def test_a_revisit_line_counts_only_on_a_line_of_its_own(text: str, said: str | None) -> None:
+    assert markers.revisit_when(text) == said
