@@ -11,6 +11,7 @@ import pytest
 
 from support.debates import ARCH_QUESTION as QUESTION
 from support.debates import ArchDebate as Debate
+from support.debates import front_matter
 from support.gitrepo import git
 
 
@@ -163,6 +164,10 @@ def test_six_rounds_without_agreement_stop_for_a_human_decision(debate: Debate) 
     decision = (debate.dir / "DECISION-NEEDED.md").read_text()
     assert "| Round | Claude | Codex |" in decision
     assert "Round 6: Redis, because pub/sub." in decision
+    found, rest = front_matter(decision)  # a decision still to take is proposed too
+    assert (found["status"], found["title"]) == ("proposed", QUESTION)
+    assert found["sparring"]["outcome"] == "stalemate" and rest.startswith("# Decision needed:")
+    assert "Codex took part in every round (6 of 6): thread `" in decision
     refused = debate.sparring("debate", "round", str(debate.dir))
     assert refused.out["error"]["code"] == "invalid_transition"
 

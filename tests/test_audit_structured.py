@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from support.debates import SYNTHESIS, Debate, answer, cpt, pt, quoted, reading
+from support.debates import body as report_body
 
 SECTION = "## How the agreement was reached"
 
@@ -79,7 +80,7 @@ def outcome(row: dict[str, Any]) -> tuple[str, str, str | None, bool, str]:
 
 def top_line(text: str) -> str:
     """The report's summary line: the first line after the title."""
-    return next(line for line in text.splitlines()[1:] if line.strip())
+    return next(line for line in report_body(text).splitlines()[1:] if line.strip())
 
 
 def test_both_sides_agree_independently(debate: Debate) -> None:

@@ -50,7 +50,7 @@ def test_every_workflow_has_all_its_parts(flow: Workflow) -> None:
     # says what follows a verdict; a status poll adds has its key.
     report = flow.part("report")
     assert (report is None) == (flow.records_hint is not None)
-    assert report is None or "reports.write(" in inspect.getsource(report)
+    assert report is None or "reports.publish(" in inspect.getsource(report)
     assert (flow.part("after_verdict") is None) == (flow.answer_schema is None)
     assert (flow.part("status") is None) == (flow.status_key is None)
     assert callable(flow.part("go_on"))

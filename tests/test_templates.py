@@ -16,7 +16,8 @@ USAGE = {"input_tokens": 10, "cached_input_tokens": 0, "cache_write_input_tokens
 # The report model (report.py) with nothing in it but what every report has.
 REPORT = {"R": {
     "title": "Q?", "constraints": None, "skill": "think-about", "session": "s",
-    "generated_at": "now",
+    "generated_at": "now", "date": "2026-12-02", "decision_makers": ["Claude"],
+    "consulted": [], "revisit_when": [],
     "outcome": "incomplete: no round was judged", "outcome_reasons": [], "decision": None,
     "degraded": [], "consensus_points": [], "rejected_points": [], "disagreements": [],
     "confidence": None, "choices": None, "challenge": None, "codex_position": None,
@@ -26,13 +27,15 @@ REPORT = {"R": {
         "unchallenged": False, "points": [], "concessions": [], "minority": [],
         "contested": [],
         "independence": {"state": "not_measured", "why": "never sealed", "seen": []},
-        "notes": [], "moved": {"sentence": None}},
+        "notes": [], "moved": {"sentence": None}, "revisit_when": []},
     "rounds": [], "usage_total": USAGE, "budget": None,
     "duration_s": 0,
     "codex": {"path": None, "version": None},
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",
                 "source": "command line"},
     "codex_ran": {"line": "Codex did not run", "warnings": []},
+    "codex_part": {"every_round": False, "rounds": [], "answered": [], "threads": [],
+                   "models": [], "tokens": 0, "line": "Codex took part in no round"},
     "sandbox": None,
     "seal": None, "guard": [], "rejudged": []}}
 

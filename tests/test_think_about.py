@@ -10,7 +10,17 @@ from typing import Any
 
 import pytest
 
-from support.debates import QUESTION, SYNTHESIS, Debate, answer, cpt, pt, quoted, reading
+from support.debates import (
+    QUESTION,
+    SYNTHESIS,
+    Debate,
+    answer,
+    body,
+    cpt,
+    pt,
+    quoted,
+    reading,
+)
 
 
 @pytest.fixture
@@ -91,7 +101,7 @@ def test_consensus_reached_honestly(debate: Debate, repo: Path) -> None:
     assert all(line.startswith("- `") and line.count("`") == 2
                for line in sources.splitlines()), "one source a line, each with its marks"
     assert "Seal before reveal: yes" in text
-    assert QUESTION in text.splitlines()[0]
+    assert QUESTION in body(text).splitlines()[0]
     data = json.loads(Path(out["json"]).read_text())
     assert [r["round"] for r in data["rounds"]] == [1, 2]
     assert all(r["input_tokens"] > 0 for r in data["rounds"])
@@ -227,7 +237,7 @@ def test_codex_failing_mid_debate_gives_a_degraded_report(
     assert debate.wait()["status"] == "failed"
     out, text = debate.report(SYNTHESIS)
     assert out["degraded"] is True
-    assert text.splitlines()[2].startswith("> **DEGRADED**")
+    assert body(text).splitlines()[2].startswith("> **DEGRADED**")
     assert "rate_limited" in text and "round 2" in text
 
 

@@ -10,6 +10,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 QUESTION = "Should sessions live in Redis or SQLite?"  # think-about's
 ARCH_QUESTION = "Should we use Redis or SQLite for sessions?"
 
@@ -171,6 +173,23 @@ class Debate:
 
 SYNTHESIS = {"recommendations": ["Use SQLite with WAL"], "open_questions": ["Multi-region?"],
              "confidence": {"level": "medium", "reason": "no load test yet"}}
+
+
+def front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """A report's YAML front matter, found as front-matter tools find it (the first line
+    `---`, up to the next line that is `---` and nothing else) and read by a YAML parser;
+    and the body after it."""
+    lines = text.split("\n")
+    assert lines[0] == "---", text[:200]
+    end = lines.index("---", 1)
+    found = yaml.safe_load("\n".join(lines[1:end]))
+    assert isinstance(found, dict), found
+    return found, "\n".join(lines[end + 1:]).lstrip("\n")
+
+
+def body(text: str) -> str:
+    """A report without its front matter: from its H1 on."""
+    return front_matter(text)[1]
 
 
 class ArchDebate:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +17,9 @@ from sparring.store.sessions import Session
 from sparring.turn import budget
 
 SUMMARY_FILE = "summary.json"
+# The file a turn's answer is delivered to names the debate's round (arch-debate's
+# round-N-codex.md), which a stand-in round before it leaves apart from the turn's count.
+_ROUND_FILE = re.compile(r"round-(\d+)-codex\.md$")
 
 
 def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
@@ -35,6 +39,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "codex": data.get("codex", {}),
         "applied": _applied(data, latest),
         "codex_ran": codex_ran(data),
+        "codex_part": codex_part(data),
         "sandbox": sandbox_of(latest),
         "finalized_at": time.time(),
     }
@@ -90,16 +95,10 @@ def codex_ran(data: dict[str, Any]) -> dict[str, Any]:
     """What Codex ran with over the session, as the report says it (`line`: "Codex:
     gpt-5.5, effort high, every round"), and `warnings`: the model or effort changed between
     rounds, or is not what the user's earlier debate ran with."""
-    turns = [t for t in data["turns"] if t.get("ran") or t.get("ended_at")]
+    turns = _ran(data)
     if not turns:
         return {"line": "Codex did not run", "warnings": []}
-    spans: list[tuple[str, list[int]]] = []
-    for turn in turns:
-        said = _said(ran_with(turn))
-        if spans and spans[-1][0] == said:
-            spans[-1][1].append(turn["round"])
-        else:
-            spans.append((said, [turn["round"]]))
+    spans = _spans(turns)
     if len(spans) == 1:
         line = f"Codex: {spans[0][0]}, every round"
     else:
@@ -110,6 +109,79 @@ def codex_ran(data: dict[str, Any]) -> dict[str, Any]:
     first = next((t for t in turns if t.get("ran")), None)
     earlier = lastrun.differs(ran_with(first), data.get("codex_before")) if first else None
     return {"line": line, "warnings": warnings + ([earlier] if earlier else [])}
+
+
+def _ran(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in data["turns"] if t.get("ran") or t.get("ended_at")]
+
+
+def _spans(turns: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
+    """What Codex ran with ("gpt-5.5, effort high"), turn after turn, with the rounds of
+    each run of the same."""
+    spans: list[tuple[str, list[int]]] = []
+    for turn in turns:
+        said = _said(ran_with(turn))
+        if spans and spans[-1][0] == said:
+            spans[-1][1].append(turn["round"])
+        else:
+            spans.append((said, [turn["round"]]))
+    return spans
+
+
+def codex_models(data: dict[str, Any]) -> list[str]:
+    """Each model and effort Codex ran with over the session, once, in the order first
+    run ("gpt-5.5, effort high"): its rollout's record, over what sparring passed."""
+    return list(dict.fromkeys(said for said, _ in _spans(_ran(data))))
+
+
+# The purposes of a turn in which Codex answers its round (a challenge or a synthesis is
+# a turn beyond the rounds).
+_ANSWERS = ("round", "recovery", "reask", "reconsider")
+
+
+def debate_round(turn: Mapping[str, Any]) -> int:
+    """The round of the debate a turn answers: its answer file's (arch-debate), else its
+    own."""
+    found = _ROUND_FILE.search(str(turn.get("answer_file") or ""))
+    return int(found.group(1)) if found else int(turn["round"])
+
+
+def codex_part(data: dict[str, Any]) -> dict[str, Any]:
+    """Whether Codex took part in every round the other side was to answer (each round a
+    turn of Codex's was started for, or Claude stood in for it: arch-debate's stand-in
+    rounds, deep-discussion's critic): the rounds, its threads, models and tokens, and the
+    `line` the report prints."""
+    turns = [t for t in data["turns"] if t["purpose"] in _ANSWERS]
+    stood_in = {*(data.get("debate") or {}).get("stand_ins", []),
+                *(m["round"] for m in (data.get("discussion") or {}).get("messages", [])
+                  if m["speaker"] == "critic")}
+    rounds = sorted({debate_round(t) for t in turns} | stood_in)
+    took = sorted({debate_round(t) for t in turns if t["status"] == states.COMPLETED}
+                  - stood_in)
+    threads = list(dict.fromkeys(t["thread_id"] for t in turns if t.get("thread_id")))
+    usage = budget.total_usage(data)
+    tokens = usage.get("input_tokens", 0) + usage.get("output_tokens", 0)
+    every = bool(rounds) and took == rounds
+    part = {"every_round": every, "rounds": rounds, "answered": took, "threads": threads,
+            "models": codex_models(data), "tokens": tokens}
+    return {**part, "line": _part_line(part)}
+
+
+def _part_line(part: dict[str, Any]) -> str:
+    rounds, took = part["rounds"], part["answered"]
+    if not took:
+        said = f"Codex took part in no round{f' (of {len(rounds)})' if rounds else ''}"
+    elif part["every_round"]:
+        said = f"Codex took part in every round ({len(took)} of {len(rounds)})"
+    else:
+        missed = [r for r in rounds if r not in took]
+        said = (f"Codex did not take part in every round: it answered {_rounds(took)} of "
+                f"{len(rounds)}, not {_rounds(missed)}")
+    threads = part["threads"]
+    where = ("no thread" if not threads else f"thread `{threads[0]}`" if len(threads) == 1
+             else f"{len(threads)} threads (" + ", ".join(f"`{t}`" for t in threads) + ")")
+    models = "; ".join(part["models"]) or "no model on record"
+    return f"{said}: {where}, {models}, {part['tokens']:,} tokens"
 
 
 def _said(ran: dict[str, Any]) -> str:

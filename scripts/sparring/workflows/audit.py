@@ -24,7 +24,11 @@ No model's say-so decides anything here:
   argued against the agreement;
 - `contested`: the settled points that rest on a flagged concession, and the points of
   Claude's sealed analysis nobody answered. `qualified` says what that makes of an
-  agreement.
+  agreement;
+- `revisit_when`: what each side said would change its mind about what still stands (the
+  agreed and the open points): a structured answer's `would_change_my_mind`, the latest
+  each side gave on each such point; a prose round's `Revisit when:` line
+  (markers.revisit_when), the latest of each side's.
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ class Record:
     check: dict[str, Any] | None = None
     brief: frozenset[str] | None = None  # the point ids the final brief names, if one exists
     challenged: bool = False  # a challenge turn argued against the agreement (structured)
+    # side -> (where, text): the latest `Revisit when:` line of each side's prose rounds
+    revisit: dict[str, tuple[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -106,6 +112,17 @@ def prose_entries(rounds: list[tuple[int, str, str, str]]
             entries.append(Entry(pid, side, n, line.stance, line.claim, line.evidence,
                                  f"{where}:{line.line}"))
     return entries, notes
+
+
+def prose_revisit(rounds: list[tuple[int, str, str, str]]) -> dict[str, tuple[str, str]]:
+    """Each side's latest `Revisit when:` line in prose rounds, (round, side, where, text)
+    in the order written: side -> (where, what it said)."""
+    found: dict[str, tuple[str, str]] = {}
+    for _, side, where, text in rounds:
+        said = markers.revisit_when(text)
+        if said:
+            found[side] = (where, said)
+    return found
 
 
 def checker_of(record: Record, root: Path) -> evidence.Checker:
@@ -195,7 +212,7 @@ def _stance(entry: Entry, checker: evidence.Checker) -> dict[str, Any]:
     return {"round": entry.round, "side": entry.side, "stance": entry.stance,
             "evidence": [{**checker.mark(item, entry.side, entry.round).to_dict(),
                           "cited": evidence.shown(item)} for item in entry.evidence],
-            "note": entry.note, "source": entry.source}
+            "note": entry.note, "would_change_my_mind": entry.mind, "source": entry.source}
 
 
 def _assemble(rows: list[dict[str, Any]], concessions: list[dict[str, Any]],
@@ -222,7 +239,30 @@ def _assemble(rows: list[dict[str, Any]], concessions: list[dict[str, Any]],
             "counts": counts, "unchallenged": unchallenged, "moved": _moved(concessions),
             "independence": independence, "points": rows, "concessions": concessions,
             "minority": [_dissent(c) for c in concessions], "contested": contested,
-            "evidence": _marks(rows), "notes": list(record.notes)}
+            "evidence": _marks(rows), "revisit_when": _revisit(rows, record),
+            "notes": list(record.notes)}
+
+
+def _revisit(rows: list[dict[str, Any]], record: Record) -> list[dict[str, Any]]:
+    """What would change each side's mind about what still stands, once per side and text,
+    with the points it was said of (a prose round's line is said of none)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        if row["outcome"] not in (AGREED, "open"):
+            continue
+        for side in (CLAUDE, CODEX):
+            # the side's latest word on the point: an answer that leaves it out (Codex's
+            # null: nothing would) replaces what an earlier round said
+            said = next((s["would_change_my_mind"] for s in reversed(row["stances"])
+                         if s["side"] == side), "")
+            if said:
+                item = found.setdefault((side, said), {"side": side, "said": said,
+                                                       "points": [], "where": None})
+                item["points"].append(row["id"])
+    for side, (where, said) in record.revisit.items():
+        found.setdefault((side, said), {"side": side, "said": said, "points": [],
+                                        "where": where})
+    return sorted(found.values(), key=lambda item: item["side"])
 
 
 def _contested(rows: list[dict[str, Any]], record: Record) -> list[dict[str, str]]:

@@ -12,6 +12,10 @@ tests/x.py`, a line of its own outside code and quotes, with the point's id (C-n
 X-n Codex's), the writer's stance on it (agree, refine, disagree, or withdraw for one's own
 point) and, optionally, the evidence it cites, separated by `;`: a `path:line` followed by
 the line it quotes in double quotes, a URL, or a command.
+
+`Revisit when: …`, a line of its own outside code and quotes, says what would change the
+writer's mind about what the debate settles: the report's "Revisit when" line takes each
+side's latest.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ CONSENSUS = "[CONSENSUS_REACHED]"
 # Compiled where they are used (re caches them): a debate's status, every round, reads its
 # markers with string methods alone, and each pattern compiled at start costs it time.
 _SEARCH = "[SEARCH_REQUEST:"
+REVISIT = "Revisit when:"
 _POINT = (r"(?:[-*+]\s+)?\**(?P<id>[CX]-[1-9][0-9]*)\**\s+\(?(?P<stance>agree|"
           r"disagree|refine|withdraw)\)?\s*:\s*(?P<rest>.*)")
 _EVIDENCE = r"(?:^|[\s(.;—-])evidence:\s*(?P<items>.*)$"
@@ -104,6 +109,17 @@ def _search_request(line: str) -> str | None:
     if len(quoted) < 3 or quoted[0] != '"' or quoted[-1] != '"' or '"' in query or "\n" in query:
         return None
     return query
+
+
+def revisit_when(text: str) -> str | None:
+    """What the round's last `Revisit when:` line says (a line of its own, outside code and
+    quotes; a list item's `- ` and bold marks around the words allowed), or None."""
+    found = None
+    for _, line in plain_lines(text):
+        body = line.lstrip("-*+ ").replace("**", "")
+        if body[:len(REVISIT)].lower() == REVISIT.lower() and body[len(REVISIT):].strip():
+            found = body[len(REVISIT):].strip()
+    return found
 
 
 def stray_mentions(text: str, marker: str) -> list[int]:

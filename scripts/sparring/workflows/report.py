@@ -24,8 +24,12 @@ from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.sessions import Session, local_time
 from sparring.turn import budget
-from sparring.turn.summary import question, summarize
-from sparring.workflows import audit
+from sparring.turn.summary import codex_models, question, summarize
+from sparring.workflows import adr, audit
+
+# Who ran the debate, as the front matter names it: the runner has no record of Claude's
+# model (Claude Code tells a command it runs nothing of it), and says so.
+CLAUDE_NAME = "Claude (its model is not recorded)"
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -42,11 +46,15 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
     summary = summarize(session, untyped(data))
     outcome, reasons = _outcome(data, decision)
     return {
-        "title": question(data) or f"{data['skill']} session {session.id}",
+        "title": (question(data) or "").strip() or f"{data['skill']} session {session.id}",
         "constraints": constraints(data),
         "skill": data["skill"],
         "session": session.id,
         "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "date": time.strftime("%Y-%m-%d"),
+        "decision_makers": [CLAUDE_NAME],
+        "consulted": [f"Codex ({said})" for said in codex_models(untyped(data))]
+        if summary["codex_part"]["answered"] else [],
         "outcome": outcome,
         "outcome_reasons": reasons,
         "decision": decision,
@@ -73,6 +81,8 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
         "codex": {"path": None, "version": None, **summary["codex"]},
         "applied": summary["applied"],
         "codex_ran": summary["codex_ran"],
+        "codex_part": summary["codex_part"],
+        "revisit_when": agreement_audit.get("revisit_when", []),
         "sandbox": summary["sandbox"],
         "seal": _seal(state),
         "guard": _guard_findings(data),
@@ -310,7 +320,44 @@ def destination(data: AnySession, out: Path | None, pattern: str | None,
                                 "report", "choose another --out, or move the file away")
         return path
     assert pattern is not None, "a record without --out needs the workflow's report_path"
-    return unique_path(default_path(data, pattern, extra), ours)
+    return unique_path(_numbered(data, default_path(data, pattern, extra), ours), ours)
+
+
+def _numbered(data: AnySession, path: Path, ours: set[str]) -> Path:
+    """`path`, or the next adr-tools number in its folder when that folder holds numbered
+    records (adr.py); this session's own numbered report there, while it is there, keeps
+    its number."""
+    for mine in map(Path, sorted(ours)):
+        if (mine.parent == path.parent and adr.number_of(mine.name) is not None
+                and os.path.lexists(mine)):
+            return mine
+    name = adr.numbered_name(path.parent, slug(question(data) or data["id"]))
+    return path if name is None else path.with_name(name)
+
+
+# How often a report whose default name another writer took meanwhile tries the next one.
+_TRIES = 20
+
+
+def publish(data: AnySession, out: Path | None, pattern: str | None, text: str,
+            model: dict[str, Any], extra: dict[str, str] | None = None
+            ) -> tuple[Path, Path | None]:
+    """Write a session's report where `destination` says, and its JSON beside it: when
+    another writer takes that name between the choice and the write (two reports racing
+    for the next number), the write fails, never replacing theirs, and the next free name
+    is chosen again. Returns the report's path and its JSON's."""
+    ours = set(data.get("reports", []))
+    for _ in range(_TRIES):
+        path = destination(data, out, pattern, extra)
+        try:
+            return path, write(path, text, model, root=Path(data["root"]), ours=ours)
+        except SparringError as exc:
+            taken = (exc.code == "path_protected" and os.path.lexists(path)
+                     and str(path) not in ours)
+            if out is not None or not taken:
+                raise
+    raise SparringError("path_protected", f"{path}: another writer took each name tried",
+                        "write the report again, or choose a path with --out")
 
 
 def unique_path(path: Path, ours: set[str]) -> Path:

@@ -13,19 +13,17 @@ Codex reads Claude's round 0 before it writes its first, so no point here is ind
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from sparring.records import AnySession, TurnRecord
+from sparring.records import AnySession
 from sparring.store.sessions import Session
-from sparring.turn import activity
+from sparring.turn import activity, summary
 from sparring.workflows import audit, markers
 from sparring.workflows.arch_debate import folder as debate
 
 NOT_INDEPENDENT = ("Codex reads Claude's opening round (round 0) before it writes its first, "
                    "so no point is reached by both sides on their own in an arch-debate")
-_CODEX_FILE = re.compile(r"round-(\d+)-codex\.md$")
 
 
 def record(session: Session, data: AnySession, state: debate.DebateState) -> audit.Record:
@@ -42,14 +40,10 @@ def record(session: Session, data: AnySession, state: debate.DebateState) -> aud
     brief = None
     if state.agreed is not None:
         brief = audit.named_points(markers.after_agreed(state.agreed["proposed"].text))
-    seen = activity.record(session, data, _round_of)
+    seen = activity.record(session, data, summary.debate_round)
     return audit.Record(found, activity=seen.activity, reads=seen.reads,
-                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped)
-
-
-def _round_of(turn: TurnRecord) -> int:
-    found = _CODEX_FILE.search(str(turn.get("answer_file") or ""))
-    return int(found.group(1)) if found else int(turn["round"])
+                        independence=NOT_INDEPENDENT, brief=brief, notes=notes + skipped,
+                        revisit=audit.prose_revisit(rounds))
 
 
 def compute(session: Session, data: AnySession, state: debate.DebateState,

@@ -18,7 +18,7 @@ from sparring.records import AnySession
 from sparring.store import locate, sessions, workspace
 from sparring.store.sessions import Session, latest_turn
 from sparring.turn import budget, lifecycle
-from sparring.workflows import markers
+from sparring.workflows import adr, markers
 from sparring.workflows import report as reports
 from sparring.workflows.arch_debate import WORKFLOW
 from sparring.workflows.arch_debate import audit as debate_audit
@@ -155,7 +155,7 @@ def write_outcome(session: Session, data: AnySession, directory: str | Path,
             "QUESTION": question, "R": model, "ROUNDS": debate.positions(state),
             "STUCK": debate.STUCK, "RULE_BREAKS": breaks})
     if not os.path.lexists(path):  # written once; a link there is never followed
-        reports.write(path, text, model, root=project)
+        reports.write(path, adr.document(model, text), model, root=project)
     return ([path.name, path.with_suffix(".json").name],
             {"outcome": model["outcome"], "reasons": model["outcome_reasons"]})
 

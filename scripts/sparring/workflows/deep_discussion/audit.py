@@ -46,7 +46,7 @@ def record(session: Session, data: AnySession, brief: str) -> audit.Record:
     entries, skipped = audit.prose_entries(rounds)
     return audit.Record(entries, activity=done, reads=seen.reads,
                         independence=NOT_INDEPENDENT, brief=audit.named_points(brief),
-                        notes=notes + skipped)
+                        notes=notes + skipped, revisit=audit.prose_revisit(rounds))
 
 
 def compute(session: Session, data: AnySession, synthesis: dict[str, Any]) -> dict[str, Any]:

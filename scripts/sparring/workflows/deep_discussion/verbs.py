@@ -21,6 +21,7 @@ from sparring.store.inputs import mapping, read_input
 from sparring.store.sessions import Session
 from sparring.turn import launch, lifecycle
 from sparring.turn.brief import lean_status
+from sparring.workflows import adr
 from sparring.workflows import report as reports
 from sparring.workflows.deep_discussion import audit as discussion_audit
 from sparring.workflows.deep_discussion import status as discussion_status
@@ -210,15 +211,14 @@ def _report(context: Context, ref: str, raw: bytes, out: Path | None) -> dict[st
                           "no consensus")
     now = time.time()
     pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]
-    path = reports.destination(data, out, pattern, {"epoch": str(int(now))})
-    text = templates.render("deep-discussion/report", {"R": model, "D": {
+    text = adr.document(model, templates.render("deep-discussion/report", {"R": model, "D": {
         "timestamp": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(now)),
         "topic": settings["topic"], "framing": settings.get("framing", ""),
         "model": settings["model"], "effort": settings["effort"],
         "rounds": codex_rounds(messages), "consensus": discussion.consensus(messages),
         "transcript": [m.to_dict() for m in messages], "synthesis": given,
-        "codex_synthesis": discussion.codex_synthesis(session, data)}})
-    reports.write(path, text, model, root=Path(data["root"]), ours=set(data.get("reports", [])))
+        "codex_synthesis": discussion.codex_synthesis(session, data)}}))
+    path, _ = reports.publish(data, out, pattern, text, model, {"epoch": str(int(now))})
     reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "degraded": bool(model["degraded"]),
             "consensus": discussion.consensus(messages), "outcome": model["outcome"],

@@ -13,6 +13,7 @@ from sparring.errors import SparringError
 from sparring.records import AnySession
 from sparring.store.inputs import read_input
 from sparring.store.sessions import Session
+from sparring.workflows import adr
 from sparring.workflows import report as reports
 from sparring.workflows.structured import audit
 from sparring.workflows.workflow import Context
@@ -25,11 +26,9 @@ def write(context: Context, session: Session, data: AnySession, synthesis_file: 
     model = {**reports.build(session, data, _synthesis(synthesis_file), found),
              "choices": choices(data), "challenge": challenge(data, found)}
     (template,) = context.flow.report_templates
-    text = _tidy(templates.render(template, {"R": model}))
+    text = adr.document(model, _tidy(templates.render(template, {"R": model})))
     pattern = None if out is not None else context.settings(Path(data["root"]))["report_path"]
-    path = reports.destination(data, out, pattern)
-    beside = reports.write(path, text, model, root=Path(data["root"]),
-                           ours=set(data.get("reports", [])))
+    path, beside = reports.publish(data, out, pattern, text, model)
     reports.remember(session, path, text, model)
     return {"session": session.id, "report": str(path), "json": str(beside),
             "outcome": model["outcome"], "degraded": bool(model["degraded"]),
