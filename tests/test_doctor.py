@@ -481,8 +481,11 @@ def test_codex_missing_blocks_and_says_install_then_log_in(sparring: Any, repo: 
 
 
 def test_claude_code_absent_says_so_and_does_not_block(sparring: Any, repo: Path,
-                                                      fake_codex: Any, installed: Path) -> None:
+                                                      fake_codex: Any, installed: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     fake_codex.log_in()
+    codex_bin = Path(str(shutil.which("codex"))).parent  # the fake's, first on PATH
+    monkeypatch.setenv("PATH", f"{codex_bin}:{BARE_PATH}")  # whatever the machine installed
     out = sparring("doctor").out
     found = checks(out)["claude_code"]
     assert found["ok"] is False and found["level"] == "warning"
