@@ -15,19 +15,38 @@ fi
 data="${XDG_DATA_HOME:-$HOME/.local/share}/sparring"
 # A project's Claude Code settings may set any variable (`env`): the program that a variable
 # leads to runs only when it lies outside the project, else one JSON error naming the
-# variable. The project is the nearest folder, from here up, that holds .git or sparring's
-# sessions, and here itself (a folder with no .git of its own in a home kept in git). Where
-# the program lies: its folder's real path (a virtual environment's python, a link to the
-# system's, runs with its folder's packages), and, for a program named outright ($3 =
-# follow), where its link leads. A project that holds the user's own home (as the user
-# database says, not $HOME: a home kept in git, Claude Code started in /) chose nothing: its
-# settings are the user's. One subshell of builtins: readlink runs only for a named program
-# that is a link, id only for one inside (measured: 0.6 ms a call, 2.2 ms with readlink).
+# variable. The project is the git work tree that holds here (the nearest folder, from here
+# up, whose .git is a file or a git folder: store/locate.py's rule), and here itself (a
+# folder with no .git of its own in a home kept in git); a .sparring/ above never counts.
+# Where the program lies: its folder's real path (a virtual environment's python, a link to
+# the system's, runs with its folder's packages), and, for a program named outright ($3 =
+# follow), where its link leads. A project that holds the user's own home chose nothing:
+# its settings are the user's. That home is the user database's (a home kept in git,
+# Claude Code started in /), or $HOME when no Claude Code settings file from here up to /
+# names the variable or HOME (a home of another name than the database's: a container's, a
+# throwaway one); a file that spells a name with a \u escape counts as naming it. One
+# subshell of builtins: readlink runs only for a named program that is a link, id only for
+# one inside (measured: 0.6 ms a call, 2.2 ms with readlink).
+named_by_settings() { # $1: a variable, $2: here; whether a settings file names it or HOME
+  f=$2
+  while :; do
+    for file in "$f/.claude/settings.json" "$f/.claude/settings.local.json"; do
+      [ -f "$file" ] || continue
+      while IFS= read -r line || [ -n "$line" ]; do
+        case "$line" in *\"$1\"* | *\"HOME\"* | *\\[uU]*) return 0 ;; esac
+      done < "$file"
+    done
+    [ -n "$f" ] || return 1
+    f=${f%/*}
+  done
+}
 outside_project() { # $1: the variable that chose it, $2: the program, $3: follow its link
   root=$(
     cd -P . 2>/dev/null || exit
     here=$PWD d=$PWD
-    while [ -n "$d" ] && ! [ -e "$d/.git" ] && ! [ -d "$d/.sparring/sessions" ]; do
+    while [ -n "$d" ] && ! [ -f "$d/.git" ] && ! { [ -f "$d/.git/HEAD" ] && {
+        [ -f "$d/.git/commondir" ] || { [ -d "$d/.git/objects" ] && [ -d "$d/.git/refs" ]; }; }; }
+    do
       d=${d%/*}
     done
     case "$2" in */*) folder=${2%/*} ;; *) folder=. ;; esac
@@ -47,6 +66,9 @@ outside_project() { # $1: the variable that chose it, $2: the program, $3: follo
         esac
       fi
       case "$home/" in "${top%/}"/*) continue ;; esac
+      case "$(cd -P "${HOME:-/nonexistent}" 2>/dev/null && pwd)/" in "${top%/}"/*)
+        named_by_settings "$1" "$here" || continue ;;
+      esac
       echo "$top"
       exit
     done

@@ -11,8 +11,10 @@ import io
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,6 +33,28 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 FAKE_BIN = TESTS_DIR / "support" / "bin"
 REPO_ROOT = TESTS_DIR.parent
+
+
+RUNS_KEPT = 3  # the latest runs' temporary folders, as pytest keeps its own
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test works in its run's own temporary folder: TMPDIR (and so pytest's tmp_path,
+    and every child's) is a folder of this run, in a folder of this user's. Other users'
+    files in /tmp (a `.sparring/`, a repository) are never a test's. pytest-xdist's workers
+    inherit it from the process that starts them; they make none of their own."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or config.option.basetemp:
+        return
+    mine = Path(tempfile.gettempdir()) / f"sparring-tests-{os.getuid()}"
+    mine.mkdir(mode=0o700, exist_ok=True)
+    st = os.lstat(mine)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+        mine = Path(tempfile.mkdtemp(prefix="sparring-tests-"))  # someone else's name
+    runs = sorted(mine.glob("run-*"), key=os.path.getmtime)
+    for old in runs[:max(0, len(runs) - (RUNS_KEPT - 1))]:
+        shutil.rmtree(old, ignore_errors=True)
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="run-", dir=mine)
+    tempfile.tempdir = None  # read TMPDIR again
 
 
 @pytest.fixture(autouse=True)

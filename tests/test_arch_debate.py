@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from support.barepath import BARE_PATH
 from support.debates import ARCH_QUESTION as QUESTION
 from support.debates import ArchDebate as Debate
 from support.debates import front_matter
@@ -78,7 +79,7 @@ def test_a_round_codex_has_not_read_can_be_handed_in_again(debate: Debate, sparr
     first, second = repo / "first.md", repo / "second.md"  # in the project, not the inbox
     first.write_text("First draft.\n")
     second.write_text("Second draft.\n")
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: the round is written, not read
+    monkeypatch.setenv("PATH", BARE_PATH)  # no codex: the round is written, not read
     failed = sparring("debate", "round", str(debate.dir), "--file", str(first))
     assert failed.out["error"]["code"] == "codex_not_found"
     assert first.read_text() == "First draft.\n", "a file outside the inbox is never moved"
@@ -175,7 +176,7 @@ def test_six_rounds_without_agreement_stop_for_a_human_decision(debate: Debate) 
 def test_stand_in_round_is_labelled_and_degrades_the_debate(debate: Debate, sparring: Any,
                                                              monkeypatch: Any) -> None:
     debate.write(0, "SQLite.\n")
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex anywhere
+    monkeypatch.setenv("PATH", BARE_PATH)  # no codex anywhere
     failed = sparring("debate", "round", str(debate.dir))
     assert failed.out["error"]["code"] == "codex_not_found"
     stood = sparring("debate", "round", str(debate.dir), "--stand-in", "-",

@@ -14,6 +14,7 @@ import pytest
 from sparring.errors import SparringError
 from sparring.workflows import markers
 from sparring.workflows.deep_discussion import transcript as discussion
+from support.barepath import BARE_PATH
 from support.debates import FRAME, Discussion
 from support.gitrepo import git
 
@@ -276,7 +277,7 @@ def test_a_framing_that_could_not_start_codex_can_be_handed_in_again(
         sparring: Any, fake_codex: Any, repo: Path, monkeypatch: Any) -> None:
     talk = Discussion(sparring, fake_codex)
     with_codex = os.environ["PATH"]
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     failed = sparring("discuss", "frame", talk.sid, input=FRAME)
     assert failed.out["error"]["code"] == "codex_not_found"
     monkeypatch.setenv("PATH", with_codex)

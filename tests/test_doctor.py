@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sparring import __version__
+from support.barepath import BARE_PATH
 from support.installing import (
     MARKER,
     ROOT,
@@ -102,7 +103,7 @@ def test_the_efforts_the_installed_codex_accepts_are_checked(
 
 def test_missing_codex_is_not_ready_with_the_install_hint(sparring: Any, repo: Path,
                                                           monkeypatch: Any) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     out = sparring("doctor").out
     assert out["ready"] is False
     assert "npm install -g @openai/codex" in out["hints"][0]
@@ -229,7 +230,7 @@ def test_the_clone_the_launcher_runs_from_counts_and_names_its_installer(
         sparring: Any, repo: Path, fake_codex: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     # As when a plugin's (or a clone's) skill calls its own launcher.
     monkeypatch.setenv("SPARRING_LAUNCHER", str(ROOT / "skills" / SKILLS[0] / "sparring"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no runtime anywhere
+    monkeypatch.setenv("PATH", BARE_PATH)  # no runtime anywhere
 
     found = checks(sparring("doctor").out)
 
@@ -253,7 +254,7 @@ def test_skills_of_another_version_are_a_problem(sparring: Any, repo: Path, fake
 
 def test_no_runtime_is_a_problem_with_the_command_that_makes_one(
         sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
 
     found = checks(sparring("doctor").out)["runtime"]
 
@@ -311,7 +312,7 @@ def test_a_claude_code_the_skills_are_proven_in_is_fine(
 
 def test_an_older_claude_code_than_proven_is_named_with_the_upgrade(
         sparring: Any, repo: Path, tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setenv("PATH", f"{fake_claude(tmp_path, '2.1.150').parent}:/usr/bin:/bin")
+    monkeypatch.setenv("PATH", f"{fake_claude(tmp_path, '2.1.150').parent}:{BARE_PATH}")
     out = sparring("doctor").out
     found = checks(out)["claude_code"]
     assert not found["ok"] and found["level"] == "warning"
@@ -435,7 +436,7 @@ def test_a_person_at_a_terminal_reads_text_and_a_program_gets_json(
 
 def test_the_text_names_each_problem_with_its_hint_and_says_what_next(
         sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex, no claude, no runtime
+    monkeypatch.setenv("PATH", BARE_PATH)  # no codex, no claude, no runtime
     text = sparring("doctor", "--text").raw
 
     assert re.search(r"^sparring \S+ doctor: not ready: \d problem\(s\)", text)
@@ -484,7 +485,7 @@ def test_the_text_wraps_at_spaces_and_never_inside_a_path_or_a_command(
 
 def test_codex_missing_blocks_and_says_install_then_log_in(sparring: Any, repo: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     out = sparring("doctor").out
     found = checks(out)["codex"]
     assert out["ready"] is False and found["level"] == "problem"
@@ -494,8 +495,11 @@ def test_codex_missing_blocks_and_says_install_then_log_in(sparring: Any, repo: 
 
 
 def test_claude_code_absent_says_so_and_does_not_block(sparring: Any, repo: Path,
-                                                      fake_codex: Any, installed: Path) -> None:
+                                                      fake_codex: Any, installed: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     fake_codex.log_in()
+    codex_bin = Path(str(shutil.which("codex"))).parent  # the fake's, first on PATH
+    monkeypatch.setenv("PATH", f"{codex_bin}:{BARE_PATH}")  # whatever the machine installed
     out = sparring("doctor").out
     found = checks(out)["claude_code"]
     assert found["ok"] is False and found["level"] == "warning"
@@ -508,7 +512,7 @@ def test_every_failing_check_is_a_problem_or_a_warning_never_both(
         sparring: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sparring.commands.doctor import ADVISORY
 
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     out = sparring("doctor").out
     for found in out["checks"]:
         wanted = "ok" if found["ok"] else \

@@ -26,6 +26,7 @@ import psutil
 import pytest
 
 from sparring.errors import CODES
+from support.barepath import BARE_PATH
 from support.debates import FRAME, ArchDebate, Debate, answer, cpt, pt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -637,7 +638,7 @@ def _round_missing(case: Case) -> dict[str, Any]:
 @provokes("runtime_missing")
 def _runtime_missing(case: Case) -> dict[str, Any]:
     """The launcher, with no runtime to find, speaks the same contract."""
-    bare = ["env", "-i", "PATH=/usr/bin:/bin", f"HOME={case.tmp}",
+    bare = ["env", "-i", f"PATH={BARE_PATH}", f"HOME={case.tmp}",
             f"XDG_DATA_HOME={case.tmp / 'no-data'}"]
     done = subprocess.run([*bare, str(ROOT / "skills" / "think-about" / "sparring"), "poll", "x"],
                           cwd=case.repo, capture_output=True, text=True, timeout=30, check=False)

@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from sparring.store.sessions import Session
+from support.barepath import BARE_PATH
 from support.processes import alive, wait_for
 
 
@@ -32,7 +33,7 @@ def session_data(repo: Path, sid: str) -> dict[str, Any]:
 
 def test_missing_codex_gives_the_install_hint(sparring: Any, session: str,
                                               monkeypatch: Any) -> None:
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     result = sparring("start", session, input=b"q")
     assert result.exit_code == 1
     assert result.error_code == "codex_not_found"
@@ -53,7 +54,7 @@ def test_sparring_codex_is_used(sparring: Any, session: str, fake_codex: Any,
     link = tmp_path / "bin" / "my-codex"
     link.parent.mkdir()
     link.symlink_to(Path(__file__).parent / "support" / "bin" / "codex")
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", BARE_PATH)
     monkeypatch.setenv("SPARRING_CODEX", str(link))
     fake_codex.mode("ok")
     assert sparring("start", session, input=b"q").exit_code == 0

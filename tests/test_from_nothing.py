@@ -13,6 +13,7 @@ from types import ModuleType
 
 import pytest
 
+from support.barepath import BARE_PATH
 from support.gitrepo import IDENTITY, git
 from support.installing import make_project
 
@@ -182,7 +183,7 @@ def run_ci(tmp_path: Path, **env: str) -> tuple[int, list[str]]:
     calls = tmp_path / "calls"
     calls.touch()
     done = subprocess.run([str(ci)], capture_output=True, text=True, timeout=20, env={
-        "PATH": f"{stand_ins}:/usr/bin:/bin", "CALLS": str(calls),
+        "PATH": f"{stand_ins}:{BARE_PATH}", "CALLS": str(calls),
         "NPM_PID": str(tmp_path / "npm.pid"), "FAIL_PREFIX": "", "SLOW_PREFIX": "", **env})
     return done.returncode, calls.read_text().splitlines()
 

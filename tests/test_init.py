@@ -95,3 +95,55 @@ def test_every_verb_on_a_session_init_alone_made_answers_with_a_stable_code(
             sparring("wait", sid, "--timeout", "30")
     listed = sparring("status").out
     assert listed["ok"] and [row["session"] for row in listed["sessions"]] == [sid]
+
+
+def test_a_sparring_folder_above_never_takes_a_session_outside_git(
+        sparring: Any, tmp_path: Path, monkeypatch: Any) -> None:
+    """A `.sparring/` left above (in /tmp, in the home folder, another folder's) is not the
+    project's: outside git a session lands in the working folder, and the one above is
+    neither listed nor found by its id."""
+    above = tmp_path / "shared"
+    (above / "work" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(above)
+    stray = sparring("init", "--skill", "think-about").out["session"]
+    assert (above / ".sparring" / "sessions" / stray).is_dir()
+    monkeypatch.chdir(above / "work")
+    result = sparring("init", "--skill", "think-about")
+    assert result.out["root"] == str(above / "work") and result.out["git"] is False
+    assert (above / "work" / ".sparring" / "sessions" / result.out["session"]).is_dir()
+    assert sparring("status", stray).error_code == "session_not_found"
+    assert sparring("status", result.out["session"]).exit_code == 0
+
+
+@pytest.mark.parametrize("kind", ["worktree", "submodule"])
+def test_a_worktree_or_submodule_is_its_own_project_and_finds_its_sessions_by_id(
+        sparring: Any, repo: Path, tmp_path: Path, monkeypatch: Any, kind: str) -> None:
+    """Its `.git` file makes it the root, as git takes it (a session of the repository
+    around it is not its own); from a folder below, `--session`-style lookup by id finds the
+    project's sessions."""
+    if kind == "worktree":
+        top = tmp_path / "wt"
+        git(repo, "worktree", "add", "-q", str(top))
+    else:
+        other = tmp_path / "lib"
+        git(tmp_path, "clone", "-q", str(repo), str(other))
+        git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(other),
+            "lib")
+        top = repo / "lib"
+    assert (top / ".git").is_file()
+    outer = sparring("init", "--skill", "dual-model").out["session"]  # in the repository
+    (top / "src").mkdir()
+    monkeypatch.chdir(top / "src")
+    result = sparring("init", "--skill", "dual-model")
+    assert result.out["root"] == str(top) and result.out["git"] is True
+    assert sparring("status", result.out["session"]).exit_code == 0
+    assert sparring("status", outer).error_code == "session_not_found"
+
+
+def test_an_empty_git_folder_is_no_repository(sparring: Any, repo: Path,
+                                              monkeypatch: Any) -> None:
+    """git looks past a `.git` folder that is no repository (no HEAD, objects, refs), and so
+    does sparring: the root is the repository above."""
+    (repo / "sub" / ".git").mkdir(parents=True)
+    monkeypatch.chdir(repo / "sub")
+    assert sparring("init", "--skill", "dual-model").out["root"] == str(repo)

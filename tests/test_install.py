@@ -1077,3 +1077,23 @@ def test_a_project_install_beside_a_user_install_is_warned_of(
                      rf"\({re.escape(os.environ['HOME'])}/.claude/skills\) and in this project",
                      done.stdout, re.M), done.stdout
     assert re.search(r"; doctor: ready, with 1 warning\(s\) above$", done.stdout.rstrip())
+
+
+@pytest.mark.parametrize("where", ["HOME", "/"])
+def test_a_user_install_from_the_home_folder_or_root_can_run(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, where: str) -> None:
+    """install.py --user from the home folder, or from `/`, with a home that is not the user
+    database's (a container's, a throwaway one) and a stray `.sparring/` in it: the runtime
+    under that home is the user's, not the project's, and doctor says ready."""
+    home = tmp_path / "home"
+    copy_runtime(tmp_path_factory, home / ".local" / "share")
+    (home / ".sparring" / "sessions").mkdir(parents=True)
+    env = install_env(home / ".local" / "share", home)
+    del env["XDG_DATA_HOME"]  # the runtime where HOME leads, as for a user who set none
+    env = with_claude(env, tmp_path / "claude-bin")
+    log_in_codex(env)
+    done = run_install("--user", "--json", env=env, cwd=home if where == "HOME" else Path("/"))
+    out = json.loads(done.stdout)
+    assert "runtime_in_project" not in done.stdout, out["doctor"]
+    assert done.returncode == 0 and out["ok"] and out["doctor"]["ready"], out["doctor"]
+    assert out["runtime"] == str(runtime_of(home / ".local" / "share").venv)

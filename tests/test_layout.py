@@ -16,6 +16,7 @@ import pytest
 
 from sparring.installer import layout
 from sparring.installer.files import dump_json
+from support.gitrepo import init
 from support.installing import BARE_PATH, ROOT, SKILLS, runtime_of
 
 LAUNCHER = ROOT / "scripts" / "launcher.sh"
@@ -120,13 +121,14 @@ def test_the_launcher_never_runs_a_python_the_project_holds(tmp_path: Path, vari
     XDG_DATA_HOME that leads into the project runs nothing, with one JSON error naming it,
     however deep in the project Claude Code runs and through whatever link outside."""
     project, ran = tmp_path / "project", tmp_path / "ran"
-    (project / ".git").mkdir(parents=True)
+    init(project)
     (project / "src" / "deep").mkdir(parents=True)
     _, value = _planted(project, variable, ran)
     if how == "through a link outside it":
         (tmp_path / "elsewhere").symlink_to(value)
         value = tmp_path / "elsewhere"
     env = {"HOME": str(tmp_path / "home"), variable: str(value)}
+    _set_by(project, env)
 
     done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
                           capture_output=True, text=True, timeout=30, check=False,
@@ -138,6 +140,35 @@ def test_the_launcher_never_runs_a_python_the_project_holds(tmp_path: Path, vari
     assert str(project.resolve()) in error["message"] and variable in error["hint"]
 
 
+def _set_by(project: Path, env: dict[str, str], spelled: str = "{}") -> None:
+    """The project's Claude Code settings set `env` (each name spelled as `spelled` says: a
+    JSON escape is the same name to Claude Code)."""
+    (project / ".claude").mkdir(exist_ok=True)
+    entries = ", ".join(f'"{spelled.format(k)}": {json.dumps(v)}' for k, v in env.items())
+    (project / ".claude" / "settings.json").write_text(f'{{"env": {{{entries}}}}}\n')
+
+
+@pytest.mark.parametrize("settings", ["none", "the project's set HOME", "spelled \\u0048OME"])
+def test_a_home_the_user_chose_runs_its_runtime_from_the_home_folder(
+        tmp_path: Path, settings: str) -> None:
+    """Claude Code started in the home folder, outside git, where HOME is not the user
+    database's (a container's, a throwaway one): the runtime install.py made under it runs,
+    unless a settings file names HOME (as the project's would to plant one), however spelled."""
+    home, ran = tmp_path / "home", tmp_path / "ran"
+    _planted(home, "HOME", ran)  # <home>/home/.local/share/sparring/venv/bin/python
+    home = home / "home"
+    if settings != "none":
+        _set_by(home, {"HOME": str(home)}, "{}" if settings.startswith("the") else
+                "\\u0048OME")
+    done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, "HOME": str(home)},
+                          capture_output=True, text=True, timeout=30, check=False, cwd=home)
+    if settings == "none":
+        assert done.returncode == 0 and ran.exists(), done.stdout + done.stderr
+    else:
+        assert not ran.exists(), done.stdout + done.stderr
+        assert json.loads(done.stdout)["error"]["code"] == "runtime_in_project"
+
+
 @pytest.mark.parametrize("variable", ["SPARRING_PYTHON", "XDG_DATA_HOME", "HOME"])
 @pytest.mark.parametrize("where", ["a project", "a folder that holds the user's own home"])
 def test_the_launcher_runs_the_python_the_user_chose_outside_the_project(
@@ -146,7 +177,7 @@ def test_the_launcher_runs_the_python_the_user_chose_outside_the_project(
     project holds the user's own home (a home kept in git, or Claude Code run from `/` with
     no project at all): its settings are the user's own."""
     project, mine, ran = tmp_path / "project", tmp_path / "mine", tmp_path / "ran"
-    (project / ".git").mkdir(parents=True)
+    init(project)
     _, value = _planted(mine, variable, ran)
     env = {"HOME": str(tmp_path / "home"), variable: str(value)}
     cwd = project if where == "a project" else Path("/")
@@ -159,7 +190,7 @@ def test_a_python_the_user_chose_never_imports_the_projects_own_sparring(tmp_pat
     """SPARRING_PYTHON outside the project (the system's python, say) runs isolated (`-I`):
     a `sparring` package the project holds in the working directory is never imported."""
     project, ran = tmp_path / "project", tmp_path / "ran"
-    (project / ".git").mkdir(parents=True)
+    init(project)
     (project / "sparring").mkdir()
     (project / "sparring" / "__init__.py").write_text(
         f"open({str(ran)!r}, 'w').write('the project ran')\n")
@@ -175,7 +206,7 @@ def test_a_sparring_the_project_put_on_path_never_runs(tmp_path: Path) -> None:
     """With no runtime where XDG_DATA_HOME leads (the project may set it so), the launcher
     falls back to a `sparring` on PATH: one inside the project never runs."""
     project, ran = tmp_path / "project", tmp_path / "ran"
-    (project / ".git").mkdir(parents=True)
+    init(project)
     program = project / "bin" / "sparring"
     program.parent.mkdir()
     program.write_text(f'#!/bin/sh\ntouch "{ran}"\n')

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sparring import host
+from support.barepath import BARE_PATH
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "scripts" / "launcher.sh"
@@ -78,7 +79,7 @@ def test_the_launcher_refuses_native_windows_in_one_line(uname: str, tmp_path: P
     fake.mkdir()
     (fake / "uname").write_text(f"#!/bin/sh\necho {uname}\n")
     (fake / "uname").chmod(0o755)
-    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path), "OS": "Windows_NT"}
+    env = {"PATH": f"{fake}:{BARE_PATH}", "HOME": str(tmp_path), "OS": "Windows_NT"}
     done = subprocess.run(["sh", str(LAUNCHER), "poll", "x"], env=env, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode == 1 and done.stderr == ""
@@ -90,7 +91,7 @@ def test_the_launcher_refuses_native_windows_in_one_line(uname: str, tmp_path: P
 
 def test_wsl_is_linux_to_the_launcher(tmp_path: Path) -> None:
     """WSL can pass Windows' OS variable on: the launcher still asks uname, and goes on."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OS": "Windows_NT",
+    env = {"PATH": BARE_PATH, "HOME": str(tmp_path), "OS": "Windows_NT",
            "XDG_DATA_HOME": str(tmp_path / "none")}
     done = subprocess.run(["sh", str(LAUNCHER), "poll", "x"], env=env, capture_output=True,
                           text=True, timeout=30)

@@ -266,6 +266,11 @@ def test_doctor_says_where_the_copies_are_and_when_they_are_within_reach(
     assert found["ok"] is True and str(witness.home()) in found["detail"]
     monkeypatch.setenv("XDG_STATE_HOME", str(repo / "state"))  # the project as home, say
     found = {c["name"]: c for c in sparring("doctor").out["checks"]}["records"]
+    # Within reach of no read-only Codex: the home folder and / are places to run a debate.
+    assert found["ok"] is True and "inside the project" in found["detail"]
+    assert "the user allows at most read-only" in found["detail"]
+    monkeypatch.setenv("SPARRING_SANDBOX", "workspace-write")  # the user's own word
+    found = {c["name"]: c for c in sparring("doctor").out["checks"]}["records"]
     assert found["ok"] is False and "XDG_STATE_HOME" in found["hint"]
 
 

@@ -2,15 +2,16 @@
 
 Lookup order: the environment variable(s), then `<prefix>/node_modules/.bin/`
 under the repository root (`.ci/node`, and `.ci/node197` for Claude Code
-2.1.197), then PATH. With a version, only a binary whose `--version` reports it
-is accepted (`claude --version` → `2.1.332 (Claude Code)`).
+2.1.197), where `.ci/run` installs the pins. Never PATH: a user's machine may
+have any Claude Code or Codex installed globally, and a test drives the pinned
+one or skips. With a version, only a binary whose `--version` reports it is
+accepted (`claude --version` → `2.1.332 (Claude Code)`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,9 +42,6 @@ class BinarySpec:
         paths = [Path(v) for v in (os.environ.get(e, "").strip() for e in self.env_vars) if v]
         bin_dirs = (REPO_ROOT / p / "node_modules" / ".bin" for p in self.ci_prefixes)
         paths.extend(d / self.executable for d in bin_dirs)
-        on_path = shutil.which(self.executable)
-        if on_path:
-            paths.append(Path(on_path))
         return paths
 
     def find(self) -> Path | None:
@@ -104,7 +102,7 @@ def binary_version(path: Path) -> str | None:
 
 
 def find_codex() -> Path | None:
-    """The real `codex` (SPARRING_TEST_CODEX, .ci/node, PATH), or None."""
+    """The real `codex` (SPARRING_TEST_CODEX, .ci/node), or None."""
     return CODEX.find()
 
 

@@ -9,7 +9,7 @@ Record them again when the codex pin moves (support/binaries.py's CODEX_VERSION)
     .venv/bin/python tests/support/codex_streams.py
 
 which writes tests/fixtures/codex/<version>/<scenario>.json with the pinned codex
-(SPARRING_TEST_CODEX, .ci/node, PATH). tests/integration/test_streams_real_codex.py records
+(SPARRING_TEST_CODEX, .ci/node). tests/integration/test_streams_real_codex.py records
 each scenario again with the pinned binary and fails when what it prints has changed shape
 from the committed fixture, or when no fixture is recorded for the pin.
 

@@ -49,3 +49,11 @@ def logged_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     return log
+
+
+def init(path: Path) -> Path:
+    """A new, empty repository at `path` (made with its parents): git, and sparring, take
+    `path` for a work tree's top. An empty `.git` folder is no repository to either."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
+    return path

@@ -22,13 +22,15 @@ import run
 from sparring.installer import layout
 from sparring.installer.runtime import Runtime
 from sparring.installer.source import digest_of, runtime_inputs
+from support.barepath import (
+    BARE_PATH as BARE_PATH,  # no `sparring` there: the launcher finds the runtime
+)
 from support.gitrepo import git
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "install.py"
 MARKER = layout.MARKER  # the install layout has one source: sparring/installer/layout.py
 SKILLS = sorted(d.name for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").is_file())
-BARE_PATH = "/usr/bin:/bin"  # no `sparring` here: the launcher has to find the runtime
 RUN_TIMEOUT_S = 300
 # The runtime's dependencies, as wheels tests/run.py fetched into the test environment.
 WHEELS = Path(sys.prefix) / run.WHEELS

@@ -240,13 +240,24 @@ def _project(cwd: Path) -> dict[str, Any]:
 
 
 def _records(cwd: Path) -> dict[str, Any]:
-    """Where sparring keeps its own copy of its records (store/witness.py): it must be out of
-    the reach of a sandbox that lets Codex write the project."""
+    """Where sparring keeps its own copy of its records (store/witness.py): out of the reach
+    of a sandbox that lets Codex write the project. In a project that holds it (the home
+    folder, `/`) a read-only Codex cannot write it: a problem only when the user allows
+    more (a workspace-write turn would not start there: sandbox.gate)."""
     root = workspace.find_root(cwd)
     place = witness.folder(root)
-    return _check("records", not witness.within(root),
-                  f"sparring's copy of its records: {place} (outside the project)"
-                  if not witness.within(root) else f"{place} is inside the project {root}",
+    if not witness.within(root):
+        return _check("records", True,
+                      f"sparring's copy of its records: {place} (outside the project)")
+    try:
+        allowed = sandbox.allowance(root, cwd.resolve()).mode
+    except SparringError as exc:
+        return _check("records", False, exc.message, exc.hint)
+    detail = f"{place} is inside the project {root}"
+    if allowed == sandbox.DEFAULT:
+        return _check("records", True, f"{detail}; Codex cannot write it: the user allows "
+                      f"at most {allowed}")
+    return _check("records", False, f"{detail}, and the user allows {allowed}",
                   f"a sandbox that lets Codex write the project could write {place} too: set "
                   "XDG_STATE_HOME (in your shell's profile) to a folder outside the project")
 

@@ -3,10 +3,13 @@ the name and format version of the session file in it.
 
 Every verb finds the session with these (workspace.find_root, session.resolve).
 
-The root is the nearest directory, from the working directory up, that holds `.git` (a
-repository or a worktree) or sparring's sessions (`.sparring/sessions/`); outside any
-repository it is the working directory itself. No git process is needed. A `.sparring/`
-holding only an inbox (Claude Code started in a subfolder) does not make a root.
+The root is the work tree of the git repository that holds the working directory, found as
+git finds its own: the nearest folder, from the working directory up, whose `.git` is a file
+(a worktree's or a submodule's `gitdir:` line; git stops at any such file) or a folder git
+takes for a repository (a HEAD, and `objects/` and `refs/` in it or in the folder its
+`commondir` names). Outside any repository it is the working directory itself: a
+`.sparring/` above it (another project's, or one left in /tmp or the home folder) never
+makes a root. No git process is needed (scripts/launcher.sh spells the same rule).
 """
 
 from __future__ import annotations
@@ -25,16 +28,48 @@ CHANGES_FILE = "guard-changes.json"  # and what its guard check saw changed, bes
 
 
 def project_root(cwd: str) -> str:
-    """The project root above `cwd` (a real path)."""
+    """The project root of `cwd` (a real path): the git work tree that holds it, else `cwd`."""
     start = candidate = os.path.realpath(cwd)
-    while True:
-        if os.path.exists(os.path.join(candidate, ".git")) or os.path.isdir(
-                os.path.join(candidate, STATE_DIR, "sessions")):
-            return candidate
+    while not holds_repository(candidate):
         parent = os.path.dirname(candidate)
         if parent == candidate:
             return start
         candidate = parent
+    return candidate
+
+
+def holds_repository(folder: str) -> bool:
+    """Whether git takes `folder` for a work tree's top: its `.git` is a file (git reads
+    its `gitdir:` line, and fails there rather than look further up when the line is bad)
+    or a git folder."""
+    dot_git = os.path.join(folder, ".git")
+    return os.path.isfile(dot_git) or _is_git_folder(dot_git)
+
+
+def _is_git_folder(path: str) -> bool:
+    """git's own test (setup.c, is_git_directory): a HEAD, and `objects/` and `refs/` in
+    the folder its `commondir` names (a worktree's), else in it."""
+    if not os.path.isfile(os.path.join(path, "HEAD")):
+        return False
+    common = os.path.join(path, _read_small(os.path.join(path, "commondir")) or os.curdir)
+    return all(os.path.isdir(os.path.join(common, name)) for name in ("objects", "refs"))
+
+
+def _read_small(path: str) -> str:
+    """The text of a small plain file, stripped, or "" (absent, a folder; never a wait on
+    a FIFO a planted folder holds)."""
+    if not os.path.isfile(path):
+        return ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        return os.read(fd, 4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
 
 
 def state_home() -> str:

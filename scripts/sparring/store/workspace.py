@@ -1,7 +1,7 @@
 """Where a project's sparring state lives: `<root>/.sparring/`, self-ignoring.
 
-The root is found by store/locate.py (from the working directory up: `.git`, or sparring's
-sessions).
+The root is found by store/locate.py: the git work tree that holds the working directory,
+else the working directory itself.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def find_root(start: str | Path) -> Path:
 
 
 def is_git_checkout(root: Path) -> bool:
-    return (root / ".git").exists()
+    return locate.holds_repository(str(root))
 
 
 def state_dir(root: Path, create: bool = False) -> Path:
