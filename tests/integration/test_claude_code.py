@@ -326,7 +326,9 @@ def test_the_plugin_from_its_marketplace_runs_on_the_data_dir_runtime(
     assert out["ok"] is True and result_event(run).get("permission_denials") == []
     found = {c["name"]: c for c in out["checks"]}
     assert found["skills"]["ok"], found["skills"]
-    assert f"in use from {skill_dir.parent}" in found["skills"]["detail"]
+    assert f"in use from the plugin, {skill_dir.parents[1]} (Claude Code names them " \
+        "sparring:<skill>): the skills come from the plugin, nothing to install" \
+        in found["skills"]["detail"]
     assert found["runtime"]["ok"] and f"sparring {__version__}" in found["runtime"]["detail"]
 
 
