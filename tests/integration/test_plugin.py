@@ -131,9 +131,12 @@ def python3_watch(folder: Path) -> Path:
 UNRELATED = Scenario("unrelated-calls", "think-about", "Redis or SQLite?", [], [
     {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
     {"read": "{{cwd}}/app.py"},
+    {"text": "Shall I go on?", "then": "Yes."},
+    # The next turn: the skill's allowed-tools are gone; only the hook approves.
     {"write": "{{cwd}}/notes.md", "content": "not the runner's\n", "fails": True},
     {"bash": "git log --oneline"},  # a read-only command: Claude Code approves it itself
     {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis or SQLite?\n"},
+    {"edit": "{{inbox}}/round1.yaml", "old": "Redis or SQLite", "new": "Redis or Postgres"},
     {"read": "{{skill_dir}}/references/verdict.md"},
     {"text": "done"}], scope="plugin")
 
@@ -143,7 +146,8 @@ def test_the_hook_starts_only_for_sparrings_own_calls(claude_each: Path,
                                                       tmp_path: Path) -> None:
     """Each PreToolUse hook carries an `if` Claude Code checks first: a read of the
     project's own file, a write outside the inbox and any other command start no process;
-    the runner's call, the inbox write and the read of the skill's folder each start one."""
+    the runner's call, the inbox write and edit and the read of the skill's folder each
+    start one, and in the later turn it alone approves them."""
     habitat = plugin_habitat()
     started = python3_watch(tmp_path / "watch")
     habitat.env["PATH"] = f"{started.parent}:{habitat.env['PATH']}"
@@ -151,15 +155,19 @@ def test_the_hook_starts_only_for_sparrings_own_calls(claude_each: Path,
     outcome = run_workflow(claude_each, habitat, UNRELATED)
 
     assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
+    values = outcome.model.values
+    assert [(d["tool_name"], d["tool_input"]["file_path"]) for d in outcome.denials] == [
+        ("Write", f"{values['cwd']}/notes.md")]
+    assert "Redis or Postgres" in (Path(values["inbox"]) / "round1.yaml").read_text()
     hooks = [json.loads(Path(str(args)[:-len(".args")] + ".in").read_text())
              for args in started.parent.glob("started.*.args")
              if "scripts/hook.py" in args.read_text()]
     calls = sorted((h["tool_name"], h["tool_input"].get("command") or
                     h["tool_input"].get("file_path")) for h in hooks)
-    values = outcome.model.values
     assert calls == sorted([
         ("Bash", f"{values['launcher']} doctor --json --inbox"),
         ("Write", f"{values['inbox']}/round1.yaml"),
+        ("Edit", f"{values['inbox']}/round1.yaml"),
         ("Read", f"{values['skill_dir']}/references/verdict.md")]), calls
 
 
