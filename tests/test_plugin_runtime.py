@@ -221,3 +221,27 @@ def test_the_launcher_spells_the_plugins_names_as_the_layout_does() -> None:
     assert f'"$plugin/{layout.PLUGIN_READY}"' in launcher
     assert f"${{{layout.PLUGIN_DATA}:-}}" in launcher and layout.PLUGIN_DATA in hook
     assert os.access(SESSION_START, os.X_OK)
+
+
+def test_doctor_names_a_plugin_runtime_older_than_the_plugins_sources(
+        tmp_path: Path, plugin: Path, project: Path) -> None:
+    """A plugin folder whose sources changed under the same root (one loaded with
+    --plugin-dir from a clone): the seal still holds, so doctor says what builds it anew, and
+    the next call does."""
+    data = tmp_path / "data"
+    env = plugin_env(tmp_path, data)
+    assert launch(plugin, env, project, "status").returncode == 0
+    module = plugin / "scripts" / "sparring" / "limits.py"
+    module.write_text(module.read_text() + "\n# changed\n")
+
+    out = answer(launch(plugin, env, project, "doctor", "--json", "--full"))
+
+    found = {c["name"]: c for c in out["checks"]}["updates"]
+    assert found["ok"] is False, found
+    assert found["detail"] == f"the runtime is older than the clone {plugin}"
+    assert found["hint"] == (f"update: the plugin's next runner call makes its runtime anew in "
+                             f"{data} (remove {data / layout.PLUGIN_READY} first if it is "
+                             "there); no install.py step")
+    (data / layout.PLUGIN_READY).unlink()
+    rebuilt = answer(launch(plugin, env, project, "doctor", "--json", "--full"))
+    assert {c["name"]: c for c in rebuilt["checks"]}["updates"]["ok"], rebuilt
