@@ -298,7 +298,7 @@ def test_where_the_hook_approves_the_runner_still_refuses(claude_each: Path,
     habitat = plugin_habitat(setup={"sparring.yaml": "sandbox: danger-full-access\n"})
     scenario = Scenario("hook-and-runner", "think-about", "Redis or SQLite?", [], [
         {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"},
-         "expect": {"ready": False}},
+         "expect": {"ready": False}, "fails": True},  # not ready: doctor exits 1
         {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}},
         {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis or SQLite?\n"},
         {"text": "The project asks for a wider sandbox. Try anyway?", "then": "Yes."},
