@@ -339,7 +339,8 @@ def test_the_plugin_from_its_marketplace_runs_on_the_data_dir_runtime(
 
 def test_the_plugin_without_a_runtime_names_its_own_installer(
         claude_bin: Path, env: dict[str, str], tmp_path: Path) -> None:
-    """The launcher of the plugin's installed copy, before `--runtime-only` made a runtime."""
+    """The launcher of the plugin's installed copy run outside Claude Code (no data folder
+    named: the plugin cannot make its own runtime there), before any runtime exists."""
     source = plugin_source(tmp_path / "sparring-clone")
     claude_cli(claude_bin, env, tmp_path, "plugin", "marketplace", "add", str(source))
     claude_cli(claude_bin, env, tmp_path, "plugin", "install", "sparring@sparring")
