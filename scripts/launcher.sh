@@ -93,6 +93,25 @@ if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
   # own `sparring` from the working directory, nor follow PYTHON* variables it set.
   exec "$SPARRING_PYTHON" -I -c "$entry" "$@"
 fi
+# The Claude Code plugin's own runtime, in the folder Claude Code keeps for the plugin's data:
+# the plugin's SessionStart hook (scripts/session-start.sh) names it for every Bash call. Only
+# the plugin's own launcher (a skill folder of a tree with .claude-plugin/plugin.json, no
+# install marker) runs it, and only once sealed for the plugin root it runs from
+# (installer/plugin.py writes the seal last): builtins only, as every call passes here.
+plugin=
+case "$0" in
+  /*/skills/*/sparring)
+    tree=${0%/skills/*/sparring}
+    if [ -n "${SPARRING_PLUGIN_DATA:-}" ] && [ -f "$tree/.claude-plugin/plugin.json" ] &&
+      ! [ -e "${0%/*}/.sparring-install.json" ]; then
+      plugin=$SPARRING_PLUGIN_DATA
+    fi ;;
+esac
+if [ -n "$plugin" ] && [ -x "$plugin/venv/bin/python" ] && [ -f "$plugin/runtime.ready" ] &&
+  read -r built <"$plugin/runtime.ready" && [ "$built" = "$tree" ]; then
+  outside_project SPARRING_PLUGIN_DATA "$plugin/venv/bin/python"
+  exec "$plugin/venv/bin/python" -I -c "$entry" "$@"
+fi
 if [ -x "$data/venv/bin/python" ]; then
   chose=HOME
   [ -n "${XDG_DATA_HOME:-}" ] && chose=XDG_DATA_HOME
@@ -104,6 +123,17 @@ fi
 if found=$(command -v sparring 2>/dev/null); then
   outside_project PATH "$found" follow  # a PATH the project set may lead into it
   exec "$found" "$@"
+fi
+# The plugin with no runtime yet makes its own, once, with the system's python3 (the same
+# code as install.py's: installer/plugin.py), then runs it; a failed build prints its one
+# JSON error and leaves nothing the test above would take for a whole runtime.
+if [ -n "$plugin" ] && found=$(command -v python3 2>/dev/null); then
+  outside_project PATH "$found" follow
+  mkdir -p "$plugin" 2>/dev/null  # Claude Code makes it; made here, it is checked as one
+  outside_project SPARRING_PLUGIN_DATA "$plugin/runtime.ready"
+  "$found" -I "$tree/scripts/plugin_runtime.py" "$tree" "$plugin" || exit 1
+  outside_project SPARRING_PLUGIN_DATA "$plugin/venv/bin/python"
+  exec "$plugin/venv/bin/python" -I -c "$entry" "$@"
 fi
 
 # No runtime: one JSON error whose hint is the command that fixes it, as exactly as we can.
@@ -149,6 +179,9 @@ elif [ -f "$here/.sparring-install.json" ]; then
   fi
 fi
 hint="$fix: it creates the runtime in $data/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
+if [ -n "$plugin" ]; then  # the plugin, with no python3 to make its own runtime with
+  hint="install Python 3.10 or newer as python3: the plugin then makes its runtime on first use, in $plugin; or $hint"
+fi
 case "$hint" in
   *[[:cntrl:]]*) # a path with a line break or a control character: the general advice
     hint="run \`python3 install.py --user\` (or --project DIR) from a clone of sparring: it creates the runtime in \${XDG_DATA_HOME:-~/.local/share}/sparring/venv; or set SPARRING_PYTHON to a Python that has sparring installed" ;;

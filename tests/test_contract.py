@@ -33,7 +33,8 @@ PINNED_CODES = {
     "invalid_answer", "verdict_invalid", "synthesis_invalid", "input_empty", "seal_required",
     "seal_too_early", "already_sealed", "already_judged", "not_revealed", "guard_violation",
     "budget_exhausted",
-    "runtime_missing", "runtime_in_project", "path_too_long", "debate_exists", "round_missing",
+    "runtime_missing", "runtime_in_project", "runtime_build_failed", "path_too_long",
+    "debate_exists", "round_missing",
     "invalid_arguments", "report_exists",
     "interrupted", "internal_error",
 }

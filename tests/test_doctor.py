@@ -582,3 +582,62 @@ def test_the_skills_doctor_prints_what_they_act_on_and_full_prints_every_check(
     assert brief["ready"] == full["ready"] and brief["hints"] == full["hints"]
     assert {c["name"] for c in full["checks"]} >= {"python", "codex", "project"}
     assert "checks" in sparring("doctor", "--json").out  # a person's doctor: every check
+
+
+# -- the Claude Code plugin -------------------------------------------------------------------
+
+
+def as_the_plugin(monkeypatch: pytest.MonkeyPatch, data: Path) -> None:
+    """A runner call of the plugin's own skill in Claude Code: its launcher, and the data
+    folder its SessionStart hook named."""
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(ROOT / "skills" / SKILLS[0] / "sparring"))
+    monkeypatch.setenv("SPARRING_PLUGIN_DATA", str(data))
+
+
+def test_a_plugin_user_is_told_the_skills_come_from_the_plugin_and_nothing_to_install(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    as_the_plugin(monkeypatch, tmp_path / "plugin-data")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no runtime anywhere yet
+
+    out = sparring("doctor", "--full").out
+    found = checks(out)
+
+    assert found["skills"]["ok"] and found["duplicates"]["ok"], found["skills"]
+    assert f"in use from the plugin, {ROOT}" in found["skills"]["detail"]
+    assert "the skills come from the plugin, nothing to install" in found["skills"]["detail"]
+    assert "--project" not in json.dumps(out), "no advice to install the skills a second time"
+    assert found["runtime"]["hint"] == (
+        f"create it: the plugin's next runner call makes its runtime anew in "
+        f"{tmp_path / 'plugin-data'} (remove {tmp_path / 'plugin-data' / 'runtime.ready'} "
+        "first if it is there); no install.py step")
+
+
+def test_the_plugin_beside_installed_copies_is_a_duplicate_to_keep_one_of(
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    write_marker(repo / ".claude" / "skills" / "think-about", __version__)
+    as_the_plugin(monkeypatch, tmp_path / "plugin-data")
+
+    found = checks(sparring("doctor").out)["duplicates"]
+
+    assert found["ok"] is False and found["level"] == "warning"
+    assert f"the plugin ({ROOT}) brings the skills, and think-about are installed as well" \
+        in found["detail"]
+    assert f"install.py --project {repo} --uninstall" in found["hint"]
+    assert "/plugin uninstall sparring@sparring" in found["hint"]
+
+
+def test_a_plugin_claude_code_installed_counts_where_no_skill_launcher_runs(
+        sparring: Any, repo: Path, fake_codex: Any) -> None:
+    """`sparring doctor` typed at a terminal: the plugin is Claude Code's record of it."""
+    record = Path.home() / ".claude" / "plugins" / "installed_plugins.json"
+    record.parent.mkdir(parents=True)
+    cache = Path.home() / ".claude" / "plugins" / "cache" / "sparring" / "sparring" / "0.1.0"
+    record.write_text(json.dumps({"version": 2, "plugins": {"sparring@sparring": [
+        {"scope": "user", "installPath": str(cache), "version": "0.1.0"}]}}))
+
+    found = checks(sparring("doctor").out)["skills"]
+
+    assert found["ok"], found
+    assert f"the Claude Code plugin: sparring@sparring ({cache})" in found["detail"]

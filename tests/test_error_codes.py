@@ -665,6 +665,23 @@ def _runtime_in_project(case: Case) -> dict[str, Any]:
     return error
 
 
+@provokes("runtime_build_failed")
+def _runtime_build_failed(case: Case) -> dict[str, Any]:
+    """The plugin's launcher on first use, its data folder named, with pip finding nothing
+    to install from (tests/test_plugin_runtime.py builds and fails in full)."""
+    data, wheels = case.tmp / "plugin-data", case.tmp / "no-wheels"
+    wheels.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(case.tmp), "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": str(wheels), "XDG_DATA_HOME": str(case.tmp / "no-data"),
+           "SPARRING_PLUGIN_DATA": str(data)}
+    done = subprocess.run([str(ROOT / "skills" / "think-about" / "sparring"), "status"],
+                          env=env, cwd=case.repo, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 1 and not (data / "venv").exists()
+    error: dict[str, Any] = json.loads(done.stdout)["error"]
+    return error
+
+
 @provokes("platform_unsupported")
 def _platform_unsupported(case: Case) -> dict[str, Any]:
     """Any verb on native Windows (simulated as tests/test_windows.py does)."""

@@ -141,8 +141,8 @@ def test_no_answer_for_anything_else(kind: str) -> None:
 def test_no_answer_for_another_plugin_or_none(tmp_path: Path) -> None:
     command = bash(f"{L} wait S")
     assert hook.decide(command, PLUGIN)
-    for plugin in ("", "relative/root", f"{ROOT}/", f"{ROOT}/.", str(tmp_path),
-                   f"{ROOT}/skills"):
+    for plugin in ("", "relative/root", f"{ROOT}//", f"{ROOT}/.", str(tmp_path),
+                   f"{ROOT}/skills"):  # `{ROOT}/` is 2.1.197's spelling: the test below
         assert hook.decide(command, plugin) is None, plugin
 
 
@@ -236,12 +236,12 @@ def copy_plugin(dest: Path) -> Path:
 def hook_command(plugin: Path) -> list[str]:
     """hooks/hooks.json's command, as Claude Code runs it (CLAUDE_PLUGIN_ROOT substituted)."""
     config = json.loads((plugin / "hooks" / "hooks.json").read_text())
-    [entry] = config["hooks"]["PreToolUse"]
-    assert set(entry["matcher"].split("|")) == {"Bash", "Write", "Edit", "MultiEdit", "Read",
-                                                 "Skill"}
-    [command] = entry["hooks"]
-    assert command["type"] == "command"
-    return shlex.split(command["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))
+    entries = config["hooks"]["PreToolUse"]  # one a tool, each narrowed by its `if`
+    assert {t for e in entries for t in e["matcher"].split("|")} == {
+        "Bash", "Write", "Edit", "MultiEdit", "Read", "Skill"}
+    [command] = {h["command"] for e in entries for h in e["hooks"]}  # the same hook for each
+    assert {h["type"] for e in entries for h in e["hooks"]} == {"command"}
+    return shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))
 
 
 def run_hook(plugin: Path, events: list[Any]) -> list[dict[str, Any] | None]:
@@ -289,6 +289,21 @@ def test_the_hook_speaks_only_for_the_plugin_it_ships_in(tmp_path: Path) -> None
                           text=True, timeout=60, check=False,
                           env={"PATH": os.environ["PATH"], "CLAUDE_PLUGIN_ROOT": str(other)})
     assert done.returncode == 0 and done.stdout == ""
+
+
+@pytest.mark.parametrize("root, approved", [("{plugin}/", True), ("{plugin}//", False),
+                                             ("{plugin}/.", False)])
+def test_a_plugin_root_named_with_a_trailing_slash_is_the_same_plugin(
+        tmp_path: Path, root: str, approved: bool) -> None:
+    """2.1.197 names a plugin installed from a local marketplace `<folder>/`: the launcher's
+    calls are still its own; a root spelled any other second way is not."""
+    plugin = copy_plugin(tmp_path / "sparring")
+    event = bash(f"{launcher('think-about', plugin)} wait S")
+    done = subprocess.run(hook_command(plugin), input=json.dumps(event), capture_output=True,
+                          text=True, timeout=60, check=False,
+                          env={"PATH": os.environ["PATH"],
+                               "CLAUDE_PLUGIN_ROOT": root.format(plugin=plugin)})
+    assert done.returncode == 0 and bool(done.stdout) is approved, done
 
 
 def test_a_python_without_sparrings_needs_still_answers_nothing(tmp_path: Path) -> None:

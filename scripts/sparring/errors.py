@@ -77,9 +77,12 @@ CODES: dict[str, str] = {
                            "sandbox than the user allows",
     "budget_exhausted": "the session has used its token budget; no further Codex turn starts",
     "runtime_missing": "the pack's runtime is not installed (printed by the skill launcher)",
-    "runtime_in_project": "SPARRING_PYTHON, XDG_DATA_HOME, HOME or PATH would make the skill "
+    "runtime_in_project": "SPARRING_PYTHON, SPARRING_PLUGIN_DATA, XDG_DATA_HOME, HOME or PATH "
+                          "would make the skill "
                           "launcher run a program that lies in the project (printed by the "
                           "launcher)",
+    "runtime_build_failed": "the Claude Code plugin could not make its runtime on first use "
+                            "(printed by the skill launcher); nothing half-built is used",
     "platform_unsupported": "native Windows is not supported yet; sparring runs in WSL",
     "debate_exists": "the folder already holds a debate; it is never overwritten",
     "round_missing": "the round the next step answers has not been written yet",

@@ -1,10 +1,14 @@
-"""The Claude Code plugin, hands-free: its PreToolUse hook approves in every turn what
-install.py's rules approve for an installed pack, in the real Claude Code.
+"""The Claude Code plugin, hands-free: installed from its marketplace with no install.py
+step, it makes its own runtime on first use, and its PreToolUse hook approves in every turn
+what install.py's rules approve for an installed pack, starting for no other tool call, in
+the real Claude Code.
 
-The plugin is a copy of this repository loaded with `--plugin-dir` (nothing installed but the
-runtime, and no permission rule in any settings file); a scripted model follows the skill's
-SKILL.md over two turns, the second after the user answered a question, where only the hook
-can approve. tests/test_hook.py holds the hook's rules one by one.
+The plugin is a copy of this repository, installed as a user does (`claude plugin
+marketplace add`, `claude plugin install sparring@sparring`) or loaded with `--plugin-dir`
+(nothing installed but the runtime, and no permission rule in any settings file); a scripted
+model follows the skill's SKILL.md over two turns, the second after the user answered a
+question, where only the hook can approve. tests/test_hook.py holds the hook's rules one by
+one, tests/test_plugin_runtime.py the runtime's build.
 """
 
 from __future__ import annotations
@@ -17,9 +21,17 @@ from pathlib import Path
 
 import pytest
 
-from support.habitat import Habitat, Scenario, codex_processes, make_habitat, run_workflow
-from support.installing import shared_runtime
+from support.habitat import (
+    Habitat,
+    Scenario,
+    codex_processes,
+    make_habitat,
+    plugin_copy,
+    run_workflow,
+)
+from support.installing import OFFLINE, WHEELS, shared_runtime
 from support.messages_mock import MessagesMock
+from support.processes import run_bounded
 from support.responses_mock import ResponsesMock
 
 pytestmark = pytest.mark.integration
@@ -44,6 +56,119 @@ def plugin_habitat(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
     yield make
     for habitat in made:
         assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
+
+
+def install_from_marketplace(claude: Path, habitat: Habitat, base: Path) -> Path:
+    """The plugin as a user installs it in Claude Code: its marketplace added (a clean copy
+    of the repository's plugin files), then `sparring@sparring` installed for the user; no
+    --plugin-dir. Returns the folder Claude Code installed it in."""
+    source = plugin_copy(base / "marketplace")
+    for argv in (["plugin", "marketplace", "add", str(source)],
+                 ["plugin", "install", "sparring@sparring"]):
+        done = run_bounded([claude, *argv], env=habitat.env, cwd=habitat.project, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads((Path(habitat.env["HOME"]) / ".claude" / "plugins" /
+                         "installed_plugins.json").read_text())
+    [entry] = record["plugins"]["sparring@sparring"]
+    return Path(entry["installPath"])
+
+
+FIRST_USE = Scenario("first-use", "think-about", "Redis or SQLite?", [], [
+    {"bash": "{{launcher}} doctor --json --inbox --full", "save": {"inbox": "inbox"}},
+    {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}},
+    {"text": "Two questions first: how many replicas, and what latency?", "then": "Three."},
+    {"bash": "{{launcher}} stop {{session}}", "expect": {"ok": True}},
+    {"text": "Stopped."}], scope="plugin")
+
+
+def test_the_plugin_from_its_marketplace_makes_its_runtime_on_first_use(
+        claude_each: Path, tmp_path: Path, messages_mock: MessagesMock,
+        responses_mock: ResponsesMock, codex_bin: Path) -> None:
+    """No install.py anywhere: no runtime exists when the skill's first runner call comes;
+    the plugin makes it in the folder Claude Code keeps for its data, and every call of both
+    turns runs without a prompt."""
+    no_runtime = tmp_path / "no-runtime"  # XDG_DATA_HOME: install.py's runtime is not there
+    habitat = make_habitat(tmp_path, no_runtime, messages_mock, responses_mock, codex_bin,
+                           "plugin")
+    habitat.claude_args = []  # installed, not loaded from a folder
+    if OFFLINE:  # pip finds the runtime's dependencies in the test environment's wheels
+        habitat.env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELS))
+    installed = install_from_marketplace(claude_each, habitat, tmp_path)
+    data = Path(habitat.env["HOME"]) / ".claude" / "plugins" / "data" / "sparring-sparring"
+    assert not (data / "venv").exists()
+
+    outcome = run_workflow(claude_each, habitat, FIRST_USE)
+
+    model = outcome.model
+    assert model.failures == [] and model.finished, (model.failures, outcome.run.stderr[-2000:])
+    assert len(outcome.results) == 2 and outcome.denials == [], outcome.denials
+    # The plugin as Claude Code runs it: its cache copy, or (2.1.332, a marketplace in a
+    # local folder) that folder itself.
+    root = Path(model.values["skill_dir"]).parents[1]
+    assert root in (installed, tmp_path / "marketplace"), root
+    assert (data / "runtime.ready").read_text() == f"{root}\n"
+    assert not no_runtime.exists(), "nothing made where install.py puts its runtime"
+    doctor = model.log[0].output or {}
+    found = {c["name"]: c for c in doctor["checks"]}
+    assert found["runtime"]["detail"].startswith(
+        f"the plugin's own runtime {data / 'venv' / 'bin' / 'python'}: sparring "), found
+    assert "the skills come from the plugin, nothing to install" in found["skills"]["detail"]
+    assert "install.py" not in json.dumps(doctor["checks"]), doctor["checks"]
+
+
+def python3_watch(folder: Path) -> Path:
+    """A `python3` first on PATH that notes each start (its arguments and stdin), then runs
+    the real one: the hook's command names `python3`."""
+    folder.mkdir(parents=True)
+    log = folder / "started"
+    shim = folder / "python3"
+    shim.write_text(f'#!/bin/sh\nn="{log}.$$"\ncat > "$n.in"\nprintf "%s\\n" "$*" > "$n.args"\n'
+                    f'exec /usr/bin/python3 "$@" < "$n.in"\n')
+    shim.chmod(0o755)
+    return log
+
+
+UNRELATED = Scenario("unrelated-calls", "think-about", "Redis or SQLite?", [], [
+    {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"}},
+    {"read": "{{cwd}}/app.py"},
+    {"text": "Shall I go on?", "then": "Yes."},
+    # The next turn: the skill's allowed-tools are gone; only the hook approves.
+    {"write": "{{cwd}}/notes.md", "content": "not the runner's\n", "fails": True},
+    {"bash": "git log --oneline"},  # a read-only command: Claude Code approves it itself
+    {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis or SQLite?\n"},
+    {"edit": "{{inbox}}/round1.yaml", "old": "Redis or SQLite", "new": "Redis or Postgres"},
+    {"read": "{{skill_dir}}/references/verdict.md"},
+    {"text": "done"}], scope="plugin")
+
+
+def test_the_hook_starts_only_for_sparrings_own_calls(claude_each: Path,
+                                                      plugin_habitat: MakeHabitat,
+                                                      tmp_path: Path) -> None:
+    """Each PreToolUse hook carries an `if` Claude Code checks first: a read of the
+    project's own file, a write outside the inbox and any other command start no process;
+    the runner's call, the inbox write and edit and the read of the skill's folder each
+    start one, and in the later turn it alone approves them."""
+    habitat = plugin_habitat()
+    started = python3_watch(tmp_path / "watch")
+    habitat.env["PATH"] = f"{started.parent}:{habitat.env['PATH']}"
+
+    outcome = run_workflow(claude_each, habitat, UNRELATED)
+
+    assert outcome.model.failures == [] and outcome.model.finished, outcome.model.failures
+    values = outcome.model.values
+    assert [(d["tool_name"], d["tool_input"]["file_path"]) for d in outcome.denials] == [
+        ("Write", f"{values['cwd']}/notes.md")]
+    assert "Redis or Postgres" in (Path(values["inbox"]) / "round1.yaml").read_text()
+    hooks = [json.loads(Path(str(args)[:-len(".args")] + ".in").read_text())
+             for args in started.parent.glob("started.*.args")
+             if "scripts/hook.py" in args.read_text()]
+    calls = sorted((h["tool_name"], h["tool_input"].get("command") or
+                    h["tool_input"].get("file_path")) for h in hooks)
+    assert calls == sorted([
+        ("Bash", f"{values['launcher']} doctor --json --inbox"),
+        ("Write", f"{values['inbox']}/round1.yaml"),
+        ("Edit", f"{values['inbox']}/round1.yaml"),
+        ("Read", f"{values['skill_dir']}/references/verdict.md")]), calls
 
 
 def as_plugin(name: str) -> Scenario:
@@ -173,7 +298,7 @@ def test_where_the_hook_approves_the_runner_still_refuses(claude_each: Path,
     habitat = plugin_habitat(setup={"sparring.yaml": "sandbox: danger-full-access\n"})
     scenario = Scenario("hook-and-runner", "think-about", "Redis or SQLite?", [], [
         {"bash": "{{launcher}} doctor --json --inbox", "save": {"inbox": "inbox"},
-         "expect": {"ready": False}},
+         "expect": {"ready": False}, "fails": True},  # not ready: doctor exits 1
         {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}},
         {"write": "{{inbox}}/round1.yaml", "content": "QUESTION: Redis or SQLite?\n"},
         {"text": "The project asks for a wider sandbox. Try anyway?", "then": "Yes."},

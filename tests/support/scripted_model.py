@@ -5,6 +5,7 @@ call of a JSON script, the way the skill's SKILL.md tells Claude to proceed:
 
     {"bash": "{{launcher}} init --skill think-about", "save": {"session": "session"}}
     {"write": "{{inbox}}/verdict.json", "json": {"points": [...]}}
+    {"edit": "{{inbox}}/verdict.json", "old": "...", "new": "..."}
     {"bash": "{{launcher}} wait {{session}}", "until": {"status": "!running"}}
     {"bash": "{{next}}"}
     {"text": "done"}
@@ -147,9 +148,12 @@ class ScriptedModel:
             return "Write", {"file_path": self._fill(step["write"]), "content": _content(step)}
         if "read" in step:
             return "Read", {"file_path": self._fill(step["read"])}
+        if "edit" in step:  # {"edit": path, "old": text, "new": text}: Claude's Edit tool
+            return "Edit", {"file_path": self._fill(step["edit"]), "old_string": step["old"],
+                            "new_string": step["new"]}
         if "skill" in step:  # Claude invokes a skill itself, for words that ask for it
             return "Skill", {"skill": step["skill"], "args": self._fill(step.get("args", ""))}
-        raise ScriptFailed(f"step {self.position} has no bash, write, read, skill or text: "
+        raise ScriptFailed(f"step {self.position} has no bash, write, edit, read, skill or text: "
                            f"{step}")
 
     def _command(self, template: str) -> str:

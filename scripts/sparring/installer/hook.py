@@ -81,7 +81,11 @@ def decide(event: Any, plugin: str) -> str | None:
 
 
 def _plugin_root(plugin: str) -> Path | None:
-    """The plugin root as Claude Code names it, when it is the plugin this hook ships in."""
+    """The plugin root as Claude Code names it, when it is the plugin this hook ships in.
+    2.1.197 names a plugin installed from a marketplace in a local folder with a trailing
+    `/`, which the skills' paths do not have: one is taken off."""
+    if plugin.endswith("/") and len(plugin) > 1:
+        plugin = plugin[:-1]
     if not _plain_absolute(plugin) or os.path.realpath(plugin) != str(OWN_ROOT):
         return None
     return Path(plugin)

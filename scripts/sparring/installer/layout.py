@@ -29,6 +29,11 @@ from sparring.quoting import shell_word
 
 MARKER = ".sparring-install.json"  # in every skill folder install.py installed
 RUNTIME_STATE = "runtime.json"  # beside the runtime's virtual environment
+# The Claude Code plugin's own runtime (installer/plugin.py): the variable its SessionStart
+# hook sets for every Bash call (Claude Code's CLAUDE_PLUGIN_DATA reaches hooks only), and the
+# seal written once the runtime there is whole, naming the plugin root it was built from.
+PLUGIN_DATA = "SPARRING_PLUGIN_DATA"
+PLUGIN_READY = "runtime.ready"
 LAUNCHER = "sparring"  # in every skill folder
 INBOX = ".sparring/inbox"  # of the directory Claude Code runs in (workspace.py)
 INBOX_RULE = f"Edit({INBOX}/**)"

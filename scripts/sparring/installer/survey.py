@@ -18,6 +18,7 @@ from typing import Any
 from sparring import __version__
 from sparring.installer import layout
 from sparring.installer.core import InstallError
+from sparring.installer.plugin import sealed
 from sparring.installer.skills import plan_update, read_marker
 from sparring.installer.source import load_source
 from sparring.process import spawn
@@ -26,6 +27,7 @@ from sparring.quoting import shell_word
 Check = dict[str, Any]
 USER, PROJECT = "user", "project"
 HOOKS = Path("hooks") / "hooks.json"  # the plugin's PreToolUse hook (installer/hook.py)
+PLUGIN = "sparring"  # .claude-plugin/plugin.json's name: Claude Code's key is `sparring@<market>`
 
 
 def check(name: str, ok: bool, detail: str, hint: str = "") -> Check:
@@ -73,6 +75,47 @@ def plugin_root() -> Path | None:
     return root if (root / ".claude-plugin" / "plugin.json").is_file() else None
 
 
+def plugin_data() -> Path | None:
+    """The folder Claude Code keeps for the plugin's data, when the plugin's own launcher
+    started us in a session of Claude Code running it (its SessionStart hook names the
+    folder: scripts/session-start.sh)."""
+    value = os.environ.get(layout.PLUGIN_DATA, "")
+    return Path(value) if value and plugin_root() is not None else None
+
+
+def plugin_runtime() -> Path | None:
+    """The plugin's own runtime's folder, when the launcher runs it: sealed for its root."""
+    data, root = plugin_data(), plugin_root()
+    return data if data is not None and root is not None and sealed(data, str(root)) else None
+
+
+def plugin_installs() -> list[str]:
+    """The sparring plugin as Claude Code recorded it installed (`/plugin install`), each as
+    `name@marketplace (its folder)`."""
+    record = read_json(Path.home() / ".claude" / "plugins" / "installed_plugins.json")
+    plugins = record.get("plugins")
+    found = []
+    for key, entries in (plugins.items() if isinstance(plugins, dict) else []):
+        if isinstance(key, str) and key.split("@")[0] == PLUGIN and isinstance(entries, list):
+            found += [f"{key} ({e.get('installPath', '?')})" for e in entries
+                      if isinstance(e, dict)]
+    return found
+
+
+def runtime_home() -> Path:
+    """The data folder of the runtime the launcher runs: the plugin's own, else install.py's."""
+    return plugin_runtime() or layout.data_dir()
+
+
+def runtime_fix(where: dict[str, Path]) -> str:
+    """What makes the runtime again: for the plugin, its next runner call."""
+    data = plugin_data()
+    if data is not None:
+        return (f"the plugin's next runner call makes its runtime anew in {data} (remove "
+                f"{data / layout.PLUGIN_READY} first if it is there); no install.py step")
+    return install_command("--runtime-only", where)
+
+
 def places(root: Path) -> dict[str, Path]:
     """Where Claude Code looks for skills: the project's root, and the user's home."""
     return {PROJECT: root / ".claude" / "skills", USER: Path.home() / ".claude" / "skills"}
@@ -83,7 +126,7 @@ def clone(where: dict[str, Path]) -> Path | None:
     else the one the runtime or an installed skill was made from."""
     found = launcher()
     candidates = [found.resolve().parents[1]] if found and found.exists() else []
-    sources = [read_json(layout.data_dir() / layout.RUNTIME_STATE).get("source")]
+    sources = [read_json(runtime_home() / layout.RUNTIME_STATE).get("source")]
     for label, skills_dir in where.items():
         sources += [m.get("source") for m in installed(skills_dir).values()
                     if named(label, m.get("source"), where)]
@@ -127,9 +170,14 @@ def skills(where: dict[str, Path]) -> Check:
     parts = [f"{label} {where[label]}: " + (", ".join(
         f"{name} {marker.get('version', '?')}" for name, marker in markers.items()) or "none")
         for label, markers in found.items()]
-    folder = in_use()
-    if folder is not None and folder.parent not in where.values():
+    folder, plugin, installs = in_use(), plugin_data() and plugin_root(), plugin_installs()
+    if plugin is not None:
+        parts.append(f"in use from the plugin, {plugin} (Claude Code names them "
+                     "sparring:<skill>): the skills come from the plugin, nothing to install")
+    elif folder is not None and folder.parent not in where.values():
         parts.append(f"in use from {folder.parent} (the plugin, or a clone)")
+    if installs and plugin is None:
+        parts.append(f"the Claude Code plugin: {', '.join(installs)}")
     install = install_command(option_for(PROJECT, where), where)
     other = sorted({str(m.get("version", "?")) for markers in found.values()
                     for m in markers.values()} - {__version__})
@@ -137,7 +185,8 @@ def skills(where: dict[str, Path]) -> Check:
         return check("skills", False, "; ".join(parts),
                      f"the installed skills are version {', '.join(other)} but the runtime "
                      f"is {__version__}: reinstall them, {install} (or --user)")
-    return check("skills", any(found.values()) or folder is not None, "; ".join(parts),
+    return check("skills", any(found.values()) or folder is not None or bool(installs),
+                 "; ".join(parts),
                  f"install the skills: {install} (or --user, for every project)")
 
 
@@ -145,6 +194,9 @@ def duplicates(where: dict[str, Path]) -> Check:
     """The same skill for the user and in the project: Claude Code runs the user's copy (the
     project's own, its rules and its version, are passed over; 2.1.197 lists both)."""
     user, project = installed(where[USER]), installed(where[PROJECT])
+    plugin = plugin_data() and plugin_root()
+    if plugin is not None and (user or project):
+        return _beside_the_plugin(plugin, user, project, where)
     both = sorted(set(user) & set(project))
     if not both or where[USER] == where[PROJECT]:
         places = [str(where[label]) for label, found in ((USER, user), (PROJECT, project))
@@ -157,6 +209,20 @@ def duplicates(where: dict[str, Path]) -> Check:
                  "keep one: " + install_command(f"{option_for(USER, where)} --uninstall",
                                                 where) + " or " + install_command(
                      f"{option_for(PROJECT, where)} --uninstall", where))
+
+
+def _beside_the_plugin(plugin: Path, user: dict[str, Any], project: dict[str, Any],
+                       where: dict[str, Path]) -> Check:
+    """The plugin's skills, and installed copies too: Claude Code lists both."""
+    copies = [str(where[label]) for label, found in ((USER, user), (PROJECT, project)) if found]
+    names = ", ".join(sorted(set(user) | set(project)))
+    uninstall = install_command(f"{option_for(USER if user else PROJECT, where)} --uninstall",
+                                where)
+    return check("duplicates", False, f"the plugin ({plugin}) brings the skills, and {names} "
+                 f"are installed as well (in {' and '.join(copies)}): Claude Code lists both, "
+                 "/sparring:<skill> the plugin's and /<skill> the installed copy",
+                 f"keep one: {uninstall}, or remove the plugin (`/plugin uninstall "
+                 "sparring@sparring`)")
 
 
 def updates(where: dict[str, Path]) -> Check:
@@ -185,6 +251,8 @@ def updates(where: dict[str, Path]) -> Check:
     detail = "; ".join(f"{', '.join(stale)} older than the clone {source}" if label != "runtime"
                        else f"the runtime is older than the clone {source}"
                        for label, source, stale in older)
+    if plugin_runtime() is not None and [label for label, _, _ in older] == ["runtime"]:
+        return check("updates", False, detail, f"update: {runtime_fix(where)}")
     fixes = [_update(label, source, where) for label, source, _ in older]
     return check("updates", False, detail, "update: run " + ", ".join(dict.fromkeys(fixes))
                  + " (your edits are kept)")
@@ -211,13 +279,13 @@ def _stale(skills_dir: Path, markers: dict[str, dict[str, Any]], source: Any) ->
 
 
 def _runtime_source() -> str | None:
-    source = read_json(layout.data_dir() / layout.RUNTIME_STATE).get("source")
+    source = read_json(runtime_home() / layout.RUNTIME_STATE).get("source")
     return source if isinstance(source, str) else None
 
 
 def _runtime_stale() -> str | None:
     """The clone the runtime was built from, when its sources have changed since; else None."""
-    state = read_json(layout.data_dir() / layout.RUNTIME_STATE)
+    state = read_json(runtime_home() / layout.RUNTIME_STATE)
     source = state.get("source")
     if not isinstance(source, str) or "sources_sha256" not in state:
         return None
@@ -281,11 +349,16 @@ def runtime(where: dict[str, Path]) -> Check:
     """The Python the launcher will run, found in the launcher's own order."""
     chosen = os.environ.get("SPARRING_PYTHON", "")
     venv = layout.data_dir() / "venv"
-    fix = install_command("--runtime-only", where)
+    fix = runtime_fix(where)
+    plugin = plugin_runtime()
     if chosen and os.access(chosen, os.X_OK):
         return _runtime_python(Path(chosen), "SPARRING_PYTHON", [], fix)
+    if plugin is not None:
+        return _runtime_python(plugin / "venv" / "bin" / "python",
+                               "the plugin's own runtime", ["-I"], fix, plugin)
     if os.access(venv / "bin" / "python", os.X_OK):
-        return _runtime_python(venv / "bin" / "python", "private runtime", ["-I"], fix)
+        return _runtime_python(venv / "bin" / "python", "private runtime", ["-I"], fix,
+                               layout.data_dir())
     on_path = shutil.which("sparring")
     if on_path:
         return check("runtime", True, f"no private runtime in {venv}; the launcher falls back "
@@ -293,11 +366,11 @@ def runtime(where: dict[str, Path]) -> Check:
     return check("runtime", False, f"no runtime: {venv} does not exist", f"create it: {fix}")
 
 
-def _runtime_python(python: Path, label: str, flags: list[str], fix: str) -> Check:
+def _runtime_python(python: Path, label: str, flags: list[str], fix: str,
+                    data: Path | None = None) -> Check:
     version = _imports(python, flags)
     where = f"{label} {python}"
-    state = read_json(layout.data_dir() / layout.RUNTIME_STATE) \
-        if label == "private runtime" else {}
+    state = read_json(data / layout.RUNTIME_STATE) if data is not None else {}
     built = f", built from {state['source']}" if state.get("source") else ""
     if version is None:
         return check("runtime", False, f"{where} cannot import sparring", f"repair it: {fix}")
