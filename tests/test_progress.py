@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sparring.codex import rollout
 from sparring.turn import progress
 from sparring.turn.progress import LINE_CHARS, MAX_LINES, inert
 from support.debates import answer, cpt
@@ -122,7 +123,7 @@ def test_a_quiet_turn_says_it_still_works_and_a_timed_out_wait_says_wait_again(
 
     lines = capsys.readouterr().err.splitlines()
     assert out["wait_timed_out"] is True
-    assert sum("Codex still works: 0 commands so far, its last event" in x for x in lines) >= 2
+    assert sum("Codex still works; commands so far: 0; its last event" in x for x in lines) >= 2
     assert lines[-1].endswith("still runs: wait again"), lines
     sparring("stop", session)
 
@@ -164,3 +165,53 @@ def test_inert_keeps_one_plain_line(text: str, room: int, shown: str) -> None:
 
 def test_the_cap_keeps_what_lands_in_claudes_context_small() -> None:
     assert MAX_LINES * (LINE_CHARS + 1) <= 2_100
+
+
+def test_each_line_says_the_turns_tokens_so_far_from_codexs_rollout(
+        sparring: Any, session: str, fake_codex: Any, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """codex records the thread's tokens in its rollout after each model request; a line
+    says this turn's share so far."""
+    monkeypatch.setattr(progress, "QUIET_S", 0.5)
+    monkeypatch.setattr(progress, "TOKENS_EVERY_S", 0.0)
+    fake_codex.mode("hang")
+    sparring("start", session, input=b"q")
+    thread = None
+    for _ in range(100):
+        thread = sparring("poll", session, "--full").out["thread_id"]
+        if thread and rollout.find(thread):
+            break
+        time.sleep(0.05)
+    path = rollout.find(str(thread))
+    assert path is not None
+    total = {"input_tokens": 12_345, "cached_input_tokens": 0, "output_tokens": 655,
+             "reasoning_output_tokens": 0, "total_tokens": 13_000}
+    with path.open("a") as rolled:
+        rolled.write(json.dumps({"type": "event_msg", "payload": {
+            "type": "token_count", "info": {"total_token_usage": total}}}) + "\n")
+    capsys.readouterr()
+
+    sparring("wait", session, "--timeout", "2")
+
+    lines = capsys.readouterr().err.splitlines()
+    said = ", 13.0k tokens: Codex still works; commands so far: 0"
+    assert any(said in line for line in lines), lines
+    assert rollout.usage(thread) == total
+    sparring("stop", session)
+
+
+def test_the_rollouts_tokens_are_its_last_count(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the real codex 0.171.0 writes them: a `token_count` after each model request."""
+    recorded = json.loads((Path(__file__).parent / "fixtures" / "codex" / "0.171.0" /
+                           "command.json").read_text())
+    [lines] = recorded["rollouts"].values()
+    thread = "019a0000-0000-7000-8000-000000000001"
+    folder = tmp_path / "codex" / "sessions" / "2026" / "12" / "02"
+    folder.mkdir(parents=True)
+    (folder / f"rollout-2026-12-02T20-42-13-{thread}.jsonl").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    assert rollout.usage(thread) == {"input_tokens": 44, "cached_input_tokens": 0,
+                                     "cache_write_input_tokens": 0, "output_tokens": 14,
+                                     "reasoning_output_tokens": 0, "total_tokens": 58}
+    assert rollout.usage("019a0000-0000-7000-8000-00000000ffff") is None

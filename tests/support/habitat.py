@@ -81,6 +81,12 @@ class Scenario:
                    data.get("says"), data.get("calls"))
 
     @property
+    def codex_silence(self) -> float:
+        """The seconds the mock keeps Codex waiting (`delay`), over the whole scenario: a
+        long turn's, which the run's time limit allows on top of its own."""
+        return sum(float(a["delay"]) for a in self.codex if isinstance(a, dict) and "delay" in a)
+
+    @property
     def prompt(self) -> str:
         if self.says is not None:
             return self.says
@@ -216,7 +222,8 @@ def _converse(claude: Path, habitat: Habitat, scenario: Scenario,
     env = {**habitat.env, **scenario.user_env}
     results = []
     while True:
-        run = run_bounded(argv, env=env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
+        run = run_bounded(argv, env=env, cwd=where,
+                          timeout=WORKFLOW_TIMEOUT_S + scenario.codex_silence)
         assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
         try:
             result = json.loads(run.stdout)

@@ -100,17 +100,17 @@ default; a call given Claude Code's longest Bash timeout (600000 ms) can wait
 
 While the turn runs, what Codex does is printed to stderr as it happens (the
 JSON stays alone on stdout): a line per command it runs, file it changes,
-search, tool call or reconnect notice, a line after a minute without one, and
-a last line with how the turn stands, its tokens once its answer may be shown,
-and how many lines were left out. At most 20 lines of at most 100 characters,
-each a shell comment (`# codex …`, `# sparring …`): Codex's text in them is
-cut short, on one line, with every control character replaced by `?`; its
-reasoning is never printed. Nothing is printed for a turn that had ended
-before the call, nor with --quiet.
+search, tool call or reconnect notice, each with the time since the turn
+began and the turn's tokens so far, a line after a minute without one, and a
+last line with how the turn stands, its tokens and how many lines were left
+out. The tokens show only once Codex's answer may be shown (after the seal).
+At most 20 lines of at most 100 characters, each a shell comment (`# codex …`,
+`# sparring …`): Codex's text in them is cut short, on one line, with every
+control character replaced by `?`; its reasoning is never printed. Nothing is
+printed for a turn that had ended before the call, nor with --quiet.
 
-With --seal
-(once Codex's round one has ended) the analysis is sealed before anything of
-Codex's is shown (adds `sealed` and the check's `independence`); if the seal
+With --seal (once Codex's round one has ended) the analysis is sealed before
+anything of Codex's is shown (adds `sealed` and the check's `independence`); if the seal
 is refused, nothing is shown and the seal's error is printed.""", (
     SESSION,
     Option("--timeout", "seconds", "Return after this many seconds even if the turn still "

@@ -55,13 +55,13 @@ def waited(session: Session, cwd: str, timeout: float, full: bool,
     session, the runner and what the events gained since the last look (for `progress`)
     are read; the whole events once, at the end (they grow to megabytes)."""
     deadline = time.monotonic() + timeout
-    _, turn = lifecycle.settle(session)
+    data, turn = lifecycle.settle(session)
     if states.is_terminal(turn["status"]):
         progress = None  # it ended before this call: its answer says it all
     while True:
         over = states.is_terminal(turn["status"]) or time.monotonic() >= deadline
         if progress is not None:
-            progress.follow(session, turn, last=over)
+            progress.follow(session, data, turn, last=over)
         if over:
             data, turn, seen = lifecycle.observe(session)
             if progress is not None:
@@ -75,7 +75,7 @@ def waited(session: Session, cwd: str, timeout: float, full: bool,
                 result["independence"] = sealed["independence"]
             return result
         time.sleep(_WAIT_STEP_S)
-        _, turn = lifecycle.settle(session)
+        data, turn = lifecycle.settle(session)
 
 
 def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,

@@ -1,7 +1,9 @@
 """What `wait` prints while Codex works: one short line per command Codex runs, file it
-changes, search or tool call it makes, and reconnect notice, as it happens; a line after a
-minute without one, so a healthy long turn reads apart from a stuck one; a last line with
-how the turn ended and what it cost.
+changes, search or tool call it makes, and reconnect notice, as it happens, each with the
+time since the turn began and the turn's tokens so far (codex records them in its rollout
+after each model request: codex/rollout.usage); a line after a minute without one, so a
+healthy long turn reads apart from a stuck one; a last line with how the turn ended and
+what it cost.
 
 They go to stderr, flushed line by line: the verb's answer stays one JSON document alone on
 stdout. Claude Code's Bash tool shows both streams to the model and to the user, so the
@@ -23,9 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from sparring import states
+from sparring.codex import rollout
 from sparring.records import TurnRecord
 from sparring.store.sessions import Session
-from sparring.turn import barrier, view
+from sparring.turn import barrier, turns, view
 
 MAX_LINES = 20
 LINE_CHARS = 100
@@ -33,6 +36,8 @@ LINE_CHARS = 100
 # read meanwhile (only what was added since the last read).
 QUIET_S = 60.0
 READ_EVERY_S = 0.5
+# How often the tokens so far are read from Codex's rollout, at most (for a line).
+TOKENS_EVERY_S = 5.0
 # Control and format characters (C0, C1, soft hyphen, bidi controls, zero-width marks,
 # line and paragraph separators, tags, lone surrogates): a terminal or a reader could be
 # misled by any of them.
@@ -55,6 +60,13 @@ def clock(seconds: float) -> str:
     if whole < 3600:
         return f"{whole // 60}m{whole % 60:02d}s"
     return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def count(tokens: int) -> str:
+    """Tokens as `850`, `12.3k`, `1.20M`."""
+    if tokens < 1000:
+        return str(tokens)
+    return f"{tokens / 1000:.1f}k" if tokens < 1_000_000 else f"{tokens / 1_000_000:.2f}M"
 
 
 def said(item: dict[str, Any]) -> list[str]:
@@ -89,28 +101,35 @@ class Progress:
         self.commands = 0
         self.read_at = 0.0
         self.line_at = time.monotonic()
+        self.thread: str | None = None
+        self.spent: int | None = None
+        self.spent_at = -TOKENS_EVERY_S
+        self.data: dict[str, Any] = {}
 
-    def follow(self, session: Session, turn: TurnRecord, last: bool = False) -> None:
+    def follow(self, session: Session, data: dict[str, Any], turn: TurnRecord,
+               last: bool = False) -> None:
         """Lines for what Codex did since the last call (at most every READ_EVERY_S, but
         for the `last` call, once the turn ended or the wait is over)."""
         now = time.monotonic()
         if now - self.read_at < READ_EVERY_S and not last:
             return
-        self.read_at = now
+        self.read_at, self.data = now, data
         if turn["n"] != self.turn:  # a new turn (a re-ask, the next round): from its start
             self.turn, self.offset, self.items = turn["n"], 0, set()
+            self.thread, self.spent = turn.get("thread_id"), None
             self._line("sparring", turn, f"following Codex's turn {turn['n']} (round "
                        f"{turn['round']}); lines marked codex are its own, shortened")
         found = view.seen(session, turn["n"], finished=False, start=self.offset)
         self.offset += found.end
+        self.thread = self.thread or found.thread_id
         for item in found.items:
             self._item(turn, item)
         for notice in found.notices:
             self._line("codex", turn, f"notice: {notice}")
         if now - self.line_at >= QUIET_S and not states.is_terminal(turn["status"]):
             quiet = clock(time.time() - view.last_activity(session, turn))
-            self._line("sparring", turn, f"Codex still works: {self.commands} commands so "
-                       f"far, its last event {quiet} ago")
+            self._line("sparring", turn, f"Codex still works; commands so far: "
+                       f"{self.commands}; its last event {quiet} ago")
 
     def _item(self, turn: TurnRecord, item: dict[str, Any]) -> None:
         """Its lines, once: an item is printed again as it goes on (started, completed)."""
@@ -128,6 +147,7 @@ class Progress:
         may be shown) and how many lines were left out."""
         if self.turn is None:
             return  # the turn had ended before this wait began: the answer says it all
+        self.data = data
         status = states.reported(turn["status"])
         what = "still runs: wait again" if status == states.RUNNING else f"ended: {status}"
         usage = turn.get("usage") or {}
@@ -136,7 +156,7 @@ class Progress:
             what += f", {spent:,} tokens this round"
         if self.left:
             what += f"; … {self.left} more not shown"
-        self.write(self._text("sparring", turn, what))
+        self.write(self._text("sparring", turn, what, tokens=False))
 
     def _line(self, who: str, turn: TurnRecord, text: str) -> None:
         self.line_at = time.monotonic()
@@ -146,9 +166,23 @@ class Progress:
         self.shown += 1
         self.write(self._text(who, turn, text))
 
-    @staticmethod
-    def _text(who: str, turn: TurnRecord, text: str) -> str:
+    def _text(self, who: str, turn: TurnRecord, text: str, tokens: bool = True) -> str:
         started = float(turn.get("started_at") or turn["created_at"])
         ended = turn.get("ended_at")
-        head = f"# {who} {clock((float(ended) if ended else time.time()) - started)}: "
+        head = f"# {who} {clock((float(ended) if ended else time.time()) - started)}"
+        spent = self._tokens(turn) if tokens else None
+        head += f", {count(spent)} tokens: " if spent is not None else ": "
         return head + inert(text, LINE_CHARS - len(head)) + "\n"
+
+    def _tokens(self, turn: TurnRecord) -> int | None:
+        """This turn's tokens so far (input and output), from Codex's rollout; None before
+        Codex's answer may be shown (they are withheld with it) or before any is recorded."""
+        if barrier.withheld(self.data) is not None:
+            return None
+        now = time.monotonic()
+        if now - self.spent_at >= TOKENS_EVERY_S:
+            self.spent_at = now
+            so_far = turns.round_usage(self.data, turn, rollout.usage(self.thread), self.thread)
+            if so_far is not None:
+                self.spent = so_far.get("input_tokens", 0) + so_far.get("output_tokens", 0)
+        return self.spent
