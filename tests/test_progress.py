@@ -143,6 +143,7 @@ def test_the_tokens_come_once_codexs_answer_may_be_shown(
     assert round_one["status"] == "completed" and "usage" not in round_one
     unsealed = capsys.readouterr().err.splitlines()
     assert unsealed[-1].endswith("ended: completed"), unsealed
+    assert not any("tokens" in line for line in unsealed), unsealed
 
     sparring("start", session, input=b"q")
     capsys.readouterr()
