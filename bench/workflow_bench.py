@@ -22,13 +22,18 @@ Goals (issue 22): at most 1,500 bytes for the set-up, per round and for the clos
 most 2 Bash calls per round.
 
 Needs the pinned binaries `.ci/run` installs (or SPARRING_TEST_CLAUDE / SPARRING_TEST_CODEX).
+`--stretch K` makes every long turn K times as long: each Codex request a scenario delays
+(`"delay"`: the model thinking, think-about-long-turn's round one) comes K times, so a turn
+of two minutes becomes one of 2K minutes, still watched as SKILL.md says.
+
 Run: .venv/bin/python bench/workflow_bench.py [--only think-about-consensus] [--calls] [--printed]
-     [--claude PATH]   (.venv/: the environment `python3 tests/run.py` makes)
+     [--claude PATH] [--stretch K]   (.venv/: the environment `python3 tests/run.py` makes)
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -90,6 +95,17 @@ def started(out: dict[str, Any]) -> bool:
                                "discuss round", "discuss synthesis") and bool(out.get("turn"))
 
 
+def stretched(scenario: Scenario, times: int) -> Scenario:
+    """The scenario with each delayed Codex request (a long turn's) `times` times over; what
+    a step checks it shows is the test's, not the benchmark's (more lines than the cap)."""
+    if times == 1:
+        return scenario
+    codex = [entry for entry in scenario.codex
+             for _ in range(times if isinstance(entry, dict) and "delay" in entry else 1)]
+    steps = [{k: v for k, v in step.items() if k != "shows"} for step in scenario.steps]
+    return dataclasses.replace(scenario, codex=codex, steps=steps)
+
+
 def measure(scenario: Scenario, claude: Path, codex: Path, data: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-") as tmp, \
             MessagesMock() as messages, ResponsesMock() as responses:
@@ -148,6 +164,8 @@ def main() -> None:
     parser.add_argument("--claude", type=Path, default=find_claude())
     parser.add_argument("--calls", action="store_true",
                         help="also print each Bash call's verb and its bytes")
+    parser.add_argument("--stretch", type=int, default=1, metavar="K",
+                        help="each delayed Codex request K times: a long turn K times longer")
     parser.add_argument("--printed", action="store_true",
                         help="also print what each Bash call printed, as Claude received it")
     args = parser.parse_args()
@@ -161,7 +179,8 @@ def main() -> None:
                                 if json.loads(p.read_text()).get("bench", True))
     with tempfile.TemporaryDirectory(prefix="sparring-wfbench-runtime-") as tmp:
         data = runtime(Path(tmp))
-        rows = [measure(Scenario.load(name), args.claude, codex, data) for name in names]
+        rows = [measure(stretched(Scenario.load(name), args.stretch), args.claude, codex, data)
+                for name in names]
     print(f"{'workflow':32} {'Bash':>5} {'legs':>4} {'Codex rounds':>12} {'set-up B':>9} "
           f"{'B/round':>8} {'calls/round':>11} {'close B':>8}")
     for r in rows:

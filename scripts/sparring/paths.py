@@ -306,14 +306,15 @@ def remove_taken(taken: Taken) -> bool:
     return True
 
 
-def read_own(path: str | os.PathLike[str], limit: int, tail: int | None = None
-             ) -> bytes | None:
-    """The bytes (the last `tail` of them) of a file sparring's child writes into the
-    session's own folder (a turn's events, codex's stderr): a sandbox that lets Codex write
-    the project lets it swap that file for a link, a FIFO (whose open would block the runner
-    and every verb that reads the turn, forever) or a huge sparse file. So it is opened
-    without following a link or blocking, and read only when fstat says it is a regular
-    file of at most `limit` bytes; None otherwise (a missing file included)."""
+def read_own(path: str | os.PathLike[str], limit: int, tail: int | None = None,
+             start: int = 0) -> bytes | None:
+    """The bytes (the last `tail` of them, or those from offset `start` on) of a file
+    sparring's child writes into the session's own folder (a turn's events, codex's
+    stderr): a sandbox that lets Codex write the project lets it swap that file for a link,
+    a FIFO (whose open would block the runner and every verb that reads the turn, forever)
+    or a huge sparse file. So it is opened without following a link or blocking, and read
+    only when fstat says it is a regular file of at most `limit` bytes; None otherwise (a
+    missing file included)."""
     try:
         fd = os.open(path, _READ)
     except OSError:
@@ -324,6 +325,8 @@ def read_own(path: str | os.PathLike[str], limit: int, tail: int | None = None
             return None
         if tail is not None and st.st_size > tail:
             os.lseek(fd, st.st_size - tail, os.SEEK_SET)
+        elif start:
+            os.lseek(fd, min(start, st.st_size), os.SEEK_SET)
         chunks, total = [], 0
         while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
             chunks.append(chunk)

@@ -125,6 +125,9 @@ def test_a_whole_workflow_runs_hands_free(
     assert_hands_free(outcome, scenario)
     assert_records(habitat, scenario)
     assert habitat.responses.pending == 0, "Codex answered every round it was asked"
+    if scenario.calls is not None:
+        calls = [e.input["command"] for e in outcome.model.log if e.tool == "Bash"]
+        assert len(calls) == scenario.calls, calls
     if outcome.before is not None:
         assert_picked_up(habitat, outcome, scenario)
     if spaced:

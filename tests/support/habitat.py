@@ -13,7 +13,8 @@ sandbox), the runner verbs the user approves when Claude Code asks in a later tu
 the harness passes them with `--allowedTools`, as the user's "yes"), `after`: a scenario run
 first in the same project, in a conversation of its own (the one that stopped midway, which
 this one picks up), `says`: what the user types instead of the slash command (plain words:
-the scripted model then invokes the skill with Claude Code's Skill tool), and `"bench": false`
+the scripted model then invokes the skill with Claude Code's Skill tool), `calls`: the Bash
+calls the conversation takes (a long turn watched through one `wait`), and `"bench": false`
 for a failure path bench/workflow_bench.py leaves out.
 
 A scenario may span several turns, as a debate does when Claude asks the user something: a
@@ -41,6 +42,7 @@ from support.messages_mock import MessagesMock
 from support.processes import Finished, run_bounded
 from support.responses_mock import (
     MOCK_KEY_ENV,
+    Delayed,
     ResponsesMock,
     rate_limited,
     shell_call,
@@ -68,6 +70,7 @@ class Scenario:
     user_allows: list[str] = field(default_factory=list)  # verbs the user says yes to
     after: str | None = None  # a scenario run first, in its own conversation, in the project
     says: str | None = None  # the user's words, for a conversation without a slash command
+    calls: int | None = None  # the Bash calls the whole conversation takes, when pinned
 
     @classmethod
     def load(cls, name: str) -> Scenario:
@@ -75,7 +78,13 @@ class Scenario:
         return cls(name, data["skill"], data["args"], data["codex"], data["steps"],
                    data.get("files", []), data.get("scope", "project"), data.get("setup", {}),
                    data.get("user_env", {}), data.get("user_allows", []), data.get("after"),
-                   data.get("says"))
+                   data.get("says"), data.get("calls"))
+
+    @property
+    def codex_silence(self) -> float:
+        """The seconds the mock keeps Codex waiting (`delay`), over the whole scenario: a
+        long turn's, which the run's time limit allows on top of its own."""
+        return sum(float(a["delay"]) for a in self.codex if isinstance(a, dict) and "delay" in a)
 
     @property
     def prompt(self) -> str:
@@ -177,7 +186,12 @@ def codex_behaviour(answer: Any) -> Behaviour:
     """How the Responses mock answers one Codex request: the answer as text (JSON for an
     object), or `{"mock": "rate_limited"}` (HTTP 429, no Retry-After: codex gives up at
     once), `{"mock": "bad_request"}` (HTTP 400), `{"mock": "shell", "cmd": "…"}` (Codex runs a
-    command in its sandbox; its next request takes the next answer)."""
+    command in its sandbox; its next request takes the next answer); either with `"delay": S`
+    (`{"delay": S, "mock": ...}`, or `{"delay": S, "answer": ...}` for an answer): the mock
+    is silent that long first, as a model thinking (a long turn)."""
+    if isinstance(answer, dict) and "delay" in answer:
+        rest = {k: v for k, v in answer.items() if k != "delay"}
+        return Delayed(float(answer["delay"]), codex_behaviour(rest.get("answer", rest)))
     if isinstance(answer, dict) and "mock" in answer:
         if answer["mock"] == "shell":
             return shell_call(answer["cmd"])
@@ -208,7 +222,8 @@ def _converse(claude: Path, habitat: Habitat, scenario: Scenario,
     env = {**habitat.env, **scenario.user_env}
     results = []
     while True:
-        run = run_bounded(argv, env=env, cwd=where, timeout=WORKFLOW_TIMEOUT_S)
+        run = run_bounded(argv, env=env, cwd=where,
+                          timeout=WORKFLOW_TIMEOUT_S + scenario.codex_silence)
         assert not run.timed_out, f"{scenario.name}: Claude Code timed out\n{run.stderr[-3000:]}"
         try:
             result = json.loads(run.stdout)

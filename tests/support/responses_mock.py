@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,6 +300,19 @@ class Stall:
         exchange.start_sse(chunked=False)
         exchange.send_event(_created_event(f"resp_mock_{exchange.request.index}"))
         exchange.wait_until_stopped()
+
+
+@dataclass(frozen=True)
+class Delayed:
+    """Another behaviour, after `seconds` of silence: the model thinking that long before
+    it answers (a long turn, whose events come minutes apart)."""
+
+    seconds: float
+    then: Any
+
+    def respond(self, exchange: Exchange) -> None:
+        time.sleep(self.seconds)
+        self.then.respond(exchange)
 
 
 def _error_body(code: int) -> dict[str, Any]:

@@ -20,7 +20,9 @@ and whatever a step saved from its tool result (`save` maps a name to a dotted p
 runner's JSON). Only `{{name}}` in a command or a path is replaced (in a command, a word
 that then has a space is put in double quotes); the text a step writes is written exactly as
 given, so hostile text stays hostile. `until` repeats a step until the
-result matches (`"!v"`: anything but v); `expect` checks a result and fails the run if it
+result matches (`"!v"`: anything but v); `timeout` is the Bash tool's own limit (ms), as a
+SKILL.md asks Claude to give a long `wait`; `shows` lists text the result must hold (what
+`wait` printed on stderr beside its JSON); `expect` checks a result and fails the run if it
 does not match; `"fails": true` marks a runner call expected to exit non-zero (its JSON
 error is still read). A `text` step with `then` ends Claude's turn with a question to the user,
 and `then` is the user's answer the harness sends as the next turn (`take_reply`). Every
@@ -61,9 +63,12 @@ class Exchanged:
     @property
     def output(self) -> dict[str, Any] | None:
         """The runner's JSON, for a Bash call that printed one object (after the `Exit code
-        N` line Claude Code puts before the output of a command that failed)."""
+        N` line Claude Code puts before the output of a command that failed, and after the
+        progress lines `wait` printed on stderr, which Claude Code puts before stdout)."""
         text = self.result or ""
         if self.is_error and text.startswith("Exit code "):
+            text = text.partition("\n")[2]
+        while text.startswith("# "):
             text = text.partition("\n")[2]
         try:
             found = json.loads(text)
@@ -143,7 +148,10 @@ class ScriptedModel:
     def _call(self, step: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         if "bash" in step:
             command = self._command(step["bash"])
-            return "Bash", {"command": command, "description": step.get("why", command[:60])}
+            found = {"command": command, "description": step.get("why", command[:60])}
+            if "timeout" in step:  # the Bash tool's own limit, in ms, as SKILL.md asks for it
+                found["timeout"] = step["timeout"]
+            return "Bash", found
         if "write" in step:
             return "Write", {"file_path": self._fill(step["write"]), "content": _content(step)}
         if "read" in step:
@@ -193,6 +201,10 @@ class ScriptedModel:
         self.repeats = 0
         for name, path in step.get("save", {}).items():
             self.values[name] = str(_lookup(out, path, self.position))
+        unseen = [text for text in step.get("shows", []) if text not in last.result]
+        if unseen:
+            raise ScriptFailed(f"step {self.position}: {unseen} not shown in "
+                               f"{last.result[-1500:]!r}")
         if "expect" in step and not _matches(out, step["expect"]):
             raise ScriptFailed(f"step {self.position}: expected {step['expect']}, got "
                                f"{json.dumps(out)[:1500] if out else last.result[:1500]}")

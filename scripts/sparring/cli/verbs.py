@@ -95,9 +95,22 @@ Block until the turn ends (or --timeout passes); print the poll object.
 
 Adds `wait_timed_out`: true when the turn was still running (absent
 otherwise). The default stays under the two minutes a Bash tool call gets by
-default. With --seal
-(once Codex's round one has ended) the analysis is sealed before anything of
-Codex's is shown (adds `sealed` and the check's `independence`); if the seal
+default; a call given Claude Code's longest Bash timeout (600000 ms) can wait
+--timeout 570 and cover a long turn in one call.
+
+While the turn runs, what Codex does is printed to stderr as it happens (the
+JSON stays alone on stdout): a line per command it runs, file it changes,
+search, tool call or reconnect notice, each with the time since the turn
+began and the turn's tokens so far, a line after a minute without one, and a
+last line with how the turn stands, its tokens and how many lines were left
+out. The tokens show only once Codex's answer may be shown (after the seal).
+At most 20 lines of at most 100 characters, each a shell comment (`# codex …`,
+`# sparring …`): Codex's text in them is cut short, on one line, with every
+control character replaced by `?`; its reasoning is never printed. Nothing is
+printed for a turn that had ended before the call, nor with --quiet.
+
+With --seal (once Codex's round one has ended) the analysis is sealed before
+anything of Codex's is shown (adds `sealed` and the check's `independence`); if the seal
 is refused, nothing is shown and the seal's error is printed.""", (
     SESSION,
     Option("--timeout", "seconds", "Return after this many seconds even if the turn still "
@@ -105,7 +118,8 @@ is refused, nothing is shown and the seal's error is printed.""", (
     FULL,
     Option("--seal", "file", "Seal this file as Claude's own analysis first (what `sparring "
            "seal --file` does, once Codex's round one has ended), then wait: one call "
-           "instead of two.", dest="seal_file")))
+           "instead of two.", dest="seal_file"),
+    Option("--quiet", "flag", "Print no progress lines on stderr.")))
 
 STATUS = Verb("status", "status:status", """\
 Show one session, or list every session of this project.

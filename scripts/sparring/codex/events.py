@@ -52,6 +52,7 @@ class TurnView:
         self.events = 0
         self.legacy = 0  # `{"id", "msg"}` lines: codex 0.42 or older
         self.readable = True  # False: no plain file of bounded size held the events
+        self.end = 0  # how far into the bytes read the whole lines parsed reach
         self._items: dict[str, dict[str, Any]] = {}
 
     @property
@@ -76,11 +77,12 @@ class TurnView:
 EVENTS_LIMIT = 256 * 1024 * 1024
 
 
-def read(path: Path | str, finished: bool) -> TurnView:
-    """The turn's events so far. A file that is not a plain file of bounded size (Codex may
-    swap it for a link, a FIFO or a sparse giant during its turn) reads as no events, and
-    not `readable`."""
-    raw = read_own(path, EVENTS_LIMIT)
+def read(path: Path | str, finished: bool, start: int = 0) -> TurnView:
+    """The turn's events so far (from byte `start` on, a whole line's start: what a reader
+    that follows the turn has not read yet; `end` then counts from `start`). A file that is
+    not a plain file of bounded size (Codex may swap it for a link, a FIFO or a sparse giant
+    during its turn) reads as no events, and not `readable`."""
+    raw = read_own(path, EVENTS_LIMIT, start=start)
     view = parse(raw or b"", finished)
     view.readable = raw is not None
     return view
@@ -89,8 +91,10 @@ def read(path: Path | str, finished: bool) -> TurnView:
 def parse(data: bytes, finished: bool) -> TurnView:
     view = TurnView()
     lines = data.split(b"\n")
+    view.end = len(data)
     if not finished and not data.endswith(b"\n"):
         lines = lines[:-1]  # Codex is still writing this line
+        view.end = data.rfind(b"\n") + 1
     for raw in lines:
         if raw.strip():
             _apply(view, raw)

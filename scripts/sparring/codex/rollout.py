@@ -131,6 +131,30 @@ class ToolCall:
         self.agents: list[str] = []
 
 
+# How much of a rollout's end `usage` reads: many times the lines of one model request.
+_USAGE_TAIL = 256 * 1024
+
+
+def usage(thread_id: str | None) -> dict[str, int] | None:
+    """The thread's tokens so far as codex last recorded them (its latest `token_count`,
+    written after each model request, cumulative for the thread like `turn.completed`'s),
+    read from the rollout's end; None when there is none yet."""
+    path = rollout_file(thread_id) if thread_id else None
+    raw = read_own(path, ROLLOUT_LIMIT, tail=_USAGE_TAIL) if path else None
+    for line in reversed((raw or b"").splitlines()):
+        if b'"token_count"' not in line:
+            continue
+        try:
+            info = (loads(line).get("payload") or {}).get("info") or {}
+        except (ValueError, AttributeError, RecursionError):
+            continue
+        total = info.get("total_token_usage") if isinstance(info, dict) else None
+        if isinstance(total, dict):
+            return {key: value for key, value in total.items()
+                    if isinstance(value, int) and not isinstance(value, bool)}
+    return None
+
+
 def tool_calls(thread_id: str) -> list[ToolCall] | None:
     """Every tool call the thread's rollout records, with its output; None when there is no
     rollout for it, or none of bounded size."""

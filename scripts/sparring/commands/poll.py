@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from sparring.store.sessions import Session
 from sparring.turn import barrier, lifecycle, view
 from sparring.turn import seal as sealing
 from sparring.turn.brief import brief, lean_status
+from sparring.turn.progress import Progress
 from sparring.workflows import registry
 
 # Fast enough that `wait` returns well within half a second of the turn's end.
@@ -32,24 +34,38 @@ def polled(session: Session, cwd: str, full: bool) -> dict[str, Any]:
 
 
 def wait(here: str, session: str, timeout: float, full: bool = False,
-         seal_file: str | None = None) -> dict[str, Any]:
+         seal_file: str | None = None, quiet: bool = False) -> dict[str, Any]:
     """Until the turn ends or `timeout` passes; with `seal_file`, Claude's analysis sealed
-    first (what `sparring seal` does)."""
+    first (what `sparring seal` does). Unless `quiet`, what Codex does meanwhile is printed
+    to stderr as it happens (turn/progress.py)."""
     analysis = read_input(seal_file, "--seal") if seal_file is not None else None
     found = sessions.resolve(session, here)
     sealed = sealing.seal(session, here, analysis) if analysis is not None else None
-    return waited(found, here, timeout, full, sealed)
+    return waited(found, here, timeout, full, sealed, None if quiet else Progress(_stderr))
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line)
+    sys.stderr.flush()  # as it happens: Claude Code shows the lines while the call runs
 
 
 def waited(session: Session, cwd: str, timeout: float, full: bool,
-           sealed: dict[str, Any] | None) -> dict[str, Any]:
-    """The poll object once the turn ended, or at `timeout`: its events are read then, once
-    (they grow to megabytes; in between only the session and the runner are looked at)."""
+           sealed: dict[str, Any] | None, progress: Progress | None = None) -> dict[str, Any]:
+    """The poll object once the turn ended, or at `timeout`. While the turn runs, only the
+    session, the runner and what the events gained since the last look (for `progress`)
+    are read; the whole events once, at the end (they grow to megabytes)."""
     deadline = time.monotonic() + timeout
+    data, turn = lifecycle.settle(session)
+    if states.is_terminal(turn["status"]):
+        progress = None  # it ended before this call: its answer says it all
     while True:
-        _, turn = lifecycle.settle(session)
-        if states.is_terminal(turn["status"]) or time.monotonic() >= deadline:
+        over = states.is_terminal(turn["status"]) or time.monotonic() >= deadline
+        if progress is not None:
+            progress.follow(session, data, turn, last=over)
+        if over:
             data, turn, seen = lifecycle.observe(session)
+            if progress is not None:
+                progress.close(data, turn)
             result = _shown(session, data, turn, _revealed(session, data, turn, seen), full,
                             cwd)
             if not states.is_terminal(turn["status"]):
@@ -59,6 +75,7 @@ def waited(session: Session, cwd: str, timeout: float, full: bool,
                 result["independence"] = sealed["independence"]
             return result
         time.sleep(_WAIT_STEP_S)
+        data, turn = lifecycle.settle(session)
 
 
 def _revealed(session: Session, data: dict[str, Any], turn: TurnRecord,

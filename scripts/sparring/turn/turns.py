@@ -186,7 +186,7 @@ def record_end(
             turn, outcome.status, guard=guard, ended_at=time.time(), exit_code=exit_code,
             end_reason=end_reason, error=outcome.error, thread_id=thread_id,
             recoverable=_recoverable(outcome, thread_id, turn),
-            usage_cumulative=view.usage, usage=_round_usage(data, turn, view.usage, thread_id),
+            usage_cumulative=view.usage, usage=round_usage(data, turn, view.usage, thread_id),
         )
         if thread_id and not data.get("thread_id") and _thread_kept(outcome):
             data["thread_id"] = thread_id
@@ -432,11 +432,12 @@ def _recoverable(outcome: Outcome, thread_id: str | None, turn: TurnRecord) -> b
     return outcome.error["code"] in _RECOVERABLE
 
 
-def _round_usage(
+def round_usage(
     data: dict[str, Any], turn: TurnRecord, cumulative: dict[str, int] | None,
     thread_id: str | None,
 ) -> dict[str, int] | None:
-    """This turn's tokens: Codex's cumulative thread usage minus the previous turn's."""
+    """This turn's tokens: Codex's cumulative thread usage minus the previous turn's (at its
+    end; while it runs, for `wait`'s progress lines, from what the rollout says so far)."""
     if cumulative is None:
         return None
     baseline: dict[str, int] = {}

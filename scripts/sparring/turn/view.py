@@ -134,10 +134,12 @@ def _redacted(activities: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if a["kind"] == "reasoning" else a for a in activities]
 
 
-def seen(session: Session, n: int, finished: bool = True) -> events.TurnView:
+def seen(session: Session, n: int, finished: bool = True, start: int = 0
+         ) -> events.TurnView:
     """What turn `n`'s codex printed, read from its events (`finished`: its last line is
-    whole): the one reader of a turn's events, for poll, wait, status and the rest."""
-    return events.read(session.output(n, EVENTS_FILE), finished)
+    whole; from byte `start` on, for `wait`'s progress): the one reader of a turn's events,
+    for poll, wait, status and the rest."""
+    return events.read(session.output(n, EVENTS_FILE), finished, start)
 
 
 def final_text(session: Session, turn: TurnRecord) -> str | None:
