@@ -453,7 +453,7 @@ def test_doctor_exits_non_zero_when_not_ready_so_a_script_can_test_it(
     fake_codex.log_in()
     assert sparring("doctor").exit_code == 0
     assert sparring("doctor", "--text").exit_code == 0
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: not ready
+    monkeypatch.setenv("PATH", BARE_PATH)  # no codex: not ready
     for form in ("--json", "--text"):
         run = sparring("doctor", form)
         assert run.exit_code == 1, (form, run.raw)
@@ -467,7 +467,7 @@ def test_the_text_wraps_at_spaces_and_never_inside_a_path_or_a_command(
     deep = tmp_path / ("a-folder-name-long-enough-to-pass-the-line-" * 2) / "repo"
     deep.mkdir(parents=True)
     monkeypatch.chdir(deep)
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex, no runtime: hints with paths
+    monkeypatch.setenv("PATH", BARE_PATH)  # no codex, no runtime: hints with paths
     monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((60, 24)))
     text = sparring("doctor", "--text").raw
 
@@ -598,7 +598,7 @@ def test_a_plugin_user_is_told_the_skills_come_from_the_plugin_and_nothing_to_in
         sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     as_the_plugin(monkeypatch, tmp_path / "plugin-data")
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no runtime anywhere yet
+    monkeypatch.setenv("PATH", BARE_PATH)  # no runtime anywhere yet
 
     out = sparring("doctor", "--full").out
     found = checks(out)

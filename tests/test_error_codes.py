@@ -671,7 +671,7 @@ def _runtime_build_failed(case: Case) -> dict[str, Any]:
     to install from (tests/test_plugin_runtime.py builds and fails in full)."""
     data, wheels = case.tmp / "plugin-data", case.tmp / "no-wheels"
     wheels.mkdir()
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(case.tmp), "PIP_NO_INDEX": "1",
+    env = {"PATH": BARE_PATH, "HOME": str(case.tmp), "PIP_NO_INDEX": "1",
            "PIP_FIND_LINKS": str(wheels), "XDG_DATA_HOME": str(case.tmp / "no-data"),
            "SPARRING_PLUGIN_DATA": str(data)}
     done = subprocess.run([str(ROOT / "skills" / "think-about" / "sparring"), "status"],
