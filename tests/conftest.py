@@ -50,11 +50,26 @@ def pytest_configure(config: pytest.Config) -> None:
     st = os.lstat(mine)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
         mine = Path(tempfile.mkdtemp(prefix="sparring-tests-"))  # someone else's name
-    runs = sorted(mine.glob("run-*"), key=os.path.getmtime)
-    for old in runs[:max(0, len(runs) - (RUNS_KEPT - 1))]:
+    ended = sorted((run for run in mine.glob("run-*") if not _running(run)),
+                   key=os.path.getmtime)  # a run still going (another suite's) is kept whole
+    for old in ended[:max(0, len(ended) - (RUNS_KEPT - 1))]:
         shutil.rmtree(old, ignore_errors=True)
-    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="run-", dir=mine)
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=mine)
     tempfile.tempdir = None  # read TMPDIR again
+
+
+def _running(run: Path) -> bool:
+    """Whether the pytest that made `run` (`run-<pid>-…`) is still alive."""
+    pid = run.name.split("-")[1]
+    if not pid.isdigit():
+        return False  # an older suite's name: not ours to keep
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @pytest.fixture(autouse=True)
