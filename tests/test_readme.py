@@ -59,6 +59,20 @@ ELSEWHERE = {
         "tests/integration/test_workflows.py::test_a_whole_workflow_runs_hands_free "
         "(scenario think-about-resumed: a new conversation runs it and goes on from its "
         "`next`), and tests/test_resume.py for every workflow's next step",
+    "/plugin marketplace add <this-repository-url>":
+        "tests/integration/test_plugin.py::"
+        "test_the_plugin_from_its_marketplace_makes_its_runtime_on_first_use (`claude plugin "
+        "marketplace add`, the same step outside a session, with a local marketplace: the "
+        "repository's address needs the network)",
+    "/plugin install sparring@sparring":
+        "tests/integration/test_plugin.py::"
+        "test_the_plugin_from_its_marketplace_makes_its_runtime_on_first_use (`claude plugin "
+        "install sparring@sparring`, then a skill's first call makes the runtime)",
+    "sparring doctor":
+        "tests/test_install.py::"
+        "test_the_sparring_command_is_linked_for_a_person_and_goes_with_the_runtime",
+    "sparring status":
+        "tests/test_for_people.py::test_status_on_a_terminal_is_a_table_and_for_a_program_json",
     "python3 tests/run.py":
         "tests/test_repo.py::test_ci_runs_exactly_the_readme_test_command (CI runs it "
         "verbatim: it is how the whole suite runs; tests/test_from_nothing.py covers its "
