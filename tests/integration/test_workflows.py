@@ -251,11 +251,37 @@ def test_a_launcher_call_outside_the_skills_verbs_asks_the_user(claude_each: Pat
     assert not list((habitat.project / ".sparring" / "sessions").glob("*/turns/*"))
 
 
+def on_a_users_machine(home: Path, tmp_path: Path) -> tuple[str, list[Path]]:
+    """What a user's machine holds beside a fresh one: another tool's skill and a Codex
+    folder in HOME, a `.sparring` left in HOME and in the temporary folder above the project,
+    and a Claude Code and a Codex installed globally (later on PATH than the ones the user
+    runs; each leaves a mark if it is ever started). The PATH part, and what must stay
+    untouched."""
+    (home / ".claude" / "skills" / "someone-elses").mkdir(parents=True)
+    (home / ".claude" / "skills" / "someone-elses" / "SKILL.md").write_text(
+        "---\nname: someone-elses\ndescription: not sparring's\n---\nHello.\n")
+    (home / ".codex").mkdir(parents=True, exist_ok=True)
+    (home / ".codex" / "config.toml").write_text('model = "someone-elses"\n')
+    stray = [home / ".sparring" / "sessions", tmp_path / ".sparring" / "sessions"]
+    for folder in stray:
+        folder.mkdir(parents=True)
+    installed = tmp_path / "usr-local-bin"
+    installed.mkdir()
+    for name in ("claude", "codex", "sparring"):
+        program = installed / name
+        program.write_text(f"#!/bin/sh\ntouch {tmp_path}/global-{name}-ran\nexit 3\n")
+        program.chmod(0o755)
+    return str(installed), stray
+
+
+@pytest.mark.parametrize("machine", ["fresh", "a user's"])
 def test_the_readmes_first_command_installs_the_pack_and_runs_a_debate(
         claude_bin: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
-        messages_mock: MessagesMock, responses_mock: ResponsesMock, codex_bin: Path) -> None:
+        messages_mock: MessagesMock, responses_mock: ResponsesMock, codex_bin: Path,
+        machine: str) -> None:
     """The first of the README's two commands for a fresh machine, as written, in a clone:
-    install.py into a project, then a whole think-about, headless, in the real Claude Code."""
+    install.py into a project, then a whole think-about, headless, in the real Claude Code;
+    again on a user's machine (on_a_users_machine), which changes nothing of it."""
     [line] = [x.strip() for x in readme_section("Two commands for a fresh machine").splitlines()
               if x.strip().startswith("python3 install.py ")]
     scenario = Scenario.load("think-about-consensus")
@@ -265,8 +291,11 @@ def test_the_readmes_first_command_installs_the_pack_and_runs_a_debate(
     model = ScriptedModel(scenario.steps, {"cwd": str(project)})
     messages_mock.drive(model)
     home = tmp_path / "home"
-    env = {**messages_mock.claude_env(home),
-           "PATH": f"{claude_bin.parent}:{CLEAN_PATH}:{Path(sys.executable).parent}",
+    env = {**messages_mock.claude_env(home)}
+    installed, stray = on_a_users_machine(home, tmp_path) if machine != "fresh" else ("", [])
+    env = {**env,
+           "PATH": ":".join(filter(None, (str(claude_bin.parent), CLEAN_PATH,
+                                          str(Path(sys.executable).parent), installed))),
            "XDG_DATA_HOME": str(shared_runtime(tmp_path_factory)),
            "SPARRING_CODEX": str(codex_bin), MOCK_KEY_ENV: "dummy", "SPARRING_STARTSECS": "5",
            "CODEX_HOME": str(responses_mock.codex_home(tmp_path / "codex-home"))}
@@ -282,3 +311,5 @@ def test_the_readmes_first_command_installs_the_pack_and_runs_a_debate(
     habitat = Habitat(project, env, messages_mock, responses_mock)
     assert_records(habitat, scenario)
     assert codex_processes(project) == []
+    assert [list(folder.iterdir()) for folder in stray] == [[] for _ in stray]
+    assert not list(tmp_path.glob("global-*-ran")), "a globally installed program ran"
