@@ -153,10 +153,7 @@ word() (
 )
 here=$(cd "$(dirname "$0")" && pwd)
 fix="from a clone of sparring, run \`python3 install.py --user\` (or --project DIR)"
-if [ -f "$here/../../install.py" ]; then
-  # skills/<name>/ of a clone, or of the Claude Code plugin (a clone too).
-  fix="run \`python3 $(word "$(cd "$here/../.." && pwd)/install.py") --runtime-only\`"
-elif [ -f "$here/.sparring-install.json" ]; then
+if [ -f "$here/.sparring-install.json" ]; then
   # An installed copy: its marker names the clone it came from (install.py writes one
   # key per line); reinstalling the same target brings the runtime back. A project's marker
   # is a file a clone can hold: a clone it names inside the project is the project's own
@@ -177,6 +174,10 @@ elif [ -f "$here/.sparring-install.json" ]; then
   else
     fix="from a clone of sparring, run \`python3 install.py $where\`"
   fi
+elif [ -f "$here/../../install.py" ]; then
+  # skills/<name>/ of a clone, or of the Claude Code plugin (a clone too); an installed
+  # copy (above) never: the folder above it is the project's, its install.py anyone's.
+  fix="run \`python3 $(word "$(cd "$here/../.." && pwd)/install.py") --runtime-only\`"
 fi
 hint="$fix: it creates the runtime in $data/venv; or set SPARRING_PYTHON to a Python that has sparring installed"
 if [ -n "$plugin" ]; then  # the plugin, with no python3 to make its own runtime with

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -172,13 +171,13 @@ def test_a_data_folder_the_project_holds_builds_and_runs_nothing(
     assert not (inside / "venv").exists()
 
 
-def test_an_installed_copy_never_takes_the_plugins_runtime(tmp_path: Path,
+def test_an_installed_copy_never_takes_the_plugins_runtime(tmp_path: Path, plugin: Path,
                                                           project: Path) -> None:
     """Only the plugin's own launcher builds or runs it: a skill folder install.py made
-    (its marker) in a session where the plugin is also enabled goes its own way."""
-    folder = project / ".claude" / "skills" / SKILLS[0]
-    folder.mkdir(parents=True)
-    shutil.copy2(ROOT / "scripts" / "launcher.sh", folder / layout.LAUNCHER)
+    (its marker), even in a tree that looks like the plugin's, in a session where the
+    plugin is also enabled goes its own way."""
+    folder = plugin / "skills" / SKILLS[0]
+    assert (plugin / ".claude-plugin" / "plugin.json").is_file()
     (folder / layout.MARKER).write_text("{}\n")
     data = tmp_path / "data"
 

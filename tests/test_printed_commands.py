@@ -513,13 +513,18 @@ def test_the_launchers_words_are_quoted_as_quoting_quotes_them(text: str, shell:
 
 
 def test_a_clone_a_projects_marker_names_inside_it_is_never_a_command(
-        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path) -> None:
+        sparring: Any, repo: Path, fake_codex: Any, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A project's skill folders may come with the repository, their markers too: a marker
     naming a clone inside the project names the project's own program, which neither the
-    launcher's hint nor doctor's offers to run, however well it would quote."""
+    launcher's hint nor doctor's offers to run, however well it would quote; nor an
+    install.py the repository put above its skills (`.claude/install.py`, where a clone's
+    would lie above its own skills)."""
     planted = repo / "tools" / "x$(touch PWNED)"
     planted.mkdir(parents=True)
     (planted / "install.py").write_text("open('PWNED', 'w')\n")
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "install.py").write_text("open('PWNED', 'w')\n")
     folder = repo / ".claude" / "skills" / SKILLS[0]
     folder.mkdir(parents=True)
     shutil.copy2(LAUNCHER_SH, folder / "sparring")
@@ -532,12 +537,15 @@ def test_a_clone_a_projects_marker_names_inside_it_is_never_a_command(
     done = subprocess.run([str(folder / "sparring"), "doctor"], cwd=repo, env=bare,
                           capture_output=True, text=True, timeout=30)
     hint = json.loads(done.stdout)["error"]["hint"]
-    assert "tools" not in hint, hint
+    assert "tools" not in hint and ".claude/install.py" not in hint, hint
     assert hint.startswith(f"from a clone of sparring, run `python3 install.py --project {repo}`"
                            ": it creates the runtime in "), hint
 
-    skills = {c["name"]: c for c in sparring("doctor").out["checks"]}["skills"]
+    monkeypatch.setenv("SPARRING_LAUNCHER", str(folder / "sparring"))  # as the copy ran it
+    found = {c["name"]: c for c in sparring("doctor").out["checks"]}
+    skills = found["skills"]
     assert skills["level"] == "problem" and "tools" not in skills["hint"], skills
+    assert ".claude/install.py" not in json.dumps(found), found
     assert "from a clone of sparring run `python3 install.py --project" in skills["hint"]
     where = survey.places(repo)  # an update from such a clone is not offered either
     assert survey._update(survey.PROJECT, str(planted), where) == \

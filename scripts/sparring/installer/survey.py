@@ -122,10 +122,13 @@ def places(root: Path) -> dict[str, Path]:
 
 
 def clone(where: dict[str, Path]) -> Path | None:
-    """A sparring clone to run install.py from: the launcher's own (a clone or the plugin),
-    else the one the runtime or an installed skill was made from."""
+    """A sparring clone to run install.py from: the launcher's own (a clone or the plugin:
+    an installed copy, which has a marker, is neither, and the folder above it is the
+    project's, whose install.py is anyone's), else the one the runtime or an installed skill
+    was made from."""
     found = launcher()
-    candidates = [found.resolve().parents[1]] if found and found.exists() else []
+    own = found is not None and found.exists() and not (found.parent / layout.MARKER).exists()
+    candidates = [found.resolve().parents[1]] if found is not None and own else []
     sources = [read_json(runtime_home() / layout.RUNTIME_STATE).get("source")]
     for label, skills_dir in where.items():
         sources += [m.get("source") for m in installed(skills_dir).values()
