@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from sparring import paths
+
 STATE_DIR = ".sparring"
 SESSION_FILE = "session.json"
 SESSION_FORMAT = 1  # the version of session.json this sparring writes and reads
@@ -48,28 +50,17 @@ def holds_repository(folder: str) -> bool:
 
 def _is_git_folder(path: str) -> bool:
     """git's own test (setup.c, is_git_directory): a HEAD, and `objects/` and `refs/` in
-    the folder its `commondir` names (a worktree's), else in it."""
+    the folder its `commondir` names (a worktree's), else in it. `commondir` is read as
+    sparring reads a file a planted folder may hold (paths.read_own: no link followed, no
+    wait on a FIFO)."""
     if not os.path.isfile(os.path.join(path, "HEAD")):
         return False
-    common = os.path.join(path, _read_small(os.path.join(path, "commondir")) or os.curdir)
+    named = paths.read_own(os.path.join(path, "commondir"), _COMMONDIR_LIMIT) or b""
+    common = os.path.join(path, named.decode("utf-8", "replace").strip() or os.curdir)
     return all(os.path.isdir(os.path.join(common, name)) for name in ("objects", "refs"))
 
 
-def _read_small(path: str) -> str:
-    """The text of a small plain file, stripped, or "" (absent, a folder; never a wait on
-    a FIFO a planted folder holds)."""
-    if not os.path.isfile(path):
-        return ""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return ""
-    try:
-        return os.read(fd, 4096).decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    finally:
-        os.close(fd)
+_COMMONDIR_LIMIT = 4096  # a path, on one line
 
 
 def state_home() -> str:
