@@ -219,15 +219,18 @@ def test_a_sub_agent_whose_rollout_is_gone_leaves_independence_not_measured(
     assert "sub-agent" in done.out["independence"]["why"]
 
 
-def test_reading_the_projects_own_file_keeps_independence(debate: Debate, repo: Path) -> None:
+@pytest.mark.parametrize("scenario", ["command", "code_mode"])
+def test_reading_the_projects_own_file_keeps_independence(debate: Debate, repo: Path,
+                                                          scenario: str) -> None:
     """The same recorded command, when the note it printed is the project's own file: no
-    copy, nothing void (what Claude quotes of the project is no leak)."""
+    copy, nothing void (what Claude quotes of the project is no leak); code mode's script,
+    whose printout (read from the rollout) holds the same note, likewise."""
     (repo / "notes.md").write_text(codex_streams.NOTES)
     from support.gitrepo import git
 
     git(repo, "add", "notes.md")
     git(repo, "commit", "-qm", "notes")
-    assert sealed(debate, "command")["state"] == "checked"
+    assert sealed(debate, scenario)["state"] == "checked"
 
 
 # -- failures say what to do -------------------------------------------------------------------
