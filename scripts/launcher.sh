@@ -2,6 +2,31 @@
 # sparring launcher: the one command every skill calls. It finds the runtime that
 # `python3 install.py` made (a private virtual environment), so the skills work even
 # when the system Python has none of sparring's dependencies.
+# `sparring --session-start` is Claude Code's SessionStart hook (hooks/hooks.json for the
+# plugin; the settings install.py writes for an installed pack), the event on stdin. It names
+# to every Bash call of the session what Claude Code tells hooks alone: the model it runs
+# (SPARRING_CLAUDE_MODEL, which the runner records with each round: sparring/claude.py holds
+# the same rule) and, in the plugin's hook, the folder it keeps for the plugin's data
+# (SPARRING_PLUGIN_DATA, where the plugin's runtime lives: below). What a SessionStart hook
+# appends to CLAUDE_ENV_FILE is set for each Bash call (2.1.197 and 2.1.332 alike). A value a
+# shell would read otherwise is left out. It prints nothing and starts no Python.
+if [ "${1:-}" = --session-start ]; then
+  [ -n "${CLAUDE_ENV_FILE:-}" ] || exit 0
+  LC_ALL=C  # ranges of bytes: no locale's collation
+  # The event's one "model" key: a JSON string holds no bare `"model"` (its quotes escaped).
+  model=$(sed -n 's/.*"model"[[:space:]]*:[[:space:]]*"\([^"\\]*\)".*/\1/p' | sed -n 1p)
+  case "$model" in
+    "" | *[!]A-Za-z0-9._:@/[-]*) ;;
+    *) [ "${#model}" -le 100 ] &&
+      printf "export SPARRING_CLAUDE_MODEL='%s'\n" "$model" >>"$CLAUDE_ENV_FILE" ;;
+  esac
+  case "${CLAUDE_PLUGIN_DATA:-}" in
+    *"'"* | *"
+"*) ;;
+    /*) printf "export SPARRING_PLUGIN_DATA='%s'\n" "$CLAUDE_PLUGIN_DATA" >>"$CLAUDE_ENV_FILE" ;;
+  esac
+  exit 0
+fi
 # Native Windows (Git Bash, MSYS2, Cygwin) is refused in one line before anything else; WSL
 # is Linux. Windows sets OS for every process, so Linux and macOS never run uname here. The
 # message and hint are sparring/host.py's (tests/test_windows.py holds them together).
@@ -94,7 +119,7 @@ if [ -n "${SPARRING_PYTHON:-}" ] && [ -x "$SPARRING_PYTHON" ]; then
   exec "$SPARRING_PYTHON" -I -c "$entry" "$@"
 fi
 # The Claude Code plugin's own runtime, in the folder Claude Code keeps for the plugin's data:
-# the plugin's SessionStart hook (scripts/session-start.sh) names it for every Bash call. Only
+# the plugin's SessionStart hook (--session-start, above) names it for every Bash call. Only
 # the plugin's own launcher (a skill folder of a tree with .claude-plugin/plugin.json, no
 # install marker) runs it, and only once sealed for the plugin root it runs from
 # (installer/plugin.py writes the seal last): builtins only, as every call passes here.

@@ -113,7 +113,9 @@ REFUSED = {
     "a verb no skill rule approves": [f"{L} render --list", f"{L} guard revert --session S",
                                       f"{L} guard check --session S", f"{L} guard snapshot S",
                                       f"{L}", f"{L} --help", f"{L} debate new d --file f",
-                                      f"{L} waitx S", f"{L} guard", f"{L} guard acceptx S"],
+                                      f"{L} waitx S", f"{L} guard", f"{L} guard acceptx S",
+                                      f"{L} --session-start", f"{ROOT}/scripts/launcher.sh "
+                                      "--session-start"],
     "naming --sandbox": [f"{L} start S --sandbox read-only", f"{L} resume S --sandbox=x",
                          f"{L} wait S --sandboxes", f"{L} wait --sandbox"],
     "not the plugin's launcher": [

@@ -10,7 +10,6 @@ Claude Code route (its SessionStart hook naming the folder): tests/integration/t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -18,13 +17,14 @@ from typing import Any
 
 import pytest
 
+from sparring import claude
 from sparring.installer import layout
 from sparring.installer.plugin import sealed
 from support.gitrepo import git
 from support.habitat import plugin_copy
 from support.installing import BARE_PATH, ROOT, SKILLS, install_env
 
-SESSION_START = ROOT / "scripts" / "session-start.sh"
+LAUNCHER = ROOT / "scripts" / "launcher.sh"
 
 
 @pytest.fixture
@@ -189,6 +189,27 @@ def test_an_installed_copy_never_takes_the_plugins_runtime(tmp_path: Path, plugi
     assert not data.exists()
 
 
+def session_start(tmp_path: Path, event: str, **variables: str) -> str:
+    """What the launcher's --session-start, run as Claude Code runs a SessionStart hook (the
+    event on stdin), appends to the session's environment file; it prints nothing."""
+    env_file = tmp_path / "session-env.sh"
+    env_file.write_text("")
+    env = {"PATH": BARE_PATH, "CLAUDE_ENV_FILE": str(env_file), **variables}
+    done = subprocess.run(["sh", str(LAUNCHER), "--session-start"], env=env, input=event,
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 0 and done.stdout == "" and done.stderr == "", done
+    return env_file.read_text()
+
+
+def seen_by_bash(env_file_text: str, tmp_path: Path, variable: str) -> str:
+    """The variable as the session's next Bash call has it (the file sourced first)."""
+    env_file = tmp_path / "sourced.sh"
+    env_file.write_text(env_file_text)
+    shown = subprocess.run(["sh", "-c", f'. "{env_file}"; printf %s "${variable}"'],
+                           capture_output=True, text=True, timeout=30, check=True)
+    return shown.stdout
+
+
 @pytest.mark.parametrize("value, written", [
     ("/home/u/.claude/plugins/data/sparring-sparring",
      "export SPARRING_PLUGIN_DATA='/home/u/.claude/plugins/data/sparring-sparring'\n"),
@@ -199,27 +220,59 @@ def test_an_installed_copy_never_takes_the_plugins_runtime(tmp_path: Path, plugi
     ("", "")])
 def test_the_session_start_hook_names_the_data_folder_to_every_bash_call(
         tmp_path: Path, value: str, written: str) -> None:
-    env_file = tmp_path / "session-env.sh"
-    env_file.write_text("")
-    env = {"PATH": BARE_PATH, "CLAUDE_ENV_FILE": str(env_file), "CLAUDE_PLUGIN_DATA": value}
+    found = session_start(tmp_path, "", CLAUDE_PLUGIN_DATA=value)
 
-    done = subprocess.run(["sh", str(SESSION_START)], env=env, capture_output=True, text=True,
-                          timeout=30, check=False, stdin=subprocess.DEVNULL)
-
-    assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
-    assert env_file.read_text() == written
+    assert found == written
     if written:  # what the Bash call then has: the folder, exactly
-        shown = subprocess.run(["sh", "-c", f'. "{env_file}"; printf %s "$SPARRING_PLUGIN_DATA"'],
-                               capture_output=True, text=True, timeout=30, check=True)
-        assert shown.stdout == value
+        assert seen_by_bash(found, tmp_path, "SPARRING_PLUGIN_DATA") == value
+
+
+EVENT = {"session_id": "5c1f", "transcript_path": "/home/u/.claude/projects/p/5c1f.jsonl",
+         "cwd": "/home/u/app", "hook_event_name": "SessionStart", "source": "startup",
+         "agent_type": None}
+
+
+@pytest.mark.parametrize("model, kept", [
+    ("claude-opus-4-5-20251101", True),
+    ("claude-sonnet-4-5[1m]", True),
+    ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+    ("claude-sonnet-4-5@20250929", True),
+    ("claude'; touch /tmp/x; '", False),
+    ("claude $(id)", False),
+    ("x" * 101, False),
+    ("", False)])
+def test_the_session_start_hook_names_claudes_model_to_every_bash_call(
+        tmp_path: Path, model: str, kept: bool) -> None:
+    """Claude Code tells only a SessionStart hook its model; the runner reads it back by the
+    same rule (claude.py), so a name the hook kept is the one a turn records."""
+    titled = {**EVENT, "model": model, "session_title": 'say "model":"evil" please'}
+
+    found = session_start(tmp_path, json.dumps(titled))
+
+    said = seen_by_bash(found, tmp_path, claude.MODEL_VARIABLE) if found else ""
+    assert said == (model if kept else "")
+    assert claude.model({claude.MODEL_VARIABLE: model}) == (model if kept else None)
+
+
+def test_the_session_start_hook_reads_the_events_own_model_key(tmp_path: Path) -> None:
+    """A title or a path that spells a "model" key in its text is not the event's key."""
+    event = json.dumps({**EVENT, "cwd": '/home/u/"model":"evil"', "model": "claude-real",
+                        "session_title": '"model": "evil"'})
+    assert seen_by_bash(session_start(tmp_path, event), tmp_path,
+                        claude.MODEL_VARIABLE) == "claude-real"
+    assert session_start(tmp_path, json.dumps({**EVENT, "cwd": '"model":"evil"'})) == ""
 
 
 def test_the_launcher_spells_the_plugins_names_as_the_layout_does() -> None:
-    launcher = (ROOT / "scripts" / "launcher.sh").read_text()
-    hook = SESSION_START.read_text()
+    launcher = LAUNCHER.read_text()
+    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
     assert f'"$plugin/{layout.PLUGIN_READY}"' in launcher
-    assert f"${{{layout.PLUGIN_DATA}:-}}" in launcher and layout.PLUGIN_DATA in hook
-    assert os.access(SESSION_START, os.X_OK)
+    assert f"${{{layout.PLUGIN_DATA}:-}}" in launcher
+    assert f"export {layout.PLUGIN_DATA}=" in launcher
+    assert f"export {claude.MODEL_VARIABLE}=" in launcher
+    [group] = hooks["SessionStart"]
+    assert [h["command"] for h in group["hooks"]] == [
+        'sh "${CLAUDE_PLUGIN_ROOT}/scripts/launcher.sh" --session-start']
 
 
 def test_doctor_names_a_plugin_runtime_older_than_the_plugins_sources(

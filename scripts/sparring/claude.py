@@ -1,0 +1,32 @@
+"""The Claude that runs the debate, as far as sparring can know it: the model Claude Code
+named when its session started.
+
+Claude Code tells a command it runs nothing of its model; it tells its SessionStart hooks
+(the `model` of the event). The launcher's `--session-start`, run as that hook (the plugin's
+hooks/hooks.json, or the settings install.py writes), appends the name to the session's
+environment file, so every Bash call of the session has it as SPARRING_CLAUDE_MODEL. Each
+Codex turn records it (turns.new_turn), and the report names it (`decision-makers`).
+
+What it is and is not: the model at the start of the Claude Code session that ran the round
+(a `/model` switch later in that session does not reach a hook), named by Claude Code, or by
+whatever set the variable (a settings file's `env` can): a label on the record, never an
+input to a decision. A value outside the launcher's rule (below, the same characters and
+length) is taken for none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+MODEL_VARIABLE = "SPARRING_CLAUDE_MODEL"
+# The launcher's rule: up to 100 of these characters (model names and ids, Bedrock's and
+# Vertex's included: `us.anthropic.claude-…-v1:0`, `claude-…@2025…`, `claude-…[1m]`).
+_MODEL = re.compile(r"[A-Za-z0-9._:@/\[\]-]{1,100}")
+
+
+def model(environ: Mapping[str, str] | None = None) -> str | None:
+    """The model Claude Code named at the start of this session, or None."""
+    found = (os.environ if environ is None else environ).get(MODEL_VARIABLE, "")
+    return found if _MODEL.fullmatch(found) else None
