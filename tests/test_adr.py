@@ -91,6 +91,31 @@ def test_the_model_codex_ran_is_the_one_its_rollout_recorded(sparring: Any, fake
     assert front_matter(text)[0]["consulted"] == [f"Codex ({said})"]
 
 
+def test_claudes_model_is_the_one_claude_code_named_for_each_round(
+        sparring: Any, fake_codex: Any, scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SessionStart hook's name (SPARRING_CLAUDE_MODEL in every Bash call) is recorded by
+    each turn as it starts, and the report names the Claude that sent the rounds by it; a
+    round sent from a session that named none is said to be unrecorded, not guessed."""
+    monkeypatch.setenv("SPARRING_CLAUDE_MODEL", "claude-opus-4-5-20251101")
+    debate = Debate(sparring, fake_codex, scratch)
+    _, text = _agreed(debate)
+    folder = Path(sparring("status", debate.sid).out["session_dir"])
+    data = json.loads((folder / "session.json").read_text())
+    assert [t["claude_model"] for t in data["turns"]] == ["claude-opus-4-5-20251101"] * len(
+        data["turns"])
+    assert front_matter(text)[0]["decision-makers"] == ["Claude (claude-opus-4-5-20251101)"]
+    assert "- Claude: claude-opus-4-5-20251101, every round (the model Claude Code named " \
+        "as its session began)." in text
+    status = sparring("status", debate.sid).out
+    assert status["claude_ran"]["models"] == ["claude-opus-4-5-20251101"]
+
+    monkeypatch.setenv("SPARRING_CLAUDE_MODEL", "claude $(id)")  # not a name the hook writes
+    later = Debate(sparring, fake_codex, scratch)
+    _, text = _agreed(later, out=False)
+    assert front_matter(text)[0]["decision-makers"] == [CLAUDE]
+    assert "- Claude: its model is not recorded (Claude Code names it" in text
+
+
 def test_an_arch_debate_s_agreed_brief_opens_with_front_matter(sparring: Any, fake_codex: Any,
                                                                repo: Path) -> None:
     debate = ArchDebate(sparring, fake_codex, repo)

@@ -34,6 +34,7 @@ REPORT = {"R": {
     "applied": {"effort": "high", "model": None, "sandbox": "read-only",
                 "source": "command line"},
     "codex_ran": {"line": "Codex did not run", "warnings": []},
+    "claude_ran": {"line": "Claude: claude-test, every round", "models": ["claude-test"]},
     "codex_part": {"every_round": False, "rounds": [], "answered": [], "threads": [],
                    "models": [], "tokens": 0, "line": "Codex took part in no round"},
     "sandbox": None,

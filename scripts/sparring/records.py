@@ -194,6 +194,9 @@ class TurnRecord(_TurnKeys, total=False):
     usage: dict[str, int] | None
     prompt_bytes: int
     prompt_sha256: str
+    # the model Claude Code named at the start of the session that sent the turn (claude.py),
+    # None when none was named; absent in a turn of an older sparring
+    claude_model: str | None
     # added by launch.py (and the runner's re-ask): the sandbox and where it came from
     sandbox: dict[str, Any] | None
     go_on: str | None  # kept by older sparring; never read (a command is rebuilt, not read)

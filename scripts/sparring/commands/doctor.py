@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from sparring import __version__, codex, config, process
+from sparring import __version__, claude, codex, config, process
 from sparring.codex import sandbox
 from sparring.errors import Hint, SparringError
 from sparring.installer import claude_code, survey
@@ -62,6 +62,7 @@ def checked(cwd: Path, inbox: bool = False) -> dict[str, Any]:
     checks.append(survey.permissions(places))
     checks.append(survey.runtime(places))
     checks.append(_claude_code())
+    checks.append(_claude_model())
     checks = [{**{k: v for k, v in found.items() if k != "blocking"}, "level": _level(found)}
               for found in checks]
     problems = [c for c in checks if c["level"] == "problem"]
@@ -295,6 +296,19 @@ def _containment(cwd: Path) -> dict[str, Any]:
              for row in config.switches()]
     also = "; the project's own hooks never (its .codex/ is not loaded)" if ran["hooks"] else ""
     return _check("containment", True, "debate turns run Codex with " + ", ".join(shown) + also)
+
+
+def _claude_model() -> dict[str, Any]:
+    """The model Claude Code named to sparring's SessionStart hook (claude.py), which each
+    round records; never a problem (a person's shell has none)."""
+    named = claude.model()
+    if named:
+        return _check("claude_model", True, f"Claude Code named its model {named} when this "
+                      "session began: each round records it, and the report names it")
+    return _check("claude_model", True, "no Claude model named to this command: Claude Code "
+                  "names it to sparring's SessionStart hook when an interactive session "
+                  "begins (not under `claude -p`, nor in a shell); a round without it is "
+                  "reported as `Claude (its model is not recorded)`")
 
 
 def _claude_code() -> dict[str, Any]:

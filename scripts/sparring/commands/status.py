@@ -121,7 +121,8 @@ def as_text(result: dict[str, Any]) -> str:
              ("status", result["status"]), ("rounds", result["rounds"]),
              ("tokens", f"{budget.used_of(result['usage_total']):,}"),
              ("budget", _cell(result.get("budget")) or None),
-             ("codex", result["codex_ran"]["line"]), ("question", result.get("question")),
+             ("codex", result["codex_ran"]["line"]), ("claude", result["claude_ran"]["line"]),
+             ("question", result.get("question")),
              ("next", result.get("next"))]
     lines = [f"{name + ':':<10}{_cell(value)}" for name, value in facts if value is not None]
     lines += [f"{'warning:':<10}{warning}" for warning in result["codex_ran"]["warnings"]]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sparring import states
@@ -40,6 +40,7 @@ def summarize(session: Session, data: dict[str, Any]) -> dict[str, Any]:
         "applied": _applied(data, latest),
         "codex_ran": codex_ran(data),
         "codex_part": codex_part(data),
+        "claude_ran": claude_ran(data),
         "sandbox": sandbox_of(latest),
         "finalized_at": time.time(),
     }
@@ -115,12 +116,13 @@ def _ran(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [t for t in data["turns"] if t.get("ran") or t.get("ended_at")]
 
 
-def _spans(turns: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
-    """What Codex ran with ("gpt-5.5, effort high"), turn after turn, with the rounds of
-    each run of the same."""
+def _spans(turns: list[dict[str, Any]], saying: Callable[[dict[str, Any]], str] | None = None,
+           ) -> list[tuple[str, list[int]]]:
+    """What Codex ran with ("gpt-5.5, effort high"), or what `saying` says of a turn, turn
+    after turn, with the rounds of each run of the same."""
     spans: list[tuple[str, list[int]]] = []
     for turn in turns:
-        said = _said(ran_with(turn))
+        said = saying(turn) if saying else _said(ran_with(turn))
         if spans and spans[-1][0] == said:
             spans[-1][1].append(turn["round"])
         else:
@@ -132,6 +134,25 @@ def codex_models(data: dict[str, Any]) -> list[str]:
     """Each model and effort Codex ran with over the session, once, in the order first
     run ("gpt-5.5, effort high"): its rollout's record, over what sparring passed."""
     return list(dict.fromkeys(said for said, _ in _spans(_ran(data))))
+
+
+CLAUDE_UNRECORDED = "its model is not recorded"
+
+
+def claude_ran(data: dict[str, Any]) -> dict[str, Any]:
+    """The model of the Claude that sent each round, as Claude Code named it when its session
+    began (claude.py; `models`, each once in the order first named, None where none was), and
+    the `line` the report prints ("Claude: claude-opus-4-5, every round (...)")."""
+    spans = _spans(data["turns"], lambda turn: turn.get("claude_model") or CLAUDE_UNRECORDED)
+    models = list(dict.fromkeys(t.get("claude_model") or None for t in data["turns"]))
+    if not any(models):
+        return {"models": models, "line": f"Claude: {CLAUDE_UNRECORDED} (Claude Code names it "
+                "to a SessionStart hook only, and sparring's did not run: the plugin and "
+                "install.py's settings add it)"}
+    said = f"{spans[0][0]}, every round" if len(spans) == 1 else "; ".join(
+        f"{model} in {_rounds(rounds)}" for model, rounds in spans)
+    return {"models": models,
+            "line": f"Claude: {said} (the model Claude Code named as its session began)"}
 
 
 # The purposes of a turn in which Codex answers its round (a challenge or a synthesis is

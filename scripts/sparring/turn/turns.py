@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sparring import answers, codex, disk, evidence, ledger, moves, paths, states
+from sparring import answers, claude, codex, disk, evidence, ledger, moves, paths, states
 from sparring.codex import MAX_PROMPT_CHARS, PROMPT_TOO_LARGE, events, rollout
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import CODES, TURN_HINTS, SparringError, turn_hint
@@ -107,6 +107,7 @@ def new_turn(
         "exit_code": None, "end_reason": None, "error": None, "recoverable": False,
         "usage_cumulative": None, "usage": None,
         "prompt_bytes": len(prompt), "prompt_sha256": hashlib.sha256(prompt).hexdigest(),
+        "claude_model": claude.model(),
     }
     data["turns"].append(turn)
     return turn

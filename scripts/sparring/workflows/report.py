@@ -24,12 +24,8 @@ from sparring.records import AnySession, DecisionRecord, EngineRecord, untyped
 from sparring.store import workspace
 from sparring.store.sessions import Session, local_time
 from sparring.turn import budget
-from sparring.turn.summary import codex_models, question, summarize
+from sparring.turn.summary import CLAUDE_UNRECORDED, codex_models, question, summarize
 from sparring.workflows import adr, audit
-
-# Who ran the debate, as the front matter names it: the runner has no record of Claude's
-# model (Claude Code tells a command it runs nothing of it), and says so.
-CLAUDE_NAME = "Claude (its model is not recorded)"
 
 # Turn statuses that mean a participant did not give its answer.
 _BAD = {states.FAILED: "failed", states.TIMEOUT: "timed out", states.STALLED: "stalled",
@@ -52,7 +48,9 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
         "session": session.id,
         "generated_at": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "date": time.strftime("%Y-%m-%d"),
-        "decision_makers": [CLAUDE_NAME],
+        "decision_makers": [f"Claude ({model or CLAUDE_UNRECORDED})"
+                            for model in summary["claude_ran"]["models"]]
+        or [f"Claude ({CLAUDE_UNRECORDED})"],
         "consulted": [f"Codex ({said})" for said in codex_models(untyped(data))]
         if summary["codex_part"]["answered"] else [],
         "outcome": outcome,
@@ -82,6 +80,7 @@ def build(session: Session, data: AnySession, synthesis: dict[str, Any] | None,
         "applied": summary["applied"],
         "codex_ran": summary["codex_ran"],
         "codex_part": summary["codex_part"],
+        "claude_ran": summary["claude_ran"],
         "revisit_when": agreement_audit.get("revisit_when", []),
         "sandbox": summary["sandbox"],
         "seal": _seal(state),
