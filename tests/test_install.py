@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from sparring import __version__
+from sparring.quoting import shell_word
 from sparring.workflows import registry
 from support.binaries import missing
 from support.installing import (
@@ -644,7 +645,8 @@ def test_permission_rules_join_the_users_settings_and_leave_with_uninstall(
     target = installed(project, env)
 
     data = json.loads(settings.read_text())
-    assert list(data) == ["model", "permissions", "env"], "the user's keys, in their order"
+    assert list(data) == ["model", "permissions", "env", "hooks"], "the user's keys, in " \
+        "their order, then the session-start hook's"
     assert data["permissions"]["deny"] == ["Read(.env)"]
     assert allow_of(settings)[:2] == mine["permissions"]["allow"]
     assert set(allow_of(settings)) == {"Bash(make test)", *rules_for(target)}
@@ -656,6 +658,50 @@ def test_permission_rules_join_the_users_settings_and_leave_with_uninstall(
     assert done.returncode == 0, done.stderr
     assert json.loads(settings.read_text()) == mine, "exactly what the user had, their " \
         "own copy of the inbox rule included"
+
+
+def session_hooks(settings: Path) -> list[str]:
+    groups = json.loads(settings.read_text()).get("hooks", {}).get("SessionStart", [])
+    return [h["command"] for group in groups for h in group["hooks"]]
+
+
+def test_the_install_runs_the_launcher_as_a_session_start_hook_naming_claudes_model(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """Claude Code names its model to a SessionStart hook only: the settings install.py edits
+    run the first skill's launcher with --session-start, as Claude Code runs a hook command
+    (through a shell, the event on stdin), under a path a shell would split; the next Bash
+    call has the model. The user's own SessionStart hooks stay, and uninstall takes exactly
+    the one it added."""
+    project = make_project(tmp_path / "Jane O'Doe" / "my app")
+    settings = project / ".claude" / "settings.local.json"
+    settings.parent.mkdir(parents=True)
+    mine = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}
+    settings.write_text(json.dumps(mine))
+    target = installed(project, env)
+
+    [own, hook] = session_hooks(settings)
+    assert own == "echo hi"
+    assert all(re.fullmatch(r'Bash\("?[^"]+/sparring"? [a-z -]+\*\)', r) for r in
+               allow_of(settings) if r.startswith("Bash(")), "no rule approves --session-start"
+    assert hook == f"sh {shell_word(str(target / SKILLS[0] / 'sparring'))} --session-start"
+    env_file = tmp_path / "session-env.sh"
+    env_file.write_text("")
+    event = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                        "model": "claude-opus-4-5-20251101"})
+    ran = subprocess.run(["sh", "-c", hook], input=event, capture_output=True, text=True,
+                         env={**env, "CLAUDE_ENV_FILE": str(env_file)}, timeout=30, check=False)
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+    shown = subprocess.run(["sh", "-c", f'. {shell_word(str(env_file))}; '
+                            'printf %s "$SPARRING_CLAUDE_MODEL"'],
+                           capture_output=True, text=True, timeout=30, check=True)
+    assert shown.stdout == "claude-opus-4-5-20251101"
+    again = run_install("--project", project, env=env)
+    assert again.stdout.count("update settings") == 0 and session_hooks(settings) == [own, hook]
+
+    done = run_install("--project", project, "--uninstall", env=env)
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(settings.read_text()) == {**mine, "permissions": {}}
 
 
 def test_a_linked_settings_file_is_written_through_its_link(runtime: Path, tmp_path: Path,

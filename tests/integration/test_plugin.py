@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from support.habitat import (
     Habitat,
@@ -205,7 +206,15 @@ def test_the_plugin_runs_a_whole_think_about_hands_free(claude_each: Path,
     found = {c["name"]: c for c in doctor["checks"]}
     assert "the plugin's PreToolUse hook" in found["permissions"]["detail"]
     [report] = habitat.project.glob("docs/decisions/*-think-about-*.md")
-    assert "Consensus" in report.read_text(encoding="utf-8")
+    text = report.read_text(encoding="utf-8")
+    assert "Consensus" in text
+    # Claude's model only as Claude Code named it to the plugin's SessionStart hook: under
+    # `claude -p` it names none (test_claude_model.py: interactively it does)
+    front = yaml.safe_load(text.split("---\n", 2)[1])
+    asked = {r.body.get("model") for r in habitat.messages.messages_requests()
+             if isinstance(r.body, dict)}
+    [maker] = front["decision-makers"]
+    assert maker[len("Claude ("):-1] in {*asked, "its model is not recorded"}, (maker, asked)
 
 
 def test_without_its_hook_the_plugin_stops_to_ask_after_the_first_turn(

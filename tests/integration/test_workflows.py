@@ -78,6 +78,18 @@ def assert_records(habitat: Habitat, scenario: Scenario) -> None:
             assert absent not in text, f"{found[-1].name} has {absent!r}"
 
 
+def assert_claudes_model(habitat: Habitat) -> None:
+    """A turn records only a model Claude Code named: one of its own requests' (under
+    `claude -p` it names none to the SessionStart hook, so none is recorded;
+    test_claude_model.py runs it interactively, where it does)."""
+    asked = {r.body.get("model") for r in habitat.messages.messages_requests()
+             if isinstance(r.body, dict)}
+    recorded = {t.get("claude_model") for f in habitat.project.glob(".sparring/sessions/*/"
+                                                                   "session.json")
+                for t in json.loads(f.read_text(encoding="utf-8"))["turns"]}
+    assert recorded <= asked | {None}, (recorded, asked)
+
+
 # Every scripted workflow there: each workflow's common runs, and the unusual ones (over two
 # turns: the user answers a question, then the debate runs; when Codex fails: a round
 # recovered once, a stand-in round; Codex, given a writable sandbox, changes a file and the
@@ -124,6 +136,7 @@ def test_a_whole_workflow_runs_hands_free(
 
     assert_hands_free(outcome, scenario)
     assert_records(habitat, scenario)
+    assert_claudes_model(habitat)
     assert habitat.responses.pending == 0, "Codex answered every round it was asked"
     if scenario.calls is not None:
         calls = [e.input["command"] for e in outcome.model.log if e.tool == "Bash"]

@@ -1,4 +1,6 @@
-"""Claude Code's permission rules for the skills, in its settings, in every turn."""
+"""Claude Code's permission rules for the skills, in its settings, in every turn; and, in the
+same settings, the SessionStart hook that names Claude's model to the runner (the launcher's
+`--session-start`, as the plugin's hooks.json runs it: sparring/claude.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from sparring.installer import layout
 from sparring.installer.core import Context, Source
 from sparring.installer.files import present, read_json, remove_path
 from sparring.process import spawn
+from sparring.quoting import shell_word
 
 # -- Claude Code's permission rules ------------------------------------------------------
 
@@ -19,15 +22,21 @@ KINDS = ("allow", "ask")  # permissions.allow, permissions.ask
 RECORDED = {"allow": "added", "ask": "asked"}  # where a target's record keeps each kind
 
 
+HOOK_EVENT = "SessionStart"
+HOOK_TIMEOUT = 10  # seconds: the hook is a few builtins and a sed
+
+
 def read_settings(path: Path) -> dict[str, Any] | None:
     """A Claude Code settings object ({} when the file does not exist), or None when it is
-    not one we can safely add a rule to: such a file is never rewritten."""
+    not one we can safely add a rule or the hook to: such a file is never rewritten."""
     if not present(path):
         return {}
     data = read_json(path)
     permissions = data.get("permissions", {}) if data is not None else None
+    hooks = data.get("hooks", {}) if data is not None else None
     if not isinstance(permissions, dict) or not all(
-            isinstance(permissions.get(kind, []), list) for kind in KINDS):
+            isinstance(permissions.get(kind, []), list) for kind in KINDS) or not isinstance(
+            hooks, dict) or not isinstance(hooks.get(HOOK_EVENT, []), list):
         return None
     return data
 
@@ -43,6 +52,38 @@ def write_settings(path: Path, data: dict[str, Any]) -> None:
 
 
 Changes = dict[str, tuple[list[str], list[str]]]  # kind -> (rules to add, rules to drop)
+
+
+def hook_command(skill_folders: list[Path]) -> str:
+    """The SessionStart hook's command: the first skill's launcher, `--session-start`."""
+    return f"sh {shell_word(str(skill_folders[0] / layout.LAUNCHER))} --session-start"
+
+
+def hook_commands(settings: dict[str, Any]) -> list[str]:
+    """The commands of the SessionStart hooks of settings read_settings took."""
+    return [c for group in settings.get("hooks", {}).get(HOOK_EVENT, [])
+            for c in _commands_of(group)]
+
+
+def _commands_of(group: Any) -> list[str]:
+    inner = group.get("hooks") if isinstance(group, dict) else None
+    return [h["command"] for h in inner if isinstance(h, dict) and isinstance(
+        h.get("command"), str)] if isinstance(inner, list) else []
+
+
+def with_hook(data: dict[str, Any], add: str | None, drop: list[str]) -> dict[str, Any]:
+    """`data` with the SessionStart hook `add` (a group of its own) and without the groups
+    whose one hook is one of `drop`."""
+    new: dict[str, Any] = json.loads(json.dumps(data))
+    if not add and not drop:
+        return new
+    hooks = new.setdefault("hooks", {})
+    kept = [group for group in hooks.get(HOOK_EVENT, [])
+            if not (len(_commands_of(group)) == 1 and _commands_of(group)[0] in drop)]
+    if add:
+        kept.append({"hooks": [{"type": "command", "command": add, "timeout": HOOK_TIMEOUT}]})
+    hooks[HOOK_EVENT] = kept
+    return new
 
 
 def with_rules(data: dict[str, Any], changes: Changes) -> dict[str, Any]:
@@ -65,13 +106,15 @@ def grant_permissions(ctx: Context, target: Path, source: Source,
                       recorded: dict[str, Any]) -> dict[str, Any] | None:
     """Allow the skills' launchers with the verbs they run, their folders and the inbox in
     every turn, not only the turn a skill was invoked in, and make a launcher call naming
-    --sandbox ask. Returns the record of the rules this target added (uninstall removes
-    exactly those, the broad ones of earlier versions included), or None."""
+    --sandbox ask; and run the first skill's launcher as a SessionStart hook, which names
+    Claude's model to every runner call (sparring/claude.py). Returns the record of the rules
+    and the hook this target added (uninstall removes exactly those, the broad rules of
+    earlier versions included), or None."""
     path = layout.settings_file(ctx.options.project, Path.home())
     same_file = recorded.get("file") == str(path)
     ours = {kind: recorded_rules(recorded, kind) if same_file else [] for kind in KINDS}
     if not ctx.options.permissions:
-        if any(ours.values()):
+        if any(ours.values()) or recorded_hooks(recorded):
             revoke_permissions(ctx, recorded)
         else:
             ctx.note("left alone", path, "--no-permissions: Claude Code asks before runner "
@@ -87,19 +130,31 @@ def grant_permissions(ctx: Context, target: Path, source: Source,
     permissions = data.get("permissions", {})
     record: dict[str, Any] = {"file": str(path), "lists": sorted(
         {*(recorded.get("lists", []) if same_file else []),
-         *(kind for kind in KINDS if kind not in permissions)})}
+         *(kind for kind in KINDS if kind not in permissions),
+         *(["hooks"] if "hooks" not in data else []),
+         *([HOOK_EVENT] if HOOK_EVENT not in data.get("hooks", {}) else [])})}
     for kind in KINDS:
         have = layout.allowed(data, kind)
         add = [r for r in wanted[kind] if r not in have]
         drop = [r for r in ours[kind] if r not in wanted[kind] and r in have]
         changes[kind] = (add, drop)
         record[RECORDED[kind]] = [r for r in ours[kind] if r not in drop] + add
+    hook, running = hook_command(folders), hook_commands(data)
+    our_hooks = recorded_hooks(recorded) if same_file else []
+    hook_change = (hook if hook not in running else None,
+                   [h for h in our_hooks if h != hook and h in running])
+    record["hooks"] = [hook] if hook_change[0] or hook in our_hooks else []
     record["created"] = (recorded.get("created", not present(path)) if any(ours.values())
                          else not present(path))
-    _apply(ctx, path, data, changes)
+    _apply(ctx, path, data, changes, hook_change)
     if ctx.options.project is not None:
         _out_of_git(ctx, ctx.options.project, path)
-    return record if record["added"] or record["asked"] else None
+    return record if record["added"] or record["asked"] or record["hooks"] else None
+
+
+def recorded_hooks(recorded: dict[str, Any]) -> list[str]:
+    found = recorded.get("hooks", [])
+    return [h for h in found if isinstance(h, str)] if isinstance(found, list) else []
 
 
 def _out_of_git(ctx: Context, project: Path, path: Path) -> None:
@@ -118,19 +173,24 @@ def _out_of_git(ctx: Context, project: Path, path: Path) -> None:
                  f"keep it out of git (add `{rel}` to .gitignore)")
 
 
-def _apply(ctx: Context, path: Path, data: dict[str, Any], changes: Changes) -> None:
+def _apply(ctx: Context, path: Path, data: dict[str, Any], changes: Changes,
+           hook: tuple[str | None, list[str]]) -> None:
     added = sum(len(add) for add, _ in changes.values())
     dropped = sum(len(drop) for _, drop in changes.values())
-    if not added and not dropped:
-        ctx.note("unchanged", path, "permission rules in place")
+    if not added and not dropped and not hook[0] and not hook[1]:
+        ctx.note("unchanged", path, "permission rules and the session-start hook in place")
         return
     detail = ", ".join(filter(None, [
         f"allow {len(changes['allow'][0])} rule(s) for the skills' runner verbs, folders, "
         "the skills themselves and the inbox" if changes["allow"][0] else "",
         f"ask before any runner call naming --sandbox ({len(changes['ask'][0])} rule(s))"
         if changes["ask"][0] else "",
-        f"remove {dropped} rule(s) sparring added before" if dropped else ""]))
-    ctx.do("update settings", path, detail, lambda: write_settings(path, with_rules(data, changes)))
+        f"remove {dropped} rule(s) sparring added before" if dropped else "",
+        "a SessionStart hook that names Claude's model to the runner (no Python)"
+        if hook[0] else "",
+        f"remove {len(hook[1])} hook(s) sparring added before" if hook[1] else ""]))
+    ctx.do("update settings", path, detail,
+           lambda: write_settings(path, with_hook(with_rules(data, changes), *hook)))
 
 
 def _cannot_write(ctx: Context, path: Path, wanted: dict[str, list[str]],
@@ -156,19 +216,26 @@ def revoke_permissions(ctx: Context, recorded: dict[str, Any]) -> None:
     changes: Changes = {kind: ([], [r for r in recorded_rules(recorded, kind)
                                     if r in layout.allowed(data, kind)]) for kind in KINDS}
     dropped = sum(len(drop) for _, drop in changes.values())
-    if not dropped:
+    hooks = [h for h in recorded_hooks(recorded) if h in hook_commands(data)]
+    if not dropped and not hooks:
         return
-    new = with_rules(data, changes)
-    for kind in recorded.get("lists", []):  # a list install.py began, left empty: gone too
+    new = with_hook(with_rules(data, changes), None, hooks)
+    lists = recorded.get("lists", [])
+    for kind in lists:  # a list install.py began, left empty: gone too
         if kind in KINDS and new.get("permissions", {}).get(kind) == []:
             del new["permissions"][kind]
+    if HOOK_EVENT in lists and new.get("hooks", {}).get(HOOK_EVENT) == []:
+        del new["hooks"][HOOK_EVENT]
+    if "hooks" in lists and new.get("hooks") == {}:
+        del new["hooks"]
     empty = bool(recorded.get("created")) and _is_empty(new)
-    ctx.do("remove" if empty else "update settings", path,
-           f"remove {dropped} permission rule(s) sparring added",
+    said = ", ".join(filter(None, [f"{dropped} permission rule(s)" if dropped else "",
+                                   "the session-start hook" if hooks else ""]))
+    ctx.do("remove" if empty else "update settings", path, f"remove {said} sparring added",
            (lambda: remove_path(path)) if empty else (lambda: write_settings(path, new)))
 
 
 def _is_empty(settings: dict[str, Any]) -> bool:
-    permissions = settings.get("permissions")
-    return set(settings) == {"permissions"} and isinstance(permissions, dict) and not any(
-        permissions.values()) and set(permissions) <= set(KINDS)
+    permissions = settings.get("permissions", {})
+    return set(settings) <= {"permissions", "hooks"} and isinstance(permissions, dict) and not any(
+        permissions.values()) and set(permissions) <= set(KINDS) and not settings.get("hooks")
