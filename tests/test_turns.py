@@ -219,17 +219,21 @@ def test_every_verb_accepts_the_session_directory(sparring: Any, session: str,
     sparring("stop", session)
 
 
-def test_codex_gets_the_users_environment_untouched(sparring: Any, session: str,
+def test_codex_gets_the_users_environment_but_claudes_model(sparring: Any, session: str,
                                                     fake_codex: Any, monkeypatch: Any,
                                                     tmp_path: Path) -> None:
     home = tmp_path / "my-codex-home"
     monkeypatch.setenv("CODEX_HOME", str(home))
     monkeypatch.setenv("SPARRING_PROBE", "kept")
+    monkeypatch.setenv("SPARRING_CLAUDE_MODEL", "claude-opus-4-5")
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     sparring("wait", session)
     env = fake_codex.turn_calls()[0]["env"]
     assert env["CODEX_HOME"] == str(home) and env["SPARRING_PROBE"] == "kept"
+    # but the other side's model: the runner records it (the turn), Codex is not told
+    assert "SPARRING_CLAUDE_MODEL" not in env
+    assert sparring("status", session).out["claude_ran"]["models"] == ["claude-opus-4-5"]
     assert list(home.glob("sessions/*/*/*/rollout-*.jsonl")), "codex used the user's CODEX_HOME"
 
 

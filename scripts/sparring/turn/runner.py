@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from sparring import process, states, templates
+from sparring import claude, process, states, templates
 from sparring.codex import network, sandbox
 from sparring.config import OFFLINE_AFTER, TurnSettings
 from sparring.errors import SparringError
@@ -231,12 +231,15 @@ def _prompt(session: Session, turn: TurnRecord, root: str
 def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str, prompt: bytes
                ) -> process.Child:
     """Codex, reading the prompt as it was checked (_prompt): the file in the project is not
-    opened again, so nothing put in its place meanwhile reaches codex."""
+    opened again, so nothing put in its place meanwhile reaches codex; in the user's
+    environment but for the name of the other side's model (claude.py: the runner's record,
+    never a prompt's)."""
+    env = {k: v for k, v in os.environ.items() if k != claude.MODEL_VARIABLE}
     return spawn.background(
         turn["argv"], cwd=cwd, stdin=prompt,
         stdout=Path(session.output(turn["n"], turns.EVENTS)),
         stderr=Path(session.output(turn["n"], turns.STDERR)),
-        env=process.tree.marked(os.environ, mark),
+        env=process.tree.marked(env, mark),
         die_with_parent=True,  # codex never runs on without a runner enforcing limits
     )
 
