@@ -15,9 +15,12 @@ interleaved, budget <= 5.0x:
 - and `wait` of a finished think-about round.
 
 Each figure is printed beside what the call answered (its verb, ok, and the status it
-reports). Then what the imports sparring leaves to where they are used would cost every
-one of these calls, each against the same interpreter's start: click alone (what every
-call loads first), PyYAML, psutil, jinja2, and every verb's module at once.
+reports). Beside them, the floor of a command line built on click (one path: no second
+parser): a click group that only prints its version, and `sparring --version`, which loads
+the command line and runs no verb. Then what the imports sparring leaves to where they
+are used would cost every one of these calls, each against the same interpreter's start:
+click alone (what every call loads first), PyYAML, psutil, jinja2, and every verb's module
+at once.
 
 Run: python3 bench/status_bench.py [--runs 30] [--python PATH]
 """
@@ -112,6 +115,17 @@ def imports(python: Path, cwd: Path, env: dict[str, str], runs: int) -> dict[str
                                               in found.items() if name != "pass"}}
 
 
+# A click group that does nothing but print its version: what a command line built on click
+# costs before any code of its own; and sparring's own command line, no verb run.
+CLICK_ALONE = ("import click\n@click.group()\n@click.version_option('1')\n"
+               "def cli() -> None: ...\ncli(['--version'])")
+
+
+def floor(python: Path, argv: list[str]) -> dict[str, list[str]]:
+    return {"a click group alone, --version": [str(python), "-I", "-c", CLICK_ALONE],
+            "sparring --version (no verb)": [*argv, "--version"]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -138,12 +152,18 @@ def main() -> int:
             "python": lambda: wall([str(python), "-I", "-c", "pass"], run.repo, env)}
         for name, argv in calls.items():
             commands[name] = (lambda argv=argv: wall([*run.argv, *argv], run.repo, env))
+        for name, argv in floor(python, run.argv).items():
+            commands[name] = (lambda argv=argv: wall(argv, run.repo, env))
         found = medians(commands, args.runs)
         left_out = imports(python, run.repo, env, args.runs)
     where = f"--python {args.python}" if args.python else "a runtime made by install.py"
     bare = found.pop("python")
+    least = {name: found.pop(name) for name in floor(python, run.argv)}
     print(f"interpreter: {where}; medians of {args.runs} rounds, interleaved")
     print(f"{'python -I -c pass':40} {ms(bare)}")
+    print("the floor of one click command line, what any call of it pays before its verb:")
+    for name, seconds in least.items():
+        print(f"  {name:38} {ms(seconds):>9}  {seconds / bare:.2f}x python")
     for name, seconds in found.items():
         print(f"{name:40} {ms(seconds):>9}  {seconds / bare:.2f}x python (budget <= "
               f"{GOAL_RATIO}x)  answered {said[name]}")
