@@ -29,7 +29,7 @@ NOTE_LINE = mcp_notes.NOTE.splitlines()[0]  # "the nightly batch window cannot a
 ANALYSIS = (f"# My analysis\n\n- C-1: {mcp_notes.NOTE.replace(chr(10), ', ')}; "
             "a sweep job every hour keeps the table small.\n")
 COMPLETED = ["answer", "command", "file_change", "mcp_call", "mcp_resource", "web_search",
-             "code_mode", "unified_exec", "sub_agent"]
+             "code_mode", "unified_exec", "sub_agent", "failed_command", "reasoning"]
 FAILED = ["usage_limit", "concurrency_limit", "context_window", "partial_then_failure"]
 
 
@@ -231,6 +231,28 @@ def test_reading_the_projects_own_file_keeps_independence(debate: Debate, repo: 
     git(repo, "add", "notes.md")
     git(repo, "commit", "-qm", "notes")
     assert sealed(debate, scenario)["state"] == "checked"
+
+
+def test_a_failed_command_is_shown_and_checked_like_any_other(debate: Debate) -> None:
+    """A command that failed (`status: failed`, exit 1, the real codex's stream) is one of
+    round one's activities all the same, and the check reads it."""
+    assert sealed(debate, "failed_command")["state"] == "checked"
+    shown = debate.sparring("wait", debate.sid, "--full").out["activities"]
+    [command] = [a for a in shown if a["kind"] == "command"]
+    assert "cat missing.md" in command["command"], command
+    assert (command["status"], command["exit_code"]) == ("failed", 1), command
+
+
+def test_a_reasoning_summary_is_not_the_answer(debate: Debate) -> None:
+    """Codex's reasoning item comes before its answer (the real codex's stream): the answer
+    shown at the seal is the message, not the summary."""
+    debate.fake.mode("replay", replay="reasoning")
+    debate.start()
+    assert debate.wait()["status"] == "completed"
+    done = debate.sparring("wait", debate.sid, "--seal", debate.file("analysis.md", ANALYSIS))
+    review = done.out["review"]
+    assert review["data"]["position"].startswith("SQLite in WAL"), review
+    assert "Weighing the write rate." not in json.dumps(review)
 
 
 # -- failures say what to do -------------------------------------------------------------------

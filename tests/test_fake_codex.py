@@ -22,6 +22,7 @@ from typing import Any
 import psutil
 import pytest
 
+from support import codex_streams
 from support.fake_codex import parse_config_value, read_calls, to_json
 
 SUPPORT = Path(__file__).resolve().parent / "support"
@@ -652,6 +653,36 @@ def test_failure_modes(fake: Fake) -> None:
         HIGH_DEMAND
     ]
     assert server.events[-1] == {"type": "turn.failed", "error": {"message": HIGH_DEMAND}}
+
+
+# The modes whose stream is a turn's (not the faults that print half a line or garbage, or
+# never end, offline among them), with what each needs to run quickly. Each event they print
+# must be one the pinned codex printed in a recording (tests/fixtures/codex/<pin>/), in its
+# type, its keys, and its item's type, status and keys: a fake that drifts fails here.
+STREAM_MODES: dict[str, dict[str, str]] = {
+    "ok": {"FAKE_CODEX_REASONING": "Weighing the write rate."},
+    "commands": {}, "writes_file": {}, "shell": {"FAKE_CODEX_SHELL": "cat missing.md"},
+    "slow": {"FAKE_CODEX_DELAY": "0.1"}, "no_message": {}, "rate_limited": {},
+    "server_error": {}, "crash": {"FAKE_CODEX_CRASH_EXIT": "101"},
+}
+
+
+def recorded_shapes() -> set[tuple[str, ...]]:
+    found: set[tuple[str, ...]] = set()
+    for name in codex_streams.SCENARIOS:
+        found.update(codex_streams.shape(codex_streams.load(name)))
+    return found
+
+
+@pytest.mark.parametrize("mode", sorted(STREAM_MODES))
+def test_every_event_the_fake_prints_is_one_the_real_codex_printed(fake: Fake,
+                                                                  mode: str) -> None:
+    done = fake.run(*exec_json("-s", "workspace-write", "hi"),
+                    env={"FAKE_CODEX_MODE": mode, **STREAM_MODES[mode]})
+    printed = codex_streams.shape({"events": done.text.splitlines()})
+
+    assert printed, done.stderr
+    assert [s for s in printed if s not in recorded_shapes()] == [], mode
 
 
 def test_failed_turn_is_recorded_but_adds_no_usage(fake: Fake) -> None:

@@ -51,6 +51,7 @@ from support.responses_mock import (  # noqa: E402
     custom_tool_call,
     function_call,
     message,
+    reasoning_then_text,
     shell_call,
     status,
     text,
@@ -151,6 +152,10 @@ SCENARIOS: dict[str, Scenario] = {
     "command": Scenario("a shell command reading a file of the project, then the answer",
                         lambda: [shell_call("cat notes.md"), text(ANSWER)],
                         files={"notes.md": NOTES}),
+    "failed_command": Scenario("a shell command that fails (a file that is not there)",
+                               lambda: [shell_call("cat missing.md"), text(ANSWER)]),
+    "reasoning": Scenario("a reasoning summary before the answer",
+                          lambda: [reasoning_then_text("Weighing the write rate.", ANSWER)]),
     "file_change": Scenario(
         "apply_patch adding a file (workspace-write; gpt-5.5 has the apply_patch tool)",
         lambda: [Items((custom_tool_call("apply_patch", _PATCH),)), text(ANSWER)],
