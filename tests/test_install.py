@@ -683,7 +683,8 @@ def test_the_install_runs_the_launcher_as_a_session_start_hook_naming_claudes_mo
     assert own == "echo hi"
     assert all(re.fullmatch(r'Bash\("?[^"]+/sparring"? [a-z -]+\*\)', r) for r in
                allow_of(settings) if r.startswith("Bash(")), "no rule approves --session-start"
-    assert hook == f"sh {shell_word(str(target / SKILLS[0] / 'sparring'))} --session-start"
+    launcher = shell_word(str(target / SKILLS[0] / "sparring"))
+    assert hook == f"[ ! -f {launcher} ] || sh {launcher} --session-start"
     env_file = tmp_path / "session-env.sh"
     env_file.write_text("")
     event = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
@@ -697,6 +698,15 @@ def test_the_install_runs_the_launcher_as_a_session_start_hook_naming_claudes_mo
     assert shown.stdout == "claude-opus-4-5-20251101"
     again = run_install("--project", project, env=env)
     assert again.stdout.count("update settings") == 0 and session_hooks(settings) == [own, hook]
+
+    gone = shell_word(str(tmp_path / "Jane O'Doe" / "gone" / "sparring"))
+    skills_gone = subprocess.run(["sh", "-c", hook.replace(launcher, gone)],
+                                 input=event, capture_output=True, text=True, timeout=30,
+                                 env={**env, "CLAUDE_ENV_FILE": str(env_file)}, check=False)
+    assert gone in hook.replace(launcher, gone)
+    assert (skills_gone.returncode, skills_gone.stdout, skills_gone.stderr) == (0, "", ""), \
+        "skills deleted by hand: the hook does nothing, and says nothing"
+    assert env_file.read_text().count("SPARRING_CLAUDE_MODEL") == 1, "nothing more written"
 
     done = run_install("--project", project, "--uninstall", env=env)
 

@@ -55,8 +55,11 @@ Changes = dict[str, tuple[list[str], list[str]]]  # kind -> (rules to add, rules
 
 
 def hook_command(skill_folders: list[Path]) -> str:
-    """The SessionStart hook's command: the first skill's launcher, `--session-start`."""
-    return f"sh {shell_word(str(skill_folders[0] / layout.LAUNCHER))} --session-start"
+    """The SessionStart hook's command: the first skill's launcher, `--session-start`; once
+    the skills are gone (deleted by hand, not uninstalled) it does nothing, rather than have
+    Claude Code report a failed hook at every session's start."""
+    launcher = shell_word(str(skill_folders[0] / layout.LAUNCHER))
+    return f"[ ! -f {launcher} ] || sh {launcher} --session-start"
 
 
 def hook_commands(settings: dict[str, Any]) -> list[str]:
