@@ -147,8 +147,7 @@ def claude_ran(data: dict[str, Any]) -> dict[str, Any]:
     models = list(dict.fromkeys(t.get("claude_model") or None for t in data["turns"]))
     if not any(models):
         return {"models": models, "line": f"Claude: {CLAUDE_UNRECORDED} (Claude Code names it "
-                "to a SessionStart hook only, and sparring's did not run: the plugin and "
-                "install.py's settings add it)"}
+                "to sparring's SessionStart hook alone, in an interactive session)"}
     said = f"{spans[0][0]}, every round" if len(spans) == 1 else "; ".join(
         f"{model} in {_rounds(rounds)}" for model, rounds in spans)
     return {"models": models,
