@@ -13,17 +13,23 @@
 if [ "${1:-}" = --session-start ]; then
   [ -n "${CLAUDE_ENV_FILE:-}" ] || exit 0
   LC_ALL=C  # ranges of bytes: no locale's collation
-  # The event's one "model" key: a JSON string holds no bare `"model"` (its quotes escaped).
-  model=$(sed -n 's/.*"model"[[:space:]]*:[[:space:]]*"\([^"\\]*\)".*/\1/p' | sed -n 1p)
+  # The event's first "model" key (Claude Code writes it at the top level, compact JSON): a
+  # string value never holds a bare `"model":"`, its quotes escaped. Builtins only.
+  input=$(cat) model=
+  case "$input" in
+    *'"model":"'*) model=${input#*'"model":"'} model=${model%%'"'*} ;;
+    *'"model": "'*) model=${input#*'"model": "'} model=${model%%'"'*} ;;
+  esac
   case "$model" in
     "" | *[!]A-Za-z0-9._:@/[-]*) ;;
     *) [ "${#model}" -le 100 ] &&
-      printf "export SPARRING_CLAUDE_MODEL='%s'\n" "$model" >>"$CLAUDE_ENV_FILE" ;;
+      printf "export SPARRING_CLAUDE_MODEL='%s'\n" "$model" 2>/dev/null >>"$CLAUDE_ENV_FILE" ;;
   esac
   case "${CLAUDE_PLUGIN_DATA:-}" in
     *"'"* | *"
 "*) ;;
-    /*) printf "export SPARRING_PLUGIN_DATA='%s'\n" "$CLAUDE_PLUGIN_DATA" >>"$CLAUDE_ENV_FILE" ;;
+    /*) printf "export SPARRING_PLUGIN_DATA='%s'\n" "$CLAUDE_PLUGIN_DATA" \
+      2>/dev/null >>"$CLAUDE_ENV_FILE" ;;
   esac
   exit 0
 fi

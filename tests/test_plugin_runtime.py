@@ -239,6 +239,7 @@ EVENT = {"session_id": "5c1f", "transcript_path": "/home/u/.claude/projects/p/5c
     ("claude-sonnet-4-5@20250929", True),
     ("claude'; touch /tmp/x; '", False),
     ("claude $(id)", False),
+    ("x" * 100, True),
     ("x" * 101, False),
     ("", False)])
 def test_the_session_start_hook_names_claudes_model_to_every_bash_call(
@@ -249,18 +250,31 @@ def test_the_session_start_hook_names_claudes_model_to_every_bash_call(
 
     found = session_start(tmp_path, json.dumps(titled))
 
-    said = seen_by_bash(found, tmp_path, claude.MODEL_VARIABLE) if found else ""
-    assert said == (model if kept else "")
+    if not kept:  # nothing written, so nothing the next Bash call would run
+        assert found == ""
+    else:
+        assert seen_by_bash(found, tmp_path, claude.MODEL_VARIABLE) == model
     assert claude.model({claude.MODEL_VARIABLE: model}) == (model if kept else None)
 
 
 def test_the_session_start_hook_reads_the_events_own_model_key(tmp_path: Path) -> None:
-    """A title or a path that spells a "model" key in its text is not the event's key."""
+    """A title or a path that spells a "model" key in its text is not the event's key, nor
+    is one nested further on; an environment file it cannot write is no error it prints."""
     event = json.dumps({**EVENT, "cwd": '/home/u/"model":"evil"', "model": "claude-real",
                         "session_title": '"model": "evil"'})
     assert seen_by_bash(session_start(tmp_path, event), tmp_path,
                         claude.MODEL_VARIABLE) == "claude-real"
     assert session_start(tmp_path, json.dumps({**EVENT, "cwd": '"model":"evil"'})) == ""
+    nested = json.dumps({**EVENT, "model": "claude-real", "agent": {"model": "other"}},
+                        separators=(",", ":"))
+    assert seen_by_bash(session_start(tmp_path, nested), tmp_path,
+                        claude.MODEL_VARIABLE) == "claude-real"
+    unwritable = subprocess.run(
+        ["sh", str(LAUNCHER), "--session-start"], input=nested, capture_output=True,
+        text=True, timeout=30, check=False,
+        env={"PATH": BARE_PATH, "CLAUDE_ENV_FILE": str(tmp_path / "no" / "such" / "file"),
+             "CLAUDE_PLUGIN_DATA": "/data"})
+    assert (unwritable.returncode, unwritable.stdout, unwritable.stderr) == (0, "", "")
 
 
 def test_the_launcher_spells_the_plugins_names_as_the_layout_does() -> None:
