@@ -9,8 +9,8 @@ Options: --dry-run (say what would happen, write nothing), --check (change nothi
 when the install there is older than this clone), --uninstall (remove what it installed, and
 name what it leaves behind: .sparring/, reports, debate folders, the witness copies), --force
 (replace a skill folder sparring did not install, and files of its own folders that you
-edited, after a backup in .claude/sparring-backup/<time>/), --no-permissions (leave Claude
-Code's settings alone), --json (a machine-readable summary).
+edited, after a backup in .claude/sparring-backup/<time>/), --no-permissions (no rules and no
+session-start hook in Claude Code's settings), --json (a machine-readable summary).
 
 Like pre-commit's installer it marks what it installs (`.sparring-install.json` in each
 skill folder: version, source, the hash of every file), never overwrites a folder it does

@@ -218,9 +218,10 @@ def parse_options(argv: list[str]) -> Options:
     parser.add_argument("--no-permissions", action="store_true",
                         help="do not add permission rules for the skills to Claude Code's "
                         "settings (they allow each skill's runner verbs, and ask before a "
-                        "call naming --sandbox), and remove those an earlier install added: "
-                        "Claude Code then asks before each runner call after a skill's first "
-                        "turn")
+                        "call naming --sandbox), nor the SessionStart hook that names "
+                        "Claude's model to the runner, and remove those an earlier install "
+                        "added: Claude Code then asks before each runner call after a "
+                        "skill's first turn, and reports do not name Claude's model")
     parser.add_argument("--check", action="store_true",
                         help="change nothing; say whether what is installed there is older "
                         "than this clone (exit status 1 when installing would change "

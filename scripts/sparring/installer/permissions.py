@@ -28,17 +28,22 @@ HOOK_TIMEOUT = 10  # seconds: the hook is a few builtins and a sed
 
 def read_settings(path: Path) -> dict[str, Any] | None:
     """A Claude Code settings object ({} when the file does not exist), or None when it is
-    not one we can safely add a rule or the hook to: such a file is never rewritten."""
+    not one we can safely add a rule to: such a file is never rewritten."""
     if not present(path):
         return {}
     data = read_json(path)
     permissions = data.get("permissions", {}) if data is not None else None
-    hooks = data.get("hooks", {}) if data is not None else None
     if not isinstance(permissions, dict) or not all(
-            isinstance(permissions.get(kind, []), list) for kind in KINDS) or not isinstance(
-            hooks, dict) or not isinstance(hooks.get(HOOK_EVENT, []), list):
+            isinstance(permissions.get(kind, []), list) for kind in KINDS):
         return None
     return data
+
+
+def hooks_readable(settings: dict[str, Any]) -> bool:
+    """Whether the settings' hooks are an object whose SessionStart (if any) is a list: else
+    the hook is neither added nor taken out (the rules still are)."""
+    hooks = settings.get("hooks", {})
+    return isinstance(hooks, dict) and isinstance(hooks.get(HOOK_EVENT, []), list)
 
 
 def write_settings(path: Path, data: dict[str, Any]) -> None:
@@ -63,7 +68,9 @@ def hook_command(skill_folders: list[Path]) -> str:
 
 
 def hook_commands(settings: dict[str, Any]) -> list[str]:
-    """The commands of the SessionStart hooks of settings read_settings took."""
+    """The commands of the settings' SessionStart hooks ([] when hooks_readable is not)."""
+    if not hooks_readable(settings):
+        return []
     return [c for group in settings.get("hooks", {}).get(HOOK_EVENT, [])
             for c in _commands_of(group)]
 
@@ -75,14 +82,22 @@ def _commands_of(group: Any) -> list[str]:
 
 
 def with_hook(data: dict[str, Any], add: str | None, drop: list[str]) -> dict[str, Any]:
-    """`data` with the SessionStart hook `add` (a group of its own) and without the groups
-    whose one hook is one of `drop`."""
+    """`data` with the SessionStart hook `add` (a group of its own) and without the hooks
+    whose command is one of `drop` (a group left with none goes too; a hook the user added
+    beside ours stays)."""
     new: dict[str, Any] = json.loads(json.dumps(data))
     if not add and not drop:
         return new
     hooks = new.setdefault("hooks", {})
-    kept = [group for group in hooks.get(HOOK_EVENT, [])
-            if not (len(_commands_of(group)) == 1 and _commands_of(group)[0] in drop)]
+    kept = []
+    for group in hooks.get(HOOK_EVENT, []):
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(inner, list) and set(_commands_of(group)) & set(drop):
+            rest = [h for h in inner if not (isinstance(h, dict) and h.get("command") in drop)]
+            if not rest:
+                continue
+            group = {**group, "hooks": rest}
+        kept.append(group)
     if add:
         kept.append({"hooks": [{"type": "command", "command": add, "timeout": HOOK_TIMEOUT}]})
     hooks[HOOK_EVENT] = kept
@@ -125,17 +140,19 @@ def grant_permissions(ctx: Context, target: Path, source: Source,
         return None
     folders = [target / s.name for s in source.skills]
     wanted = {"allow": layout.rules(folders), "ask": layout.ask_rules(folders)}
+    our_hooks = recorded_hooks(recorded) if same_file else []
     data = read_settings(path)
     if data is None:
         _cannot_write(ctx, path, wanted, ours)
-        return dict(recorded) if any(ours.values()) else None
+        return dict(recorded) if any(ours.values()) or our_hooks else None
     changes: Changes = {}
     permissions = data.get("permissions", {})
+    readable = hooks_readable(data)
     record: dict[str, Any] = {"file": str(path), "lists": sorted(
         {*(recorded.get("lists", []) if same_file else []),
          *(kind for kind in KINDS if kind not in permissions),
          *(["hooks"] if "hooks" not in data else []),
-         *([HOOK_EVENT] if HOOK_EVENT not in data.get("hooks", {}) else [])})}
+         *([HOOK_EVENT] if readable and HOOK_EVENT not in data.get("hooks", {}) else [])})}
     for kind in KINDS:
         have = layout.allowed(data, kind)
         add = [r for r in wanted[kind] if r not in have]
@@ -143,12 +160,18 @@ def grant_permissions(ctx: Context, target: Path, source: Source,
         changes[kind] = (add, drop)
         record[RECORDED[kind]] = [r for r in ours[kind] if r not in drop] + add
     hook, running = hook_command(folders), hook_commands(data)
-    our_hooks = recorded_hooks(recorded) if same_file else []
-    hook_change = (hook if hook not in running else None,
-                   [h for h in our_hooks if h != hook and h in running])
-    record["hooks"] = [hook] if hook_change[0] or hook in our_hooks else []
-    record["created"] = (recorded.get("created", not present(path)) if any(ours.values())
-                         else not present(path))
+    hook_change: tuple[str | None, list[str]] = (None, [])
+    record["hooks"] = our_hooks
+    if readable:
+        hook_change = (hook if hook not in running else None,
+                       [h for h in our_hooks if h != hook and h in running])
+        record["hooks"] = [hook] if hook_change[0] or hook in our_hooks else []
+    else:
+        ctx.warn(f"{path}: its `hooks` is not an object whose SessionStart is a list, so it "
+                 "was left as it is: no session-start hook, and reports will not name "
+                 "Claude's model (the permission rules were written)")
+    record["created"] = (recorded.get("created", not present(path))
+                         if any(ours.values()) or our_hooks else not present(path))
     _apply(ctx, path, data, changes, hook_change)
     if ctx.options.project is not None:
         _out_of_git(ctx, ctx.options.project, path)
@@ -227,7 +250,7 @@ def revoke_permissions(ctx: Context, recorded: dict[str, Any]) -> None:
     for kind in lists:  # a list install.py began, left empty: gone too
         if kind in KINDS and new.get("permissions", {}).get(kind) == []:
             del new["permissions"][kind]
-    if HOOK_EVENT in lists and new.get("hooks", {}).get(HOOK_EVENT) == []:
+    if HOOK_EVENT in lists and hooks_readable(new) and new.get("hooks", {}).get(HOOK_EVENT) == []:
         del new["hooks"][HOOK_EVENT]
     if "hooks" in lists and new.get("hooks") == {}:
         del new["hooks"]
