@@ -28,5 +28,10 @@ _MODEL = re.compile(r"[A-Za-z0-9._:@/\[\]-]{1,100}")
 
 def model(environ: Mapping[str, str] | None = None) -> str | None:
     """The model Claude Code named at the start of this session, or None."""
-    found = (os.environ if environ is None else environ).get(MODEL_VARIABLE, "")
-    return found if _MODEL.fullmatch(found) else None
+    return named((os.environ if environ is None else environ).get(MODEL_VARIABLE))
+
+
+def named(value: object) -> str | None:
+    """`value` if it is a model's name by the launcher's rule, else None (a record read
+    back is checked again: the project's files are within Codex's reach)."""
+    return value if isinstance(value, str) and _MODEL.fullmatch(value) else None

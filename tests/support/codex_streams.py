@@ -328,13 +328,14 @@ def events(fixture: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def shape(fixture: dict[str, Any]) -> list[tuple[str, ...]]:
-    """What a fixture says, without its run's values: each event's type, and its item's type,
-    status and keys."""
+    """What a fixture says, without its run's values: each event's type and keys, and its
+    item's type, status and keys."""
     found = []
     for event in events(fixture):
         item = event.get("item") if isinstance(event.get("item"), dict) else None
-        found.append((event.get("type"), *((item.get("type"), str(item.get("status")),
-                                            ",".join(sorted(item))) if item else ())))
+        found.append((event.get("type"), ",".join(sorted(event)),
+                      *((item.get("type"), str(item.get("status")), ",".join(sorted(item)))
+                        if item else ())))
     return [tuple(str(part) for part in entry) for entry in found]
 
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from sparring import states
+from sparring import claude, states
 from sparring.codex import rollout
 from sparring.store import lastrun
 from sparring.store.sessions import Session
@@ -143,8 +143,9 @@ def claude_ran(data: dict[str, Any]) -> dict[str, Any]:
     """The model of the Claude that sent each round, as Claude Code named it when its session
     began (claude.py; `models`, each once in the order first named, None where none was), and
     the `line` the report prints ("Claude: claude-opus-4-5, every round (...)")."""
-    spans = _spans(data["turns"], lambda turn: turn.get("claude_model") or CLAUDE_UNRECORDED)
-    models = list(dict.fromkeys(t.get("claude_model") or None for t in data["turns"]))
+    spans = _spans(data["turns"],
+                   lambda turn: claude.named(turn.get("claude_model")) or CLAUDE_UNRECORDED)
+    models = list(dict.fromkeys(claude.named(t.get("claude_model")) for t in data["turns"]))
     if not any(models):
         return {"models": models, "line": f"Claude: {CLAUDE_UNRECORDED} (Claude Code names it "
                 "to sparring's SessionStart hook alone, in an interactive session)"}
