@@ -89,9 +89,10 @@ class Sparring:
         self.python, self.repo, self.env = python, repo, env
         self.argv = [str(python), "-I", "-c", ENTRY]
 
-    def __call__(self, *args: str, env: dict[str, str] | None = None) -> dict:
+    def __call__(self, *args: str, env: dict[str, str] | None = None,
+                 check: bool = True) -> dict:
         done = subprocess.run([*self.argv, *args], cwd=self.repo, env=env or self.env,
-                              capture_output=True, check=True)
+                              capture_output=True, check=check)
         return dict(json.loads(done.stdout))
 
 
