@@ -67,14 +67,16 @@ def test_an_interactive_session_names_claudes_model_to_every_runner_call(
                           stdin=child, stdout=child, stderr=child) as claude:
         os.close(child)
         shown, end = b"", time.monotonic() + WAIT_S
-        while time.monotonic() < end and answered(messages_mock.messages_requests()) is None:
-            if select.select([main], [], [], 0.5)[0]:
-                try:
-                    shown += os.read(main, 65536)
-                except OSError:
-                    break
-        claude.kill()
-    os.close(main)
+        try:
+            while time.monotonic() < end and answered(messages_mock.messages_requests()) is None:
+                if select.select([main], [], [], 0.5)[0]:
+                    try:
+                        shown += os.read(main, 65536)
+                    except OSError:
+                        break
+        finally:  # an interactive Claude Code never ends by itself
+            claude.kill()
+            os.close(main)
 
     requests = messages_mock.messages_requests()
     result = answered(requests)
