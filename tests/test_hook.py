@@ -95,6 +95,20 @@ def test_a_path_with_a_space_is_approved_in_double_quotes_only(tmp_path: Path) -
     assert [bool(f) for f in found] == [True] * len(approved) + [False] * len(refused), found
 
 
+def test_a_path_with_a_single_quote_is_approved_in_double_quotes_only(tmp_path: Path) -> None:
+    """A home such as /Users/Jane O'Doe: inside double quotes a single quote is literal, so
+    the launcher there is approved as written that way, and never outside them."""
+    plugin = copy_plugin(tmp_path / "Jane O'Doe" / "sparring")
+    quoted = launcher("think-about", plugin)
+    inbox = "/Users/Jane O'Doe/app/.sparring/inbox/round.md"
+    approved = [f'"{quoted}" wait S', f'"{quoted}" verdict S --file "{inbox}"']
+    refused = [f"{quoted} wait S", f"'{quoted}' wait S", f'"{quoted}" wait S\'x',
+               f'"{quoted}" wait \'S\'', f'"{quoted}" verdict S --file {inbox}',
+               quoted.replace("'", "\\'").replace(" ", "\\ ") + " wait S"]
+    found = run_hook(plugin, [bash(c) for c in approved + refused])
+    assert [bool(f) for f in found] == [True] * len(approved) + [False] * len(refused), found
+
+
 # -- what it leaves to Claude Code's prompt ------------------------------------------------------
 
 

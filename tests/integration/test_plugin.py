@@ -217,6 +217,30 @@ def test_the_plugin_runs_a_whole_think_about_hands_free(claude_each: Path,
     assert maker[len("Claude ("):-1] in {*asked, "its model is not recorded"}, (maker, asked)
 
 
+def test_the_plugin_runs_hands_free_under_a_folder_with_a_space_and_a_quote(
+        claude_bin: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+        messages_mock: MessagesMock, responses_mock: ResponsesMock, codex_bin: Path) -> None:
+    """A home such as /Users/Jane O'Doe: the plugin (and the project) under it, the launcher
+    called in double quotes. The skill's own `allowed-tools` do not approve it there in the
+    first turn (Claude Code matches no rule holding the quote), so the plugin's hook does, in
+    both turns."""
+    scenario = as_plugin("think-about-clarified")
+    base = tmp_path / "Jane O'Doe"
+    base.mkdir()
+    habitat = make_habitat(base, shared_runtime(tmp_path_factory), messages_mock,
+                           responses_mock, codex_bin, "plugin", scenario.setup)
+
+    outcome = run_workflow(claude_bin, habitat, scenario)
+
+    model = outcome.model
+    assert model.failures == [] and model.finished, (model.failures, outcome.run.stderr[-2000:])
+    assert len(outcome.results) == 2 and outcome.denials == [], outcome.denials
+    assert "'" in model.values["skill_dir"] and any(
+        e.tool == "Bash" and e.input["command"].startswith('"') for e in model.log)
+    assert list(habitat.project.glob("docs/decisions/*-think-about-*.md"))
+    assert codex_processes(habitat.project) == [], "Codex or a runner is still running"
+
+
 def test_without_its_hook_the_plugin_stops_to_ask_after_the_first_turn(
         claude_bin: Path, plugin_habitat: MakeHabitat) -> None:
     """The control: a plugin that has no hook. The skill's allowed-tools cover the turn it was

@@ -10,7 +10,8 @@ exactly what layout.rules() approves for an installed skill folder, here the plu
 - its launcher, `<plugin>/skills/<skill>/sparring`, by its full path as written under the
   plugin root Claude Code names (CLAUDE_PLUGIN_ROOT, which must be the plugin this file is in),
   followed by one of the verbs that skill runs (layout.verbs), plain words, or words in
-  double quotes, one space apart; never a call naming --sandbox (layout.ASKED: the rules ask);
+  double quotes (a single quote only there), one space apart; never a call naming --sandbox
+  (layout.ASKED: the rules ask);
 - a write into `.sparring/inbox/` of the directory Claude Code runs in (layout.INBOX);
 - a read inside one of the plugin's skill folders;
 - Claude invoking one of the plugin's skills itself (`sparring:<skill>`), as it does when the
@@ -39,8 +40,10 @@ OWN_ROOT = Path(__file__).resolve().parents[3]  # scripts/sparring/installer/hoo
 MAX_INPUT = 1 << 20
 # The characters a command may hold: none a shell treats specially outside double quotes
 # but the space, and none it treats specially inside them (no $, `, \, !): what is between
-# double quotes is literal. Letters and digits of any script are fine.
+# double quotes is literal. Letters and digits of any script are fine. Inside double quotes a
+# single quote is literal too (a home such as /Users/Jane O'Doe), and may stand there alone.
 PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+QUOTED = frozenset(" '")  # besides PLAIN, inside a double-quoted word
 WORD = r'"[^"]+"|[^ "]+'  # a word: plain, or whole in double quotes
 WORDS = re.compile(rf"(?:{WORD})(?: (?:{WORD}))*")  # one space apart
 WRITES = ("Write", "Edit", "MultiEdit")
@@ -101,12 +104,15 @@ def words_of(command: Any) -> list[str] | None:
     """The words of a command written as the skills write one, else None."""
     if not isinstance(command, str) or not command or len(command) > 8192:
         return None
-    if any(c not in PLAIN and c not in ' "' and not (c.isalnum() and not c.isascii())
-           for c in command):
-        return None  # ; | & < > ( ) $ ` \ ' * ? [ ] { } ~ ! # newline tab …
+    if any(c not in PLAIN and c not in QUOTED and c != '"' and not (
+            c.isalnum() and not c.isascii()) for c in command):
+        return None  # ; | & < > ( ) $ ` \ * ? [ ] { } ~ ! # newline tab …
     if not WORDS.fullmatch(command):
         return None  # two spaces, a quote inside a word, an empty word
-    return [t[1:-1] if t.startswith('"') else t for t in re.findall(WORD, command)]
+    tokens = re.findall(WORD, command)
+    if any("'" in t and not t.startswith('"') for t in tokens):
+        return None  # a single quote outside double quotes would start a quoted string
+    return [t[1:-1] if t.startswith('"') else t for t in tokens]
 
 
 def launcher_call(command: Any, root: Path) -> str | None:
