@@ -2,14 +2,30 @@
 # sparring launcher: the one command every skill calls. It finds the runtime that
 # `python3 install.py` made (a private virtual environment), so the skills work even
 # when the system Python has none of sparring's dependencies.
+# word: one word of a command (the hint's, an export's), quoted as sparring/quoting.py's
+# shell_word quotes it (as it is, else "in double quotes" when a shell reads nothing inside
+# them, else 'in single quotes').
+word() (
+  LC_ALL=C  # ranges of bytes, as Python's set of characters: no locale's collation
+  case "$1" in
+    '' | *[!A-Za-z0-9_@%+=:,./-]*) ;;
+    *) printf '%s' "$1"; return ;;
+  esac
+  case "$1" in
+    *'$'* | *'`'* | *'"'* | *'\'* | *'!'* | *'
+'*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\"'\"'/g")" ;;
+    *) printf '"%s"' "$1" ;;
+  esac
+)
 # `sparring --session-start` is Claude Code's SessionStart hook (hooks/hooks.json for the
 # plugin; the settings install.py writes for an installed pack), the event on stdin. It names
 # to every Bash call of the session what Claude Code tells hooks alone: the model it runs
 # (SPARRING_CLAUDE_MODEL, which the runner records with each round: sparring/claude.py holds
 # the same rule) and, in the plugin's hook, the folder it keeps for the plugin's data
 # (SPARRING_PLUGIN_DATA, where the plugin's runtime lives: below). What a SessionStart hook
-# appends to CLAUDE_ENV_FILE is set for each Bash call (2.1.197 and 2.1.332 alike). A value a
-# shell would read otherwise is left out. It prints nothing and starts no Python.
+# appends to CLAUDE_ENV_FILE is set for each Bash call (2.1.197 and 2.1.332 alike). Each value
+# is one shell word (word, above); a model's name outside its rule, or a folder with a line
+# break, is left out. It prints nothing and starts no Python.
 if [ "${1:-}" = --session-start ]; then
   [ -n "${CLAUDE_ENV_FILE:-}" ] || exit 0
   LC_ALL=C  # ranges of bytes: no locale's collation
@@ -26,9 +42,9 @@ if [ "${1:-}" = --session-start ]; then
       printf "export SPARRING_CLAUDE_MODEL='%s'\n" "$model" 2>/dev/null >>"$CLAUDE_ENV_FILE" ;;
   esac
   case "${CLAUDE_PLUGIN_DATA:-}" in
-    *"'"* | *"
+    *"
 "*) ;;
-    /*) printf "export SPARRING_PLUGIN_DATA='%s'\n" "$CLAUDE_PLUGIN_DATA" \
+    /*) printf 'export SPARRING_PLUGIN_DATA=%s\n' "$(word "$CLAUDE_PLUGIN_DATA")" \
       2>/dev/null >>"$CLAUDE_ENV_FILE" ;;
   esac
   exit 0
@@ -168,20 +184,6 @@ if [ -n "$plugin" ] && found=$(command -v python3 2>/dev/null); then
 fi
 
 # No runtime: one JSON error whose hint is the command that fixes it, as exactly as we can.
-# word: one word of that command, quoted as sparring/quoting.py's shell_word quotes it (as it
-# is, else "in double quotes" when a shell reads nothing inside them, else 'in single quotes').
-word() (
-  LC_ALL=C  # ranges of bytes, as Python's set of characters: no locale's collation
-  case "$1" in
-    '' | *[!A-Za-z0-9_@%+=:,./-]*) ;;
-    *) printf '%s' "$1"; return ;;
-  esac
-  case "$1" in
-    *'$'* | *'`'* | *'"'* | *'\'* | *'!'* | *'
-'*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\"'\"'/g")" ;;
-    *) printf '"%s"' "$1" ;;
-  esac
-)
 here=$(cd "$(dirname "$0")" && pwd)
 fix="from a clone of sparring, run \`python3 install.py --user\` (or --project DIR)"
 if [ -f "$here/.sparring-install.json" ]; then

@@ -212,10 +212,14 @@ def seen_by_bash(env_file_text: str, tmp_path: Path, variable: str) -> str:
 
 @pytest.mark.parametrize("value, written", [
     ("/home/u/.claude/plugins/data/sparring-sparring",
-     "export SPARRING_PLUGIN_DATA='/home/u/.claude/plugins/data/sparring-sparring'\n"),
+     "export SPARRING_PLUGIN_DATA=/home/u/.claude/plugins/data/sparring-sparring\n"),
     ("/home/u/My Data/sparring-inline",
-     "export SPARRING_PLUGIN_DATA='/home/u/My Data/sparring-inline'\n"),
-    ("/home/u/it's/sparring-inline", ""),
+     "export SPARRING_PLUGIN_DATA=\"/home/u/My Data/sparring-inline\"\n"),
+    ("/Users/Jane O'Doe/.claude/plugins/data/sparring-sparring",
+     "export SPARRING_PLUGIN_DATA=\"/Users/Jane O'Doe/.claude/plugins/data/sparring-sparring\"\n"),
+    ("/home/u/$HOME `id` \\ \"x\"!",
+     "export SPARRING_PLUGIN_DATA='/home/u/$HOME `id` \\ \"x\"!'\n"),
+    ("/home/u/line\nbreak", ""),
     ("relative/data", ""),
     ("", "")])
 def test_the_session_start_hook_names_the_data_folder_to_every_bash_call(

@@ -87,14 +87,18 @@ def test_the_plugin_from_its_marketplace_makes_its_runtime_on_first_use(
         responses_mock: ResponsesMock, codex_bin: Path) -> None:
     """No install.py anywhere: no runtime exists when the skill's first runner call comes;
     the plugin makes it in the folder Claude Code keeps for its data, and every call of both
-    turns runs without a prompt."""
-    no_runtime = tmp_path / "no-runtime"  # XDG_DATA_HOME: install.py's runtime is not there
-    habitat = make_habitat(tmp_path, no_runtime, messages_mock, responses_mock, codex_bin,
+    turns runs without a prompt. All of it under a folder such as /Users/Jane O'Doe (the
+    home, the marketplace, the project): the data folder's name is a shell word with a quote
+    in it, and the runtime is made and found there."""
+    base = tmp_path / "Jane O'Doe"
+    base.mkdir()
+    no_runtime = base / "no-runtime"  # XDG_DATA_HOME: install.py's runtime is not there
+    habitat = make_habitat(base, no_runtime, messages_mock, responses_mock, codex_bin,
                            "plugin")
     habitat.claude_args = []  # installed, not loaded from a folder
     if OFFLINE:  # pip finds the runtime's dependencies in the test environment's wheels
         habitat.env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELS))
-    installed = install_from_marketplace(claude_each, habitat, tmp_path)
+    installed = install_from_marketplace(claude_each, habitat, base)
     data = Path(habitat.env["HOME"]) / ".claude" / "plugins" / "data" / "sparring-sparring"
     assert not (data / "venv").exists()
 
@@ -106,7 +110,8 @@ def test_the_plugin_from_its_marketplace_makes_its_runtime_on_first_use(
     # The plugin as Claude Code runs it: its cache copy, or (2.1.332, a marketplace in a
     # local folder) that folder itself.
     root = Path(model.values["skill_dir"]).parents[1]
-    assert root in (installed, tmp_path / "marketplace"), root
+    assert root in (installed, base / "marketplace"), root
+    assert "'" in str(data)
     assert (data / "runtime.ready").read_text() == f"{root}\n"
     assert not no_runtime.exists(), "nothing made where install.py puts its runtime"
     doctor = model.log[0].output or {}
