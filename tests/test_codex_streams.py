@@ -334,6 +334,23 @@ def test_the_model_codex_recorded_is_shown_at_start_in_status_and_in_the_report(
     assert "- Codex: gpt-5-mock, effort high, every round (codex 0.171.0;" in report
 
 
+def test_a_turn_stopped_before_codex_started_is_not_one_codex_ran() -> None:
+    """A re-ask the user's stop overtook never ran Codex: it is not "codex's default model"
+    in the report's line (seen when a stop came while round two's answer was re-asked)."""
+    from sparring.turn.summary import codex_ran
+
+    settings = {"model": None, "effort": "high", "sandbox": "read-only"}
+    ran = {"model": "gpt-5-mock", "effort": "high"}
+    data = {"codex_before": None, "turns": [
+        {"n": 1, "round": 1, "settings": settings, "ran": ran, "started_at": 1.0,
+         "ended_at": 2.0},
+        {"n": 2, "round": 2, "settings": settings, "ran": ran, "started_at": 3.0,
+         "ended_at": 4.0},
+        {"n": 3, "round": 2, "settings": settings, "ran": None, "started_at": None,
+         "ended_at": 5.0}]}
+    assert codex_ran(data)["line"] == "Codex: gpt-5-mock, effort high, every round"
+
+
 def test_a_model_that_changed_between_rounds_is_a_warning(debate: Debate) -> None:
     debate.fake.script([{"mode": "replay", "replay": "answer"},
                         {"mode": "ok", "reply": json.dumps(answer([cpt("X-1", "agree")]))}])

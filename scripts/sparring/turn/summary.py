@@ -113,7 +113,10 @@ def codex_ran(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ran(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [t for t in data["turns"] if t.get("ran") or t.get("ended_at")]
+    """The turns Codex ran: its rollout recorded them, or they started and ended (a turn
+    stopped before Codex started, a re-ask the stop overtook, is none of Codex's)."""
+    return [t for t in data["turns"] if t.get("ran") or (t.get("ended_at") and
+                                                          t.get("started_at"))]
 
 
 def _spans(turns: list[dict[str, Any]], saying: Callable[[dict[str, Any]], str] | None = None,
