@@ -41,9 +41,9 @@ MAX_INPUT = 1 << 20
 # The characters a command may hold: none a shell treats specially outside double quotes
 # but the space, and none it treats specially inside them (no $, `, \, !): what is between
 # double quotes is literal. Letters and digits of any script are fine. Inside double quotes a
-# single quote is literal too (a home such as /Users/Jane O'Doe), and may stand there alone.
+# space and a single quote are literal too (a home such as /Users/Jane O'Doe).
 PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
-QUOTED = frozenset(" '")  # besides PLAIN, inside a double-quoted word
+QUOTED = PLAIN | frozenset(" '")  # inside a double-quoted word
 WORD = r'"[^"]+"|[^ "]+'  # a word: plain, or whole in double quotes
 WORDS = re.compile(rf"(?:{WORD})(?: (?:{WORD}))*")  # one space apart
 WRITES = ("Write", "Edit", "MultiEdit")
@@ -104,15 +104,16 @@ def words_of(command: Any) -> list[str] | None:
     """The words of a command written as the skills write one, else None."""
     if not isinstance(command, str) or not command or len(command) > 8192:
         return None
-    if any(c not in PLAIN and c not in QUOTED and c != '"' and not (
-            c.isalnum() and not c.isascii()) for c in command):
-        return None  # ; | & < > ( ) $ ` \ * ? [ ] { } ~ ! # newline tab …
     if not WORDS.fullmatch(command):
         return None  # two spaces, a quote inside a word, an empty word
-    tokens = re.findall(WORD, command)
-    if any("'" in t and not t.startswith('"') for t in tokens):
-        return None  # a single quote outside double quotes would start a quoted string
-    return [t[1:-1] if t.startswith('"') else t for t in tokens]
+    words = []
+    for token in re.findall(WORD, command):
+        quoted = token.startswith('"')
+        word, allowed = (token[1:-1], QUOTED) if quoted else (token, PLAIN)
+        if any(c not in allowed and not (c.isalnum() and not c.isascii()) for c in word):
+            return None  # ; | & < > ( ) $ ` \ * ? [ ] { } ~ ! # newline tab, ' unquoted …
+        words.append(word)
+    return words
 
 
 def launcher_call(command: Any, root: Path) -> str | None:

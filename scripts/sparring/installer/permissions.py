@@ -23,7 +23,7 @@ RECORDED = {"allow": "added", "ask": "asked"}  # where a target's record keeps e
 
 
 HOOK_EVENT = "SessionStart"
-HOOK_TIMEOUT = 10  # seconds: the hook is a few builtins and a sed
+HOOK_TIMEOUT = 10  # seconds: the hook is a few shell builtins
 
 
 def read_settings(path: Path) -> dict[str, Any] | None:
