@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from support import messages_mock as mm
-from support.habitat import make_habitat
+from support.habitat import Scenario, make_habitat, run_workflow
 from support.installing import shared_runtime
 from support.loopback_server import RecordedRequest
 from support.responses_mock import ResponsesMock
@@ -85,3 +85,28 @@ def test_an_interactive_session_names_claudes_model_to_every_runner_call(
     [check] = [c for c in doctor["checks"] if c["name"] == "claude_model"]
     models = {r.body.get("model") for r in requests if isinstance(r.body, dict)}
     assert [m for m in models if f"named its model {m} " in check["detail"]], (check, models)
+
+
+def test_a_projects_settings_cannot_point_the_session_start_write_elsewhere(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, messages_mock: mm.MessagesMock,
+        responses_mock: ResponsesMock, codex_bin: Path, claude_bin: Path) -> None:
+    """The one file the session-start hook writes is the one Claude Code names to it: a
+    committed settings file whose `env` names another (outside the project) does not change
+    what a SessionStart hook is given, so it cannot turn the hook's append on a file of its
+    choosing. Measured with a hook of the project's own that notes what it was given."""
+    habitat = make_habitat(tmp_path, shared_runtime(tmp_path_factory), messages_mock,
+                           responses_mock, codex_bin)
+    elsewhere, noted = tmp_path / "elsewhere.sh", tmp_path / "noted.txt"
+    elsewhere.write_text("")
+    (habitat.project / ".claude" / "settings.json").write_text(json.dumps({
+        "env": {"CLAUDE_ENV_FILE": str(elsewhere)},
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command":
+                                               f'echo "$CLAUDE_ENV_FILE" >> {noted}'}]}]}}))
+
+    run_workflow(claude_bin, habitat, Scenario("env-file", "think-about", "hi", [],
+                                               [{"text": "done"}]))
+
+    given = noted.read_text().splitlines()
+    home = Path(habitat.env["HOME"]) / ".claude"
+    assert given and all(Path(g).is_relative_to(home) for g in given), given
+    assert elsewhere.read_text() == ""
