@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,24 @@ def test_the_tokens_come_once_codexs_answer_may_be_shown(
 ])
 def test_inert_keeps_one_plain_line(text: str, room: int, shown: str) -> None:
     assert inert(text, room) == shown
+
+
+def test_no_control_or_format_character_of_unicode_survives_inert() -> None:
+    """Every character Unicode calls a control, a format mark, a surrogate or a line or
+    paragraph separator (U+FFF9 interlinear annotations and U+2066 bidi isolates among them)
+    comes out as `?` (line and paragraph separators as a space); letters, marks and
+    symbols as they were."""
+    unsafe = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+    chars = [chr(c) for c in range(sys.maxunicode + 1) if not chr(c).isspace()]
+    shown = inert("".join(chars), len(chars))
+    assert len(shown) == len(chars)
+    kept = [c for c, s in zip(chars, shown, strict=True) if s == c]
+    hidden = [c for c, s in zip(chars, shown, strict=True) if s != c]
+    assert {unicodedata.category(c) for c in hidden} <= unsafe
+    assert not {unicodedata.category(c) for c in kept} & unsafe
+    assert {"\ufff9", "\ufffb", "\u2066", "\u0600", "\U000e0041"} <= set(hidden)
+    assert {unicodedata.category(c) for c in hidden} == {"Cc", "Cf", "Cs"}
+    assert inert("a\u2028b\u2029c", 10) == "a b c"  # Zl and Zp: spaces, flattened
 
 
 def test_the_cap_keeps_what_lands_in_claudes_context_small() -> None:

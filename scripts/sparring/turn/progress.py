@@ -19,8 +19,8 @@ tokens until its answer may be shown (brief.py withholds them with it).
 
 from __future__ import annotations
 
-import re
 import time
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -38,18 +38,20 @@ QUIET_S = 60.0
 READ_EVERY_S = 0.5
 # How often the tokens so far are read from Codex's rollout, at most (for a line).
 TOKENS_EVERY_S = 5.0
-# Control and format characters (C0, C1, soft hyphen, bidi controls, zero-width marks,
-# line and paragraph separators, tags, lone surrogates): a terminal or a reader could be
-# misled by any of them.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
-                     "\u2060-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]")
+# Control and format characters, by Unicode's own categories (Cc, Cf, Cs, Zl, Zp: C0, C1,
+# soft hyphen, bidi controls, zero-width marks, interlinear annotations, line and paragraph
+# separators, tags, lone surrogates), whichever Unicode the interpreter knows: a terminal or
+# a reader could be misled by any of them.
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
 
 
 def inert(text: Any, room: int) -> str:
     """Codex's text on one line: whitespace runs as one space, every control or format
     character as `?`, cut to `room` characters (the last one `…` when cut)."""
-    flat = _UNSAFE.sub("?", " ".join(str(text or "").split()))
-    return flat if len(flat) <= room else flat[: max(room - 1, 0)] + "…"
+    flat = " ".join(str(text or "").split())
+    if len(flat) > room:
+        flat = flat[: max(room - 1, 0)] + "…"
+    return "".join("?" if unicodedata.category(c) in _UNSAFE else c for c in flat)
 
 
 def clock(seconds: float) -> str:
