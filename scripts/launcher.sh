@@ -28,6 +28,7 @@ word() (
 # break, is left out. It prints nothing and starts no Python.
 if [ "${1:-}" = --session-start ]; then
   [ -n "${CLAUDE_ENV_FILE:-}" ] || exit 0
+  [ ! -L "$CLAUDE_ENV_FILE" ] || exit 0  # a link: never appended through
   LC_ALL=C  # ranges of bytes: no locale's collation
   # The event's first "model" key (Claude Code writes it at the top level, compact JSON): a
   # string value never holds a bare `"model":"`, its quotes escaped. Builtins only.

@@ -281,6 +281,22 @@ def test_the_session_start_hook_reads_the_events_own_model_key(tmp_path: Path) -
     assert (unwritable.returncode, unwritable.stdout, unwritable.stderr) == (0, "", "")
 
 
+def test_the_session_start_hook_never_appends_through_a_link(tmp_path: Path) -> None:
+    """An environment file that is a link (to a shell's profile, say) is left as it is, and
+    what it points at too; no error is printed."""
+    profile = tmp_path / "profile.sh"
+    profile.write_text("# mine\n")
+    link = tmp_path / "env-file"
+    link.symlink_to(profile)
+    event = json.dumps({**EVENT, "model": "claude-real"})
+    done = subprocess.run(
+        ["sh", str(LAUNCHER), "--session-start"], input=event, capture_output=True,
+        text=True, timeout=30, check=False,
+        env={"PATH": BARE_PATH, "CLAUDE_ENV_FILE": str(link), "CLAUDE_PLUGIN_DATA": "/data"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert profile.read_text() == "# mine\n" and link.is_symlink()
+
+
 def test_the_launcher_spells_the_plugins_names_as_the_layout_does() -> None:
     launcher = LAUNCHER.read_text()
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
