@@ -88,13 +88,22 @@ named_by_settings() { # $1: a variable, $2: here; whether a settings file names 
     f=${f%/*}
   done
 }
+git_folder() { # $1: a .git; git's own test, as store/locate.py makes it: a HEAD, and objects/
+  # and refs/ in the folder its commondir names (a worktree's: a file, never through a link,
+  # its first line), else in it
+  [ -f "$1/HEAD" ] || return 1
+  common=
+  if [ -f "$1/commondir" ] && ! [ -L "$1/commondir" ]; then
+    read -r common <"$1/commondir" || :
+  fi
+  case "$common" in "") common=$1 ;; /*) ;; *) common="$1/$common" ;; esac
+  [ -d "$common/objects" ] && [ -d "$common/refs" ]
+}
 outside_project() { # $1: the variable that chose it, $2: the program, $3: follow its link
   root=$(
     cd -P . 2>/dev/null || exit
     here=$PWD d=$PWD
-    while [ -n "$d" ] && ! [ -f "$d/.git" ] && ! { [ -f "$d/.git/HEAD" ] && {
-        [ -f "$d/.git/commondir" ] || { [ -d "$d/.git/objects" ] && [ -d "$d/.git/refs" ]; }; }; }
-    do
+    while [ -n "$d" ] && ! [ -f "$d/.git" ] && ! git_folder "$d/.git"; do
       d=${d%/*}
     done
     case "$2" in */*) folder=${2%/*} ;; *) folder=. ;; esac

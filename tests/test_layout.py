@@ -140,6 +140,34 @@ def test_the_launcher_never_runs_a_python_the_project_holds(tmp_path: Path, vari
     assert str(project.resolve()) in error["message"] and variable in error["hint"]
 
 
+@pytest.mark.parametrize("common", ["../nowhere", ""])
+def test_a_planted_git_folder_git_would_pass_over_is_no_project_for_the_launcher(
+        tmp_path: Path, common: str) -> None:
+    """A `.git` below the project that git passes over (a HEAD, a commondir naming no
+    repository; a HEAD alone) does not make its folder the project, as store/locate.py
+    holds: a python elsewhere in the project still runs nothing."""
+    project, ran = tmp_path / "project", tmp_path / "ran"
+    init(project)
+    planted = project / "src" / ".git"
+    planted.mkdir(parents=True)
+    (project / "src" / "deep").mkdir()
+    (planted / "HEAD").write_text("ref: refs/heads/main\n")
+    if common:
+        (planted / "commondir").write_text(common + "\n")
+    _, value = _planted(project, "SPARRING_PYTHON", ran)
+    env = {"HOME": str(tmp_path / "home"), "SPARRING_PYTHON": str(value)}
+    _set_by(project, env)
+
+    done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
+                          capture_output=True, text=True, timeout=30, check=False,
+                          cwd=project / "src" / "deep")
+
+    assert done.returncode == 1 and not ran.exists(), done.stdout + done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "runtime_in_project"
+    assert str(project.resolve()) in error["message"]
+
+
 def _set_by(project: Path, env: dict[str, str], spelled: str = "{}") -> None:
     """The project's Claude Code settings set `env` (each name spelled as `spelled` says: a
     JSON escape is the same name to Claude Code)."""
