@@ -219,20 +219,26 @@ def test_every_verb_accepts_the_session_directory(sparring: Any, session: str,
     sparring("stop", session)
 
 
-def test_codex_gets_the_users_environment_but_claudes_model(sparring: Any, session: str,
+def test_codex_gets_the_users_environment_but_what_names_claude(sparring: Any, session: str,
                                                     fake_codex: Any, monkeypatch: Any,
                                                     tmp_path: Path) -> None:
     home = tmp_path / "my-codex-home"
     monkeypatch.setenv("CODEX_HOME", str(home))
     monkeypatch.setenv("SPARRING_PROBE", "kept")
     monkeypatch.setenv("SPARRING_CLAUDE_MODEL", "claude-opus-4-5")
+    claude_codes = {"CLAUDECODE": "1", "CLAUDE_CODE_ENTRYPOINT": "cli",
+                    "CLAUDE_CODE_SESSION_ID": "5c1f", "CLAUDE_PROJECT_DIR": str(tmp_path)}
+    for name, value in {**claude_codes, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}.items():
+        monkeypatch.setenv(name, value)
     fake_codex.mode("ok")
     sparring("start", session, input=b"q")
     sparring("wait", session)
     env = fake_codex.turn_calls()[0]["env"]
     assert env["CODEX_HOME"] == str(home) and env["SPARRING_PROBE"] == "kept"
-    # but the other side's model: the runner records it (the turn), Codex is not told
-    assert "SPARRING_CLAUDE_MODEL" not in env
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"  # a provider of the user's
+    # but who the other side is: the runner records its model (the turn), Codex is not told
+    # it, nor that Claude Code started the round
+    assert "SPARRING_CLAUDE_MODEL" not in env and not set(claude_codes) & set(env)
     assert sparring("status", session).out["claude_ran"]["models"] == ["claude-opus-4-5"]
     assert list(home.glob("sessions/*/*/*/rollout-*.jsonl")), "codex used the user's CODEX_HOME"
 

@@ -865,7 +865,7 @@ class CallLog:
         if directory is None:
             return None
         os.makedirs(directory, exist_ok=True)
-        tracked = ("CODEX_HOME", "SPARRING_", "FAKE_CODEX_")
+        tracked = ("CODEX_HOME", "SPARRING_", "FAKE_CODEX_", "CLAUDE", "ANTHROPIC_")
         data: dict[str, Any] = {
             "argv": argv,
             "cwd": os.getcwd(),

@@ -232,9 +232,9 @@ def _new_codex(session: Session, turn: TurnRecord, cwd: Path, mark: str, prompt:
                ) -> process.Child:
     """Codex, reading the prompt as it was checked (_prompt): the file in the project is not
     opened again, so nothing put in its place meanwhile reaches codex; in the user's
-    environment but for the name of the other side's model (claude.py: the runner's record,
-    never a prompt's)."""
-    env = {k: v for k, v in os.environ.items() if k != claude.MODEL_VARIABLE}
+    environment but for what names the other side: its model, Claude Code's own variables
+    (claude.py: the runner's record, never Codex's to read)."""
+    env = claude.codex_environment(os.environ)
     return spawn.background(
         turn["argv"], cwd=cwd, stdin=prompt,
         stdout=Path(session.output(turn["n"], turns.EVENTS)),
