@@ -514,7 +514,8 @@ def test_rollout_path_and_content(fake: Fake) -> None:
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines[0]["type"] == "session_meta" and lines[0]["payload"]["id"] == thread
     context = next(line["payload"] for line in lines if line["type"] == "turn_context")
-    assert context["approval_policy"] == "never" and context["sandbox"] == "workspace-write"
+    assert context["approval_policy"] == "never"
+    assert context["sandbox_policy"] == {"type": "workspace-write"}
     assert context["cwd"] == str(fake.cwd) and context["model"] == "gpt-6.1-sol"
 
 
@@ -1010,11 +1011,15 @@ def test_a_config_value_is_read_as_toml_else_as_its_text(raw: str) -> None:
 ], ids=" ".join)
 def test_what_the_suite_runs_most_loads_no_json_tomllib_or_hashlib(fake: Fake,
                                                                    args: tuple[str, ...]) -> None:
-    """Those imports (re, enum, typing, OpenSSL) once took almost half of a turn's CPU (35 ms)."""
+    """Those imports (re, enum, typing, OpenSSL) once took almost half of a turn's CPU (35 ms).
+    A turn reads the recording its rollout lines come from, so it loads json (and json re):
+    measured, 40 turns interleaved, 120-129 ms a turn with it and without."""
     done = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", str(FAKE), *args],
                           capture_output=True, text=True, env=fake.environ(None), cwd=fake.cwd,
                           timeout=30)
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
               if line.startswith("import time:")}
     assert "fake_codex" in loaded, done.stderr
-    assert not loaded & {"json", "tomllib", "hashlib", "re"}, done.stderr
+    turn = "exec" in args and "--help" not in args
+    assert not loaded & ({"tomllib", "hashlib"} if turn else {"json", "tomllib", "hashlib", "re"})
+    assert ("json" in loaded) is turn, done.stderr

@@ -21,12 +21,16 @@ With FAKE_CODEX_LOG_DIR set, every invocation writes `call-NNNN.json` (argv, cwd
 tracked env, prompt, stdin size, mode, thread_id, exit_code, ...) and `call-NNNN.stdin` (the raw
 stdin bytes); `read_calls` reads them back. Stdlib only; Python 3.10+.
 
+A turn's rollout is the real codex's: each line the pinned recording's of its kind
+(tests/fixtures/codex/<version>/command.json), this run's values in it (Rollout).
+
 The suite starts the fake a few thousand times, so its start is kept short: it writes JSON with
-`to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, auth.json),
-`tomllib` only for a `-c` value that is not a bare word, `signal` only for a turn, and no
-`hashlib` (`read_calls` adds the sha256 of what a call read). Those imports (re, enum, typing,
-OpenSSL) cost almost half of its start: a turn took 35 ms of CPU with them and takes 20,
-a `--version` 21 and now 13 (tests/test_fake_codex.py checks that they stay out).
+`to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, the
+recording a turn's rollout comes from, auth.json), `tomllib` only for a `-c` value that is not
+a bare word, `signal` only for a turn, and no `hashlib` (`read_calls` adds the sha256 of what a
+call read). Those imports (re, enum, typing, OpenSSL) cost almost half of its start once: a
+`--version` took 21 ms of CPU with them and takes 13 (tests/test_fake_codex.py checks that
+they stay out).
 """
 
 from __future__ import annotations
@@ -1353,56 +1357,98 @@ def open_thread(settings: Settings, is_resume: bool) -> Thread:
 
 
 class Rollout:
-    """Appends `{"timestamp","type","payload"}` lines to the thread's rollout file."""
+    """Appends the thread's rollout as the real codex writes it: each line the pinned
+    recording's line of its kind (RECORDED, made by support/codex_streams.py), with this
+    run's thread, turn, folder, settings, commands, answer and tokens in place of the
+    recording's. The lines are those sparring reads (codex/rollout.py: turn_context,
+    token_count, tool calls and their outputs) and those around them; a file change, a
+    reasoning summary and the prompt are not written (sparring reads none of them there)."""
+
+    RECORDED = "command"  # a turn that ran one command, then answered
+    FAILED = "usage_limit"  # a turn codex ended with an error
 
     def __init__(self, thread: Thread, settings: Settings) -> None:
         self.path = thread.path
         self.thread = thread
         self.settings = settings
+        self.turn_id = new_thread_id()
+        self.calls = 0
+        self.ordinal = 0
+        self._kinds: dict[str, str] = {}
 
-    def _append(self, kind: str, payload: dict[str, Any]) -> None:
+    def _recorded(self, kind: str, scenario: str = RECORDED) -> dict[str, Any]:
+        """The recording's first line of `kind` (its type, or its payload's for events and
+        items), with this run's thread, folder and turn in it."""
+        import json
+
+        key = f"{scenario}:{kind}"
+        if key not in self._kinds:
+            fixture = load_fixture(scenario)
+            lines = fixture["rollouts"]["{THREAD}"]
+            turn = json.loads(lines[1])["payload"]["turn_id"]  # task_started's
+            places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd, turn: self.turn_id}
+            for line in lines:
+                said = json.loads(line)
+                named = said["type"]
+                if named in ("event_msg", "response_item"):
+                    named = said["payload"].get("type")
+                for old, value in places.items():
+                    line = line.replace(old, to_json(value)[1:-1])
+                self._kinds.setdefault(f"{scenario}:{named}", line)
+        line: dict[str, Any] = json.loads(self._kinds[key])
+        return line
+
+    def _append(self, line: dict[str, Any]) -> None:
         if self.path is None:
             return
-        line = to_json({"timestamp": now_iso(), "type": kind, "payload": payload})
+        stamped = {"timestamp": now_iso(), "ordinal": self.ordinal,
+                   **{k: v for k, v in line.items() if k not in ("timestamp", "ordinal")}}
+        self.ordinal += 1
         with open(self.path, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+            fh.write(to_json(stamped) + "\n")
 
     def begin_turn(self, prompt: str) -> None:
+        del prompt  # codex records it too; sparring never reads it there
         if self.path is None:
             return
         settings = self.settings
-        if not self.thread.resumed and not os.path.exists(self.path):
+        if os.path.exists(self.path):
+            with open(self.path, "rb") as fh:
+                self.ordinal = sum(1 for _ in fh)
+        elif not self.thread.resumed:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            self._append(
-                "session_meta",
-                {
-                    "id": self.thread.id,
-                    "timestamp": now_iso(),
-                    "cwd": settings.cwd,
-                    "originator": "codex_exec",
-                    "cli_version": version(),
-                    "source": "exec",
-                    "model_provider": "openai",
-                },
-            )
-        self._append(
-            "turn_context",
-            {
-                "cwd": settings.cwd,
-                "approval_policy": "never",
-                "sandbox_policy": {"type": settings.sandbox},
-                "sandbox": settings.sandbox,
-                "model": settings.model,
-                "effort": settings.effort,
-                "summary": "auto",
-            },
-        )
-        self._append("event_msg", {"type": "task_started"})
-        content = [{"type": "input_text", "text": prompt}]
-        self._append("response_item", {"type": "message", "role": "user", "content": content})
+            meta = self._recorded("session_meta")
+            meta["payload"].update(timestamp=now_iso(), cli_version=version())
+            self._append(meta)
+        started = self._recorded("task_started")
+        started["payload"]["started_at"] = int(time.time())
+        self._append(started)
+        context = self._recorded("turn_context")
+        payload = context["payload"]
+        payload.update(model=settings.model, effort=settings.effort,
+                       sandbox_policy={"type": settings.sandbox})
+        payload["collaboration_mode"]["settings"].update(
+            model=settings.model, reasoning_effort=settings.effort)
+        self._append(context)
 
     def item(self, item: dict[str, Any]) -> None:
-        self._append("event_msg", {"type": "item_completed", "item": item})
+        """A command as a tool call and its output; the answer as the model's message."""
+        if item.get("type") == "command_execution":
+            self.calls += 1
+            call_id = f"call_{self.calls}"
+            call = self._recorded("function_call")
+            call["payload"].update(id=f"fc_{call_id}", call_id=call_id, arguments=to_json(
+                {"cmd": as_asked(str(item["command"])), "yield_time_ms": 2000}))
+            self._append(call)
+            output = self._recorded("function_call_output")
+            output["payload"].update(call_id=call_id, output=(
+                f"Chunk ID: {call_id}\nWall time: 0.0000 seconds\nProcess exited with code "
+                f"{item['exit_code']}\nOutput:\n{item['aggregated_output']}"))
+            self._append(output)
+        elif item.get("type") == "agent_message":
+            message = self._recorded("message")
+            message["payload"]["content"][0]["text"] = item["text"]
+            self._append(message)
 
     def complete(
         self, turn_usage: dict[str, int], total: dict[str, int], message: str | None
@@ -1410,16 +1456,27 @@ class Rollout:
         def with_total(usage: dict[str, int]) -> dict[str, int]:
             return {**usage, "total_tokens": usage["input_tokens"] + usage["output_tokens"]}
 
-        info = {
-            "total_token_usage": with_total(total),
-            "last_token_usage": with_total(turn_usage),
-            "model_context_window": 272000,
-        }
-        self._append("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
-        self._append("event_msg", {"type": "task_complete", "last_agent_message": message})
+        count = self._recorded("token_count")
+        count["payload"]["info"].update(total_token_usage=with_total(total),
+                                        last_token_usage=with_total(turn_usage))
+        self._append(count)
+        done = self._recorded("task_complete")
+        done["payload"].update(last_agent_message=message, completed_at=int(time.time()))
+        self._append(done)
 
     def failed(self, message: str) -> None:
-        self._append("event_msg", {"type": "error", "message": message})
+        done = self._recorded("task_complete", self.FAILED)
+        done["payload"].update(error={"message": message}, completed_at=int(time.time()))
+        self._append(done)
+
+
+def as_asked(command: str) -> str:
+    """The command as the model asked for it (`cmd`), from the one codex shows it ran:
+    `/bin/bash -lc '<cmd>'`."""
+    head = "/bin/bash -lc '"
+    if command.startswith(head) and command.endswith("'") and "'" not in command[len(head):-1]:
+        return command[len(head):-1]
+    return command
 
 
 # --------------------------------------------------------------------------------------------
