@@ -686,6 +686,34 @@ def test_every_event_the_fake_prints_is_one_the_real_codex_printed(fake: Fake,
     assert [s for s in printed if s not in recorded_shapes()] == [], mode
 
 
+def rollout_shape(line: str) -> tuple[str, ...]:
+    """A rollout line without its run's values: its type and keys, its payload's type and
+    keys."""
+    said = json.loads(line)
+    payload = said.get("payload") if isinstance(said.get("payload"), dict) else {}
+    return (said["type"], ",".join(sorted(said)), str(payload.get("type")),
+            ",".join(sorted(payload)))
+
+
+def recorded_rollout_shapes() -> set[tuple[str, ...]]:
+    return {rollout_shape(line) for name in codex_streams.SCENARIOS
+            for lines in codex_streams.load(name)["rollouts"].values() for line in lines}
+
+
+@pytest.mark.parametrize("mode", sorted(STREAM_MODES))
+def test_every_rollout_line_the_fake_writes_is_one_the_real_codex_wrote(fake: Fake,
+                                                                       mode: str) -> None:
+    """What sparring reads of a rollout (the settings a turn ran with, its tokens, its tool
+    calls) it reads in lines shaped as the pinned codex's."""
+    fake.run(*exec_json("-s", "workspace-write", "hi"),
+             env={"FAKE_CODEX_MODE": mode, **STREAM_MODES[mode]})
+    written = [rollout_shape(line) for path in fake.rollouts()
+               for line in path.read_text().splitlines()]
+
+    assert written, mode
+    assert [s for s in written if s not in recorded_rollout_shapes()] == [], mode
+
+
 def test_failed_turn_is_recorded_but_adds_no_usage(fake: Fake) -> None:
     thread = fake.ok(*exec_json("one")).events[0]["thread_id"]
     failed = fake.run(
