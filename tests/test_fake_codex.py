@@ -583,10 +583,11 @@ def test_output_last_message(fake: Fake, tmp_path: Path) -> None:
     assert f"Warning: no last agent message; wrote empty content to {target}" in failed.stderr
 
 
-def test_human_mode_prints_only_the_final_message(fake: Fake) -> None:
-    result = fake.ok("exec", "hi", env={"FAKE_CODEX_REPLY": "plain answer"})
-    assert result.text == "plain answer\n"
-    assert "session id: " in result.stderr and "tokens used\n" in result.stderr
+def test_a_turn_without_json_is_refused_not_imagined(fake: Fake) -> None:
+    """sparring always passes --json: the fake models no transcript for a person."""
+    result = fake.run("exec", "hi", env={"FAKE_CODEX_REPLY": "plain answer"})
+    assert result.code == 99 and result.text == "" and "--json" in result.stderr
+    assert fake.rollouts() == []
 
 
 def test_ok_with_reasoning_and_json_reply(fake: Fake) -> None:

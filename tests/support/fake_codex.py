@@ -5,7 +5,8 @@ It mimics `codex exec [OPTIONS] [PROMPT]` and `codex exec [OPTIONS] resume [OPTI
 [PROMPT]` as the real CLI behaves (verified against 0.169.0; its help and version are held to
 the pinned 0.171.0 by tests/integration/test_mocks_with_real_binaries.py): clap-shaped parsing
 and usage errors (exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event
-stream, rollout files under `$CODEX_HOME/sessions`, cumulative thread usage,
+stream (a turn without `--json`, codex's transcript for a person, is refused: sparring never
+asks for one), rollout files under `$CODEX_HOME/sessions`, cumulative thread usage,
 `-o`/`--output-schema`, and SIGTERM (143) / SIGINT (1). No network, no model. Put
 `tests/support/bin` on PATH to run it as `codex`.
 
@@ -1385,7 +1386,8 @@ class Rollout:
         if key not in self._kinds:
             fixture = load_fixture(scenario)
             lines = fixture["rollouts"]["{THREAD}"]
-            turn = json.loads(lines[1])["payload"]["turn_id"]  # task_started's
+            turn = next(said["payload"]["turn_id"] for said in map(json.loads, lines)
+                        if said["payload"].get("type") == "task_started")
             places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd, turn: self.turn_id}
             for line in lines:
                 said = json.loads(line)
@@ -1517,55 +1519,7 @@ class Emitter:
     def event(self, obj: dict[str, Any]) -> None:
         if obj.get("type") == "item.completed" and obj["item"].get("type") == "agent_message":
             self.last_message = obj["item"]["text"]
-        if self.settings.json:
-            self.write_raw(to_json(obj) + "\n")
-        else:
-            self._pace()
-            self._human(obj)
-
-    # -- human mode (stderr transcript, final message on stdout) -------------------------------
-
-    def _human(self, obj: dict[str, Any]) -> None:
-        kind = obj.get("type")
-        if kind == "thread.started":
-            self._human_header()
-        elif kind == "error":
-            err(f"ERROR: {obj['message']}")
-        elif kind in ("item.started", "item.completed"):
-            self._human_item(kind, obj["item"])
-        elif kind == "turn.completed":
-            usage = obj["usage"]
-            err(f"tokens used\n{usage['input_tokens'] + usage['output_tokens']:,}")
-
-    def _human_header(self) -> None:
-        s = self.settings
-        err(
-            f"OpenAI Codex v{version()}\n--------\nworkdir: {s.cwd}\nmodel: {s.model}\n"
-            f"provider: openai\napproval: never\nsandbox: {s.sandbox}\n"
-            f"reasoning effort: {s.effort}\nreasoning summaries: none\n"
-            f"session id: {self.thread.id}\n--------\nuser\n{self.prompt}"
-        )
-
-    @staticmethod
-    def _human_item(kind: str, item: dict[str, Any]) -> None:
-        item_type = item.get("type")
-        if item_type == "reasoning":
-            err(f"thinking\n{item['text']}")
-        elif item_type == "agent_message":
-            err(f"codex\n{item['text']}")
-        elif item_type == "command_execution":
-            if kind == "item.started":
-                err(f"exec\n{item['command']}")
-            else:
-                err(f"{item['status']} (exit {item['exit_code']}):\n{item['aggregated_output']}")
-        elif item_type == "file_change" and kind == "item.completed":
-            err("file update\n" + "\n".join(f"{c['kind']} {c['path']}" for c in item["changes"]))
-        elif item_type == "error":
-            err(f"warning: {item['message']}")
-
-    def finish_human(self) -> None:
-        if not self.settings.json and self.last_message is not None:
-            self.write_raw(self.last_message + "\n")
+        self.write_raw(to_json(obj) + "\n")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1762,7 +1716,6 @@ class Turn:
     def complete(self) -> int:
         self.out.event(self.completed_event())
         self.write_last_message(self.out.last_message)
-        self.out.finish_human()
         return self.exit_code(0)
 
     def failed(self, message: str) -> int:
@@ -2042,8 +1995,6 @@ class Turn:
             pause *= 2
 
     def mode_malformed(self) -> int:
-        if not self.settings.json:
-            return self.mode_ok()
         self.start()
         self.out.write_raw("not json at all\n")
         self.out.write_raw('{"type":"item.completed","item":\n')
@@ -2058,8 +2009,6 @@ class Turn:
         return self.exit_code(0)
 
     def mode_partial_then_hang(self) -> int:
-        if not self.settings.json:
-            return self.mode_hang()
         self.start()
         item = {"id": self.out.next_item_id(), "type": "agent_message", "text": self.reply_text()}
         line = to_json({"type": "item.completed", "item": item})
@@ -2252,6 +2201,9 @@ def run_exec(argv: list[str], log: CallLog | None) -> int:
     check_output_schema(settings.output_schema)
     check_git(settings)
     check_last_message_file(settings.output_last_message)
+    if not settings.json:  # codex's transcript for a person: sparring never asks for it
+        fail("fake codex: a turn without --json is not modelled (sparring passes --json)",
+             code=99)
     thread = open_thread(settings, inv.resume is not None)
     scenario = build_scenario(settings)
     if log is not None:
