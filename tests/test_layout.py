@@ -127,17 +127,23 @@ def test_the_launcher_never_runs_a_python_the_project_holds(tmp_path: Path, vari
     if how == "through a link outside it":
         (tmp_path / "elsewhere").symlink_to(value)
         value = tmp_path / "elsewhere"
-    env = {"HOME": str(tmp_path / "home"), variable: str(value)}
-    _set_by(project, env)
+    error = _refused(project, {"HOME": str(tmp_path / "home"), variable: str(value)}, ran)
 
+    assert variable in error["message"]
+    assert str(project.resolve()) in error["message"] and variable in error["hint"]
+
+
+def _refused(project: Path, env: dict[str, str], ran: Path) -> dict[str, Any]:
+    """The launcher's error for a `status` run in project/src/deep, the project's settings
+    setting `env`: one JSON error, `runtime_in_project`, and the planted program not run."""
+    _set_by(project, env)
     done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
                           capture_output=True, text=True, timeout=30, check=False,
                           cwd=project / "src" / "deep")
-
     assert done.returncode == 1 and not ran.exists(), done.stdout + done.stderr
-    error = json.loads(done.stdout)["error"]
-    assert error["code"] == "runtime_in_project" and variable in error["message"]
-    assert str(project.resolve()) in error["message"] and variable in error["hint"]
+    error: dict[str, Any] = json.loads(done.stdout)["error"]
+    assert error["code"] == "runtime_in_project"
+    return error
 
 
 @pytest.mark.parametrize("common", ["../nowhere", ""])
@@ -155,16 +161,10 @@ def test_a_planted_git_folder_git_would_pass_over_is_no_project_for_the_launcher
     if common:
         (planted / "commondir").write_text(common + "\n")
     _, value = _planted(project, "SPARRING_PYTHON", ran)
-    env = {"HOME": str(tmp_path / "home"), "SPARRING_PYTHON": str(value)}
-    _set_by(project, env)
 
-    done = subprocess.run([str(LAUNCHER), "status"], env={"PATH": BARE_PATH, **env},
-                          capture_output=True, text=True, timeout=30, check=False,
-                          cwd=project / "src" / "deep")
+    error = _refused(project, {"HOME": str(tmp_path / "home"), "SPARRING_PYTHON": str(value)},
+                     ran)
 
-    assert done.returncode == 1 and not ran.exists(), done.stdout + done.stderr
-    error = json.loads(done.stdout)["error"]
-    assert error["code"] == "runtime_in_project"
     assert str(project.resolve()) in error["message"]
 
 

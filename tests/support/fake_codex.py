@@ -1384,19 +1384,14 @@ class Rollout:
 
         key = f"{scenario}:{kind}"
         if key not in self._kinds:
-            fixture = load_fixture(scenario)
-            lines = fixture["rollouts"]["{THREAD}"]
-            turn = next(said["payload"]["turn_id"] for said in map(json.loads, lines)
-                        if said["payload"].get("type") == "task_started")
+            lines = load_fixture(scenario)["rollouts"]["{THREAD}"]
+            said = [json.loads(line) for line in lines]
+            kinds = [s["payload"].get("type") if s["type"] in ("event_msg", "response_item")
+                     else s["type"] for s in said]
+            turn = said[kinds.index("task_started")]["payload"]["turn_id"]
             places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd, turn: self.turn_id}
-            for line in lines:
-                said = json.loads(line)
-                named = said["type"]
-                if named in ("event_msg", "response_item"):
-                    named = said["payload"].get("type")
-                for old, value in places.items():
-                    line = line.replace(old, to_json(value)[1:-1])
-                self._kinds.setdefault(f"{scenario}:{named}", line)
+            for named, line in zip(kinds, lines, strict=True):
+                self._kinds.setdefault(f"{scenario}:{named}", placed(line, places))
         line: dict[str, Any] = json.loads(self._kinds[key])
         return line
 
@@ -1470,6 +1465,14 @@ class Rollout:
         done = self._recorded("task_complete", self.FAILED)
         done["payload"].update(error={"message": message}, completed_at=int(time.time()))
         self._append(done)
+
+
+def placed(line: str, places: dict[str, str]) -> str:
+    """A recorded line with this run's values in place of the recording's (each key of
+    `places` replaced by its value, escaped as JSON text)."""
+    for name, value in places.items():
+        line = line.replace(name, to_json(value)[1:-1])
+    return line
 
 
 def as_asked(command: str) -> str:
@@ -1932,22 +1935,17 @@ class Turn:
         for thread in fixture["rollouts"]:
             places.setdefault(thread, new_thread_id())
 
-        def placed(line: str) -> str:
-            for name, value in places.items():
-                line = line.replace(name, to_json(value)[1:-1])
-            return line
-
         def now(line: str) -> str:  # a rollout line written now, as codex would write it
             head = '{"timestamp":"'
             end = line.find('"', len(head))
             return head + now_iso() + line[end:] if line.startswith(head) else line
 
         for thread, lines in fixture["rollouts"].items():
-            self.replay_rollout(places[thread], [now(placed(line)) for line in lines])
+            self.replay_rollout(places[thread], [now(placed(line, places)) for line in lines])
         for line in fixture["stderr"]:
-            err(placed(line))
+            err(placed(line, places))
         for line in fixture["events"]:
-            said = placed(line)
+            said = placed(line, places)
             self.out.write_raw(said + "\n")
             if '"agent_message"' in said:
                 item = json.loads(said).get("item") or {}
