@@ -47,7 +47,7 @@ def test_wait_prints_each_command_as_codex_runs_it_and_the_json_alone_on_stdout(
 
     assert out["ok"] is True and out["status"] == "completed"
     texts = [text for _, text in lines]
-    ran = [t for t in texts if t.startswith("# codex ") and "ran /bin/bash -lc 'rg -n TODO'" in t]
+    ran = [t for t in texts if t.startswith("# codex ") and "ran /bin/bash -lc 'cat notes.md'" in t]
     assert len(ran) >= 3, texts  # one a second, as the fake runs them
     assert texts[0].startswith("# sparring ") and "following Codex's turn 1" in texts[0]
     assert "ended: completed" in texts[-1]

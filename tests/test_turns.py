@@ -117,7 +117,7 @@ def test_poll_while_running_shows_concrete_activity(sparring: Any, session: str,
         seen = out["activities"]
         assert seen, "poll must never report a bare 'running'"
         time.sleep(0.1)
-    assert any(a["kind"] == "command" and "rg" in a["command"] for a in seen)
+    assert any(a["kind"] == "command" and "cat notes.md" in a["command"] for a in seen)
     fake_codex.release()
     assert sparring("wait", session, "--timeout", "20").out["status"] == "completed"
 
@@ -140,7 +140,7 @@ def test_activities_name_commands_and_reasoning(sparring: Any, session: str,
     out = sparring("wait", session, "--full").out
     kinds = [a["kind"] for a in out["activities"]]
     assert "command" in kinds and "reasoning" in kinds
-    failed = [a for a in out["activities"] if a["kind"] == "command" and a["exit_code"] == 3]
+    failed = [a for a in out["activities"] if a["kind"] == "command" and a["exit_code"]]
     assert failed and failed[0]["status"] == "failed"
 
 

@@ -22,8 +22,10 @@ With FAKE_CODEX_LOG_DIR set, every invocation writes `call-NNNN.json` (argv, cwd
 tracked env, prompt, stdin size, mode, thread_id, exit_code, ...) and `call-NNNN.stdin` (the raw
 stdin bytes); `read_calls` reads them back. Stdlib only; Python 3.10+.
 
-A turn's rollout is the real codex's: each line the pinned recording's of its kind
-(tests/fixtures/codex/<version>/command.json), this run's values in it (Rollout).
+What a turn prints and writes is the real codex's: every event and every rollout line is the
+pinned recording's line of its kind (tests/fixtures/codex/<version>/<scenario>.json), this
+run's values put in (Recorded). A mode only chooses which recorded lines to play, with which
+text, and which fault to meet; usage is the recorded turn's unless a script entry sets it.
 
 The suite starts the fake a few thousand times, so its start is kept short: it writes JSON with
 `to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, the
@@ -68,8 +70,6 @@ DEFAULT_DIE_EARLY = "Error: failed to initialize: simulated startup failure"
 MAX_INPUT_CHARS = 1_048_576
 DEFAULT_WRITE_PATH = "fake_codex_output.txt"
 DEFAULT_WRITE_CONTENT = "written by fake codex\n"
-SLOW_COMMAND = "/bin/bash -lc 'rg -n TODO'"
-SLOW_OUTPUT = "src/app.py:12:# TODO: handle the empty case\n"
 
 ENV_DOC = """\
 FAKE_CODEX_MODE           ok|slow|commands|hang|hang_silent|crash|die_early|rate_limited|
@@ -87,7 +87,7 @@ FAKE_CODEX_USAGE          JSON object overriding this turn's usage keys
 FAKE_CODEX_STDERR         stderr text (die_early message; other modes: written at turn start)
 FAKE_CODEX_EXIT_CODE      exit code override for modes that end normally
 FAKE_CODEX_CRASH_EXIT     crash: exit with this code instead of SIGKILL (e.g. 101)
-FAKE_CODEX_COMMAND        commands: the first command's text (default: an rg call)
+FAKE_CODEX_COMMAND        commands: the first command's text (default: the recorded one)
 FAKE_CODEX_WRITE_PATH     writes_file: file to create/overwrite (relative to the effective cwd)
 FAKE_CODEX_WRITE_CONTENT  writes_file: content (default "written by fake codex\\n")
 FAKE_CODEX_DELETE_PATH    writes_file: file to delete
@@ -1357,43 +1357,86 @@ def open_thread(settings: Settings, is_resume: bool) -> Thread:
     return thread_from_rollout(path)
 
 
+class Recorded:
+    """What the pinned codex printed and wrote in its recordings (tests/fixtures/codex/<pin>/,
+    made by support/codex_streams.py), line by line, with this run's thread, folders and turn
+    in place of the recording's. Every event and rollout line of a turn is one of these with
+    the turn's own values (its reply, command, usage) put in: the fake knows which recorded
+    line to play, never how codex shapes one."""
+
+    def __init__(self, places: dict[str, str], turn_id: str) -> None:
+        self.places = places
+        self.turn_id = turn_id
+        self._lines: dict[str, str] = {}
+        self._loaded: set[str] = set()
+
+    def event(self, kind: str, scenario: str) -> dict[str, Any]:
+        """The first event of `kind` (its type, `item.completed:<item type>` for an item)
+        that codex printed in `scenario`."""
+        return self._first(f"{scenario}:event:{kind}", scenario)
+
+    def rollout(self, kind: str, scenario: str) -> dict[str, Any]:
+        """The first line of `kind` (its type, or its payload's for events and items) that
+        codex wrote to the thread's rollout in `scenario`."""
+        return self._first(f"{scenario}:rollout:{kind}", scenario)
+
+    def _first(self, key: str, scenario: str) -> dict[str, Any]:
+        import json
+
+        if scenario not in self._loaded:
+            self._load(scenario)
+        if key not in self._lines:
+            fail(f"fake codex: the {scenario} recording holds no {key.split(':', 2)[2]}",
+                 code=99)
+        line: dict[str, Any] = json.loads(self._lines[key])
+        return line
+
+    def _load(self, scenario: str) -> None:
+        import json
+
+        fixture = load_fixture(scenario)
+        lines = fixture["rollouts"]["{THREAD}"]
+        said = [json.loads(line) for line in lines]
+        kinds = [s["payload"].get("type") if s["type"] in ("event_msg", "response_item")
+                 else s["type"] for s in said]
+        turn = said[kinds.index("task_started")]["payload"]["turn_id"]
+        places = {**self.places, turn: self.turn_id}
+        for kind, line in zip(kinds, lines, strict=True):
+            self._lines.setdefault(f"{scenario}:rollout:{kind}", placed(line, places))
+        for line in fixture["events"]:
+            event = json.loads(line)
+            item = event.get("item")
+            kind = event["type"] + (f":{item['type']}" if isinstance(item, dict) else "")
+            self._lines.setdefault(f"{scenario}:event:{kind}", placed(line, places))
+        self._loaded.add(scenario)
+
+
+def run_places(thread: Thread, settings: Settings) -> dict[str, str]:
+    """The recordings' stand-ins for a run's values, and this run's values."""
+    return {"{THREAD}": thread.id, "{CWD}": settings.cwd, "{CODEX_HOME}": settings.codex_home,
+            "{HOME}": os.environ.get("HOME", "")}
+
+
 class Rollout:
-    """Appends the thread's rollout as the real codex writes it: each line the pinned
-    recording's line of its kind (RECORDED, made by support/codex_streams.py), with this
-    run's thread, turn, folder, settings, commands, answer and tokens in place of the
-    recording's. The lines are those sparring reads (codex/rollout.py: turn_context,
-    token_count, tool calls and their outputs) and those around them; a file change, a
-    reasoning summary and the prompt are not written (sparring reads none of them there)."""
+    """Appends the thread's rollout as the real codex writes it: each line the recorded line
+    of its kind, with this run's settings, commands, answer and tokens in it. The lines are
+    those sparring reads (codex/rollout.py: turn_context, token_count, tool calls and their
+    outputs) and those around them; a file change, a reasoning summary and the prompt are not
+    written (sparring reads none of them there)."""
 
     RECORDED = "command"  # a turn that ran one command, then answered
     FAILED = "usage_limit"  # a turn codex ended with an error
 
-    def __init__(self, thread: Thread, settings: Settings) -> None:
+    def __init__(self, thread: Thread, settings: Settings, recorded: Recorded) -> None:
         self.path = thread.path
         self.thread = thread
         self.settings = settings
-        self.turn_id = new_thread_id()
+        self.recorded = recorded
         self.calls = 0
         self.ordinal = 0
-        self._kinds: dict[str, str] = {}
 
     def _recorded(self, kind: str, scenario: str = RECORDED) -> dict[str, Any]:
-        """The recording's first line of `kind` (its type, or its payload's for events and
-        items), with this run's thread, folder and turn in it."""
-        import json
-
-        key = f"{scenario}:{kind}"
-        if key not in self._kinds:
-            lines = load_fixture(scenario)["rollouts"]["{THREAD}"]
-            said = [json.loads(line) for line in lines]
-            kinds = [s["payload"].get("type") if s["type"] in ("event_msg", "response_item")
-                     else s["type"] for s in said]
-            turn = said[kinds.index("task_started")]["payload"]["turn_id"]
-            places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd, turn: self.turn_id}
-            for named, line in zip(kinds, lines, strict=True):
-                self._kinds.setdefault(f"{scenario}:{named}", placed(line, places))
-        line: dict[str, Any] = json.loads(self._kinds[key])
-        return line
+        return self.recorded.rollout(kind, scenario)
 
     def _append(self, line: dict[str, Any]) -> None:
         if self.path is None:
@@ -1433,9 +1476,12 @@ class Rollout:
         if item.get("type") == "command_execution":
             self.calls += 1
             call_id = f"call_{self.calls}"
+            import json  # loaded already: the recording came in as JSON
+
             call = self._recorded("function_call")
-            call["payload"].update(id=f"fc_{call_id}", call_id=call_id, arguments=to_json(
-                {"cmd": as_asked(str(item["command"])), "yield_time_ms": 2000}))
+            asked = {**json.loads(call["payload"]["arguments"]),
+                     "cmd": as_asked(str(item["command"]))}
+            call["payload"].update(id=f"fc_{call_id}", call_id=call_id, arguments=to_json(asked))
             self._append(call)
             output = self._recorded("function_call_output")
             output["payload"].update(call_id=call_id, output=(
@@ -1485,17 +1531,14 @@ def as_asked(command: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Output: JSONL or human
+# Output: JSONL
 # --------------------------------------------------------------------------------------------
 
 
 class Emitter:
-    """Writes events as compact JSONL (flushed per line) or renders them for humans."""
+    """Writes events as compact JSONL, each line flushed."""
 
-    def __init__(self, settings: Settings, prompt: str, thread: Thread) -> None:
-        self.settings = settings
-        self.prompt = prompt
-        self.thread = thread
+    def __init__(self) -> None:
         self.delay = env_float("FAKE_CODEX_EVENT_DELAY", 0.0)
         self._lines = 0
         self._next_item = 0
@@ -1554,7 +1597,7 @@ class Scenario:
         self.release: str | None = env("FAKE_CODEX_RELEASE")
         self.usage = {k: int(v) for k, v in (usage or {}).items()}
         self.stderr: str | None = pick("stderr", "FAKE_CODEX_STDERR")
-        self.command = str(pick("command", "FAKE_CODEX_COMMAND", SLOW_COMMAND))
+        self.command: str | None = pick("command", "FAKE_CODEX_COMMAND")
         self.write_path: str | None = pick("write_path", "FAKE_CODEX_WRITE_PATH")
         self.write_content = str(
             pick("write_content", "FAKE_CODEX_WRITE_CONTENT", DEFAULT_WRITE_CONTENT)
@@ -1636,20 +1679,39 @@ class Turn:
         self.prompt = prompt
         self.scenario = scenario
         self.log = log
-        self.out = Emitter(settings, prompt, thread)
-        self.rollout = Rollout(thread, settings)
+        self.out = Emitter()
+        self.recorded = Recorded(run_places(thread, settings), new_thread_id())
+        self.rollout = Rollout(thread, settings, self.recorded)
 
-    # -- building blocks -----------------------------------------------------------------
+    # -- building blocks: each event the recorded one, with this turn's values ------------
+
+    def emit(self, kind: str, scenario: str, **values: Any) -> dict[str, Any]:
+        """The event of `kind` as codex printed it in `scenario`, with `values` in it (in
+        its item, for an item)."""
+        event = self.recorded.event(kind, scenario)
+        event.get("item", event).update(values)
+        self.out.event(event)
+        return event
+
+    def item(self, kind: str, scenario: str, item_id: str | None = None,
+             **values: Any) -> str:
+        """An item event (`item.started:<type>` or `item.completed:<type>`) under this
+        turn's next item id, or `item_id`; a completed one goes to the rollout too."""
+        item_id = item_id or self.out.next_item_id()
+        event = self.emit(kind, scenario, id=item_id, **values)
+        if kind.startswith("item.completed:"):
+            self.rollout.item(event["item"])
+        return item_id
 
     def start(self) -> None:
         """thread.started, warning items, turn.started; records the turn in the rollout."""
-        self.out.event({"type": "thread.started", "thread_id": self.thread.id})
+        self.emit("thread.started", "answer")
         for message in self._warnings():
-            self.item_completed({"type": "error", "message": message})
+            self.item("item.completed:error", "answer", message=message)
         self.rollout.begin_turn(self.prompt)
         if self.scenario.stderr is not None:
             err(self.scenario.stderr)
-        self.out.event({"type": "turn.started"})
+        self.emit("turn.started", "answer")
 
     def _warnings(self) -> list[str]:
         s = self.settings
@@ -1669,28 +1731,21 @@ class Turn:
             )
         return warnings
 
-    def item_completed(self, details: dict[str, Any], item_id: str | None = None) -> dict[str, Any]:
-        item = {"id": item_id or self.out.next_item_id(), **details}
-        self.out.event({"type": "item.completed", "item": item})
-        self.rollout.item(item)
-        return item
-
-    def item_started(self, details: dict[str, Any]) -> str:
-        item_id = self.out.next_item_id()
-        self.out.event({"type": "item.started", "item": {"id": item_id, **details}})
-        return item_id
-
     def reasoning(self, default: str | None = None) -> None:
         text = self.scenario.reasoning or default
         if text:
-            self.item_completed({"type": "reasoning", "text": text})
+            self.item("item.completed:reasoning", "reasoning", text=text)
 
-    def command(self, command: str, output: str, exit_code: int) -> None:
-        running = {"type": "command_execution", "command": command, "aggregated_output": ""}
-        item_id = self.item_started({**running, "exit_code": None, "status": "in_progress"})
-        status = "completed" if exit_code == 0 else "failed"
-        done = {**running, "aggregated_output": output, "exit_code": exit_code, "status": status}
-        self.item_completed(done, item_id)
+    def command(self, command: str | None = None, output: str | None = None,
+                failed: bool = False, exit_code: int | None = None) -> None:
+        """A command as codex ran it in the `command` recording (`failed_command` for a
+        failed one): the recorded command and output, or these."""
+        scenario = "failed_command" if failed else "command"
+        ran = {k: v for k, v in (("command", command), ("aggregated_output", output),
+                                 ("exit_code", exit_code)) if v is not None}
+        item_id = self.item("item.started:command_execution", scenario,
+                            **{k: v for k, v in ran.items() if k == "command"})
+        self.item("item.completed:command_execution", scenario, item_id, **ran)
 
     def reply_text(self) -> str:
         if self.scenario.reply is not None:
@@ -1698,15 +1753,11 @@ class Turn:
         return f"Fake Codex reply for turn {self.thread.turn_number}."
 
     def answer(self) -> None:
-        self.item_completed({"type": "agent_message", "text": self.reply_text()})
+        self.item("item.completed:agent_message", "answer", text=self.reply_text())
 
     def turn_usage(self) -> dict[str, int]:
-        words = len((self.out.last_message or "").split())
-        usage = {
-            **zero_usage(),
-            "input_tokens": 1000 + len(self.prompt.encode("utf-8", "surrogateescape")) // 4,
-            "output_tokens": max(1, words),
-        }
+        """The recorded turn's tokens, or the scenario's."""
+        usage: dict[str, int] = self.recorded.event("turn.completed", "answer")["usage"]
         usage.update({k: v for k, v in self.scenario.usage.items() if k in USAGE_KEYS})
         return usage
 
@@ -1714,7 +1765,9 @@ class Turn:
         turn = self.turn_usage()
         total = {k: self.thread.prior_usage.get(k, 0) + turn[k] for k in USAGE_KEYS}
         self.rollout.complete(turn, total, self.out.last_message)
-        return {"type": "turn.completed", "usage": total}
+        event = self.recorded.event("turn.completed", "answer")
+        event["usage"] = total
+        return event
 
     def complete(self) -> int:
         self.out.event(self.completed_event())
@@ -1722,8 +1775,10 @@ class Turn:
         return self.exit_code(0)
 
     def failed(self, message: str) -> int:
-        self.out.event({"type": "error", "message": message})
-        self.out.event({"type": "turn.failed", "error": {"message": message}})
+        self.emit("error", "usage_limit", message=message)
+        failed = self.recorded.event("turn.failed", "usage_limit")
+        failed["error"]["message"] = message
+        self.out.event(failed)
         self.rollout.failed(message)
         self.write_last_message(None)
         return self.exit_code(1)
@@ -1756,7 +1811,7 @@ class Turn:
 
     def input_too_large(self, limit: int) -> int:
         """codex 0.169.0 opens the thread, then refuses the turn: no rollout, exit 1."""
-        self.out.event({"type": "thread.started", "thread_id": self.thread.id})
+        self.emit("thread.started", "answer")
         data = {"input_error_code": "input_too_large", "max_chars": limit,
                 "actual_chars": len(self.prompt)}
         fail_anyhow(
@@ -1781,13 +1836,11 @@ class Turn:
             return release is not None and os.path.exists(release)
 
         self.reasoning("Looking through the repository before answering.")
-        running = {"type": "command_execution", "command": SLOW_COMMAND, "aggregated_output": ""}
-        while True:
+        while True:  # the recorded command, again and again until the delay is over
             remaining = deadline - time.monotonic()
-            item_id = self.item_started({**running, "exit_code": None, "status": "in_progress"})
+            item_id = self.item("item.started:command_execution", "command")
             sleep_in_steps(min(1.0, max(0.0, remaining)), until=released)
-            done = {**running, "aggregated_output": SLOW_OUTPUT, "exit_code": 0}
-            self.item_completed({**done, "status": "completed"}, item_id)
+            self.item("item.completed:command_execution", "command", item_id)
             if deadline - time.monotonic() <= 0 or released():
                 break
         self.answer()
@@ -1795,9 +1848,9 @@ class Turn:
 
     def mode_commands(self) -> int:
         self.start()
-        self.command(self.scenario.command, SLOW_OUTPUT, 0)
-        self.command("/bin/bash -lc 'echo failing >&2; exit 3'", "failing\n", 3)
-        self.reasoning("The second command failed with exit code 3.")
+        self.command(self.scenario.command)
+        self.command(failed=True)
+        self.reasoning("The second command failed.")
         self.answer()
         return self.complete()
 
@@ -1929,9 +1982,7 @@ class Turn:
         import json
 
         fixture = load_fixture(self.scenario.replay)
-        places = {"{THREAD}": self.thread.id, "{CWD}": self.settings.cwd,
-                  "{CODEX_HOME}": self.settings.codex_home,
-                  "{HOME}": os.environ.get("HOME", "")}
+        places = run_places(self.thread, self.settings)
         for thread in fixture["rollouts"]:
             places.setdefault(thread, new_thread_id())
 
@@ -1977,7 +2028,7 @@ class Turn:
         for attempt in range(1, 6):
             sleep_in_steps(delay / 5)
             notice = f"Reconnecting... {attempt}/5 ({HIGH_DEMAND})"
-            self.out.event({"type": "error", "message": notice})
+            self.emit("error", "usage_limit", message=notice)
         return self.failed(HIGH_DEMAND)
 
     def mode_offline(self) -> int:
@@ -1988,7 +2039,7 @@ class Turn:
         sleep_in_steps(0.21)
         pause = 5.0 if self.scenario.delay is None else self.scenario.delay
         while True:
-            self.out.event({"type": "error", "message": WAITING_FOR_NETWORK})
+            self.emit("error", "usage_limit", message=WAITING_FOR_NETWORK)
             sleep_in_steps(pause)
             pause *= 2
 
@@ -2008,8 +2059,9 @@ class Turn:
 
     def mode_partial_then_hang(self) -> int:
         self.start()
-        item = {"id": self.out.next_item_id(), "type": "agent_message", "text": self.reply_text()}
-        line = to_json({"type": "item.completed", "item": item})
+        said = self.recorded.event("item.completed:agent_message", "answer")
+        said["item"].update(id=self.out.next_item_id(), text=self.reply_text())
+        line = to_json(said)
         self.out.write_raw(line[: len(line) // 2])
         sleep_forever()
 
@@ -2021,11 +2073,12 @@ class Turn:
     def mode_writes_file(self) -> int:
         self.start()
         changes = plan_file_changes(self.settings.cwd, self.scenario)
-        listed = {"type": "file_change", "changes": [{"path": p, "kind": k} for p, k in changes]}
-        item_id = self.item_started({**listed, "status": "in_progress"})
+        listed = [{"path": p, "kind": k} for p, k in changes]
+        item_id = self.item("item.started:file_change", "file_change", changes=listed)
         applied = apply_file_changes(changes, self.scenario.write_content,
                                      self.scenario.write_append)
-        self.item_completed({**listed, "status": "completed" if applied else "failed"}, item_id)
+        done = {} if applied else {"status": "failed"}  # no recording has a failed one
+        self.item("item.completed:file_change", "file_change", item_id, changes=listed, **done)
         self.answer()
         return self.complete()
 
@@ -2037,7 +2090,8 @@ class Turn:
                               cwd=self.settings.cwd, stdin=subprocess.DEVNULL,
                               capture_output=True, check=False)
         output = (done.stdout + done.stderr).decode("utf-8", "replace")
-        self.command(f"/bin/sh -c {self.scenario.shell!r}", output, done.returncode)
+        self.command(f"/bin/sh -c {self.scenario.shell!r}", output,
+                     failed=done.returncode != 0, exit_code=done.returncode)
         self.answer()
         return self.complete()
 
