@@ -233,6 +233,31 @@ def test_help_texts_are_the_captured_ones(
     assert result.stderr == ""
 
 
+def test_the_options_taken_are_those_the_recorded_help_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fake's options are read from the pinned codex's recorded help: when a new pin's
+    help lists an option (recorded again by support/codex_streams.py), the fake takes it,
+    with the values it allows; one the help does not list is refused."""
+    from support import fake_codex
+
+    new = ("      --brand-new <MODE>\n          New at this pin\n          \n"
+           "          [possible values: one, two]\n\n  -h, --help\n")
+    for name in fake_codex.HELP_FILES.values():
+        text = (SUPPORT / name).read_text()
+        if name == "codex-exec-help.txt":
+            text = text.replace("  -h, --help\n", new)
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(fake_codex, "HERE", str(tmp_path))
+    monkeypatch.setattr(fake_codex, "_SPECS", {})
+
+    taken = fake_codex.parse_invocation(["exec", "--brand-new", "two", "--json", "hi"])
+    assert taken.value("brand_new") == "two"
+    with pytest.raises(fake_codex.UsageError, match="invalid value 'three' for '--brand-new"):
+        fake_codex.parse_invocation(["exec", "--brand-new", "three", "hi"])
+    with pytest.raises(fake_codex.UsageError, match="unexpected argument '--brand-new'"):
+        fake_codex.parse_invocation(["exec", "resume", "--brand-new", "one"])
+
+
 @pytest.mark.parametrize(
     ("flag", "tip"),
     [

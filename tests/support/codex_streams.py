@@ -9,7 +9,8 @@ Record them again when the codex pin moves (support/binaries.py's CODEX_VERSION)
     .venv/bin/python tests/support/codex_streams.py
 
 which writes tests/fixtures/codex/<version>/<scenario>.json with the pinned codex
-(SPARRING_TEST_CODEX, .ci/node). tests/integration/test_streams_real_codex.py records
+(SPARRING_TEST_CODEX, .ci/node), and its help (tests/support/codex-*help.txt, which the fake
+shows and reads its options from). tests/integration/test_streams_real_codex.py records
 each scenario again with the pinned binary and fails when what it prints has changed shape
 from the committed fixture, or when no fixture is recorded for the pin.
 
@@ -298,6 +299,21 @@ def _kept(path: Path) -> list[str]:
     return kept
 
 
+def record_help(codex: Path) -> None:
+    """The pinned codex's help at each level the fake models, into the files the fake
+    shows and reads its options from (fake_codex.HELP_FILES)."""
+    import tempfile
+
+    from support.fake_codex import HELP_FILES
+
+    with tempfile.TemporaryDirectory(prefix="codex-help-") as home:
+        for level, name in HELP_FILES.items():
+            done = subprocess.run([str(codex), *level.split()[1:], "--help"],
+                                  capture_output=True, text=True, timeout=60, check=True,
+                                  env={"CODEX_HOME": home, "HOME": home, "PATH": "/usr/bin:/bin"})
+            (HERE / name).write_text(done.stdout, encoding="utf-8")
+
+
 def catalog(codex: Path) -> dict[str, Any]:
     """`codex debug models --bundled` (the models shipped with the binary), cut to what
     sparring reads of it: each model's slug, its efforts and its default."""
@@ -359,6 +375,7 @@ def main(argv: list[str]) -> int:
     if not argv and not other:
         (target / "models.json").write_text(json.dumps(catalog(codex), indent=1) + "\n",
                                             encoding="utf-8")
+        record_help(codex)
     for name in argv or list(SCENARIOS):
         with tempfile.TemporaryDirectory(prefix=f"codex-{name}-") as base:
             fixture = {**record(codex, name, Path(base)), "codex": version}

@@ -4,9 +4,10 @@
 It mimics `codex exec [OPTIONS] [PROMPT]` and `codex exec [OPTIONS] resume [OPTIONS] [SESSION_ID]
 [PROMPT]` as the real CLI behaves (verified against 0.169.0; its help and version are held to
 the pinned 0.171.0 by tests/integration/test_mocks_with_real_binaries.py): clap-shaped parsing
-and usage errors (exit 2), stdin handling, the pre-thread checks (exit 1), the JSONL event
-stream (a turn without `--json`, codex's transcript for a person, is refused: sparring never
-asks for one), rollout files under `$CODEX_HOME/sessions`, cumulative thread usage,
+of the options that help lists (CommandSpec reads them from it) and usage errors (exit 2),
+stdin handling, the pre-thread checks (exit 1), the JSONL event stream (a turn without
+`--json`, codex's transcript for a person, is refused: sparring never asks for one), rollout
+files under `$CODEX_HOME/sessions`, cumulative thread usage,
 `-o`/`--output-schema`, and SIGTERM (143) / SIGINT (1). No network, no model. Put
 `tests/support/bin` on PATH to run it as `codex`.
 
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 HERE = os.path.dirname(os.path.realpath(__file__))
 DEFAULT_VERSION = "0.171.0"
 DEFAULT_MODEL = "gpt-6.1-sol"
-SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "granular", "never")
 USAGE_KEYS = (
     "input_tokens",
@@ -282,7 +282,7 @@ def did_you_mean(value: str, candidates: Iterable[str]) -> str | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Command-line spec and a clap-shaped parser
+# Command-line spec (read from the recorded help) and a clap-shaped parser
 # --------------------------------------------------------------------------------------------
 
 
@@ -324,60 +324,71 @@ class Opt:
         return f"--{self.long}" + (f" <{self.value}>" if self.value else "")
 
 
-def _flag(key: str, long: str, short: str = "", **kw: Any) -> Opt:
-    return Opt(key=key, long=long, short=short, **kw)
-
-
-def _opt(key: str, long: str, value: str, short: str = "", **kw: Any) -> Opt:
-    return Opt(key=key, long=long, short=short, value=value, **kw)
-
-
-CONFIG = _opt("config", "config", "key=value", "c", append=True)
-ENABLE = _opt("enable", "enable", "FEATURE", append=True)
-DISABLE = _opt("disable", "disable", "FEATURE", append=True)
-STRICT = _flag("strict_config", "strict-config")
-REMOTE = _opt("remote", "remote", "ADDR")  # an app server to connect to: never modelled
-REMOTE_AUTH = _opt("remote_auth_token_env", "remote-auth-token-env", "ENV_VAR")
-MODEL = _opt("model", "model", "MODEL", "m")
-BYPASS = _flag("bypass", "dangerously-bypass-approvals-and-sandbox", aliases=("yolo",))
-HOOK_TRUST = _flag("bypass_hook_trust", "dangerously-bypass-hook-trust")
-WORKTREE = _flag("worktree", "worktree")
-THREAD_SOURCE = _opt("thread_source", "thread-source", "SOURCE")
-CYBER_PROGRAMS = ("standard", "daybreak_blue", "daybreak_red")
-CYBER = _opt("cyber", "cyber-access-program", "PROGRAM", choices=CYBER_PROGRAMS)
-SKIP_GIT = _flag("skip_git_repo_check", "skip-git-repo-check")
-TRUST = _flag("trust", "trust")
-EPHEMERAL = _flag("ephemeral", "ephemeral")
-IGNORE_CONFIG = _flag("ignore_user_config", "ignore-user-config")
-IGNORE_RULES = _flag("ignore_rules", "ignore-rules")
-OUTPUT_SCHEMA = _opt("output_schema", "output-schema", "FILE")
-JSON_FLAG = _flag("json", "json", aliases=("experimental-json",))
-OUTPUT_LAST = _opt("output_last_message", "output-last-message", "FILE", "o")
-HELP = _flag("help", "help", "h", action="help")
-VERSION = _flag("version", "version", "V", action="version")
-SANDBOX = _opt("sandbox", "sandbox", "SANDBOX_MODE", "s", choices=SANDBOX_MODES)
-CD = _opt("cd", "cd", "DIR", "C")
-ADD_DIR = _opt("add_dir", "add-dir", "DIR", append=True)
-PROFILE = _opt("profile", "profile", "CONFIG_PROFILE_V2", "p")
-OSS = _flag("oss", "oss")
-LOCAL_PROVIDER = _opt("local_provider", "local-provider", "OSS_PROVIDER")
-APPROVE_FOR_ME = _flag("approve_for_me", "approve-for-me", aliases=("not-so-yolo",))
-IMAGES_EXEC = _opt("image", "image", "FILE", "i", append=True, greedy=True, delimiter=",")
-IMAGES_RESUME = _opt("image", "image", "FILE", "i", append=True, delimiter=",")
+# What the recorded help cannot show: hidden aliases, the options clap lets repeat (a Vec),
+# value delimiters, and which levels list the arguments used in their usage lines (clap
+# without override_usage). Everything else about an option is read from the help.
+HIDDEN_ALIASES = {"dangerously-bypass-approvals-and-sandbox": ("yolo",),
+                  "json": ("experimental-json",), "approve-for-me": ("not-so-yolo",)}
+REPEATABLE = ("config", "enable", "disable", "image", "add-dir")
+DELIMITERS = {"image": ","}
+SMART_USAGE = ("codex exec resume",)
+HELP_FILES = {
+    "codex": "codex-help.txt",
+    "codex exec": "codex-exec-help.txt",
+    "codex exec resume": "codex-resume-help.txt",
+}
 
 
 class CommandSpec:
-    def __init__(
-        self,
-        name: str,
-        options: tuple[Opt, ...],
-        positionals: tuple[str, ...],
-        subcommands: tuple[str, ...],
-        usage: str,
-        smart_usage: bool,  # list the used arguments in usage lines (clap without override_usage)
-    ) -> None:
-        self.name, self.options, self.positionals = name, options, positionals
-        self.subcommands, self.usage, self.smart_usage = subcommands, usage, smart_usage
+    """One command level as the pinned codex's help shows it (HELP_FILES, held to the real
+    binary by tests/integration/test_mocks_with_real_binaries.py): its usage, subcommands
+    (with their aliases), positionals and options, each option's short, long, value name,
+    `...` (takes values until the next argument) and possible values."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.smart_usage = name in SMART_USAGE
+        self.options: list[Opt] = []
+        self.positionals: list[str] = []
+        self.subcommands: list[str] = []
+        usage: list[str] = []
+        section = ""
+        for line in help_text(name).splitlines():
+            if line and not line[0].isspace():
+                section, _, rest = line.partition(":")
+                if section == "Usage":
+                    usage.append(rest.strip())
+            elif section == "Usage" and line.strip():
+                usage.append(line.strip())
+            elif section == "Commands":
+                self._command(line)
+            elif section == "Arguments" and line[:3] in ("  [", "  <"):
+                self.positionals.append(line.strip()[1:-1])
+            elif section == "Options":
+                self._option(line)
+        self.usage = f"\n{' ' * 7}".join(usage)
+
+    def _command(self, line: str) -> None:
+        if line[:2] == "  " and line[2:3].strip():
+            self.subcommands.append(line.split()[0])
+        _, found, aliases = line.partition("[aliases: ")
+        if found:
+            self.subcommands.extend(a.strip() for a in aliases.rstrip("]").split(","))
+
+    def _option(self, line: str) -> None:
+        text = line.strip()
+        if text.startswith("-") and len(line) - len(text) <= 6:  # not a description's "- "
+            short = text[1] if text[1] != "-" else ""
+            long, _, value = text.partition("--")[2].partition(" ")
+            greedy = value.endswith("...")
+            value = value.removesuffix("...").strip("<>")
+            action = long if long in ("help", "version") else ""
+            self.options.append(Opt(
+                key=long.replace("-", "_"), long=long, short=short, value=value,
+                append=long in REPEATABLE, greedy=greedy, delimiter=DELIMITERS.get(long, ""),
+                aliases=HIDDEN_ALIASES.get(long, ()), action=action))
+        elif text.startswith("[possible values: "):
+            self.options[-1].choices = tuple(text[18:-1].split(", "))
 
     def find_long(self, name: str) -> Opt | None:
         for opt in self.options:
@@ -392,61 +403,14 @@ class CommandSpec:
         return [name for opt in self.options for name in (opt.long, *opt.aliases)]
 
 
-EXEC_SPEC = CommandSpec(
-    name="codex exec",
-    options=(
-        CONFIG, ENABLE, DISABLE, REMOTE, REMOTE_AUTH, STRICT, IMAGES_EXEC, MODEL, OSS,
-        LOCAL_PROVIDER, PROFILE, SANDBOX, APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD, WORKTREE, ADD_DIR,
-        THREAD_SOURCE, CYBER, SKIP_GIT,
-        TRUST, EPHEMERAL, IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA,
-        _opt("color", "color", "COLOR", choices=("always", "never", "auto")),
-        JSON_FLAG, OUTPUT_LAST, HELP, VERSION,
-    ),
-    positionals=("PROMPT",),
-    subcommands=("resume", "fork", "review", "help"),
-    usage="codex exec [OPTIONS] [PROMPT]\n       codex exec [OPTIONS] <COMMAND> [ARGS]",
-    smart_usage=False,
-)  # fmt: skip
+_SPECS: dict[str, CommandSpec] = {}
 
-RESUME_SPEC = CommandSpec(
-    name="codex exec resume",
-    options=(
-        CONFIG, _flag("last", "last"), _flag("all", "all"), ENABLE, DISABLE, IMAGES_RESUME,
-        REMOTE, REMOTE_AUTH, STRICT, MODEL, BYPASS, HOOK_TRUST, WORKTREE, THREAD_SOURCE, CYBER,
-        SKIP_GIT, TRUST, EPHEMERAL, IGNORE_CONFIG, IGNORE_RULES, OUTPUT_SCHEMA, JSON_FLAG,
-        OUTPUT_LAST, HELP,
-    ),
-    positionals=("SESSION_ID", "PROMPT"),
-    subcommands=(),
-    usage="codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]",
-    smart_usage=True,
-)  # fmt: skip
 
-ROOT_SPEC = CommandSpec(
-    name="codex",
-    options=(
-        CONFIG, ENABLE, DISABLE, REMOTE, REMOTE_AUTH, STRICT, IMAGES_EXEC,
-        MODEL, OSS, LOCAL_PROVIDER, PROFILE, SANDBOX, APPROVE_FOR_ME, BYPASS, HOOK_TRUST, CD,
-        WORKTREE, ADD_DIR, _opt("approval", "ask-for-approval", "APPROVAL_POLICY", "a"),
-        _flag("search", "search"), _flag("no_alt_screen", "no-alt-screen"),
-        _flag("no_daemon", "no-daemon"), HELP, VERSION,
-    ),
-    positionals=("PROMPT",),
-    subcommands=(
-        "agents", "exec", "e", "review", "login", "logout", "mcp", "plugin", "app-server",
-        "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "a",
-        "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive",
-        "fork", "cloud", "exec-server", "features", "help",
-    ),
-    usage="codex [OPTIONS] [PROMPT]\n       codex [OPTIONS] <COMMAND> [ARGS]",
-    smart_usage=False,
-)  # fmt: skip
-
-HELP_FILES = {
-    "codex": "codex-help.txt",
-    "codex exec": "codex-exec-help.txt",
-    "codex exec resume": "codex-resume-help.txt",
-}
+def spec(name: str) -> CommandSpec:
+    """The command level `name` ("codex", "codex exec", "codex exec resume"), read once."""
+    if name not in _SPECS:
+        _SPECS[name] = CommandSpec(name)
+    return _SPECS[name]
 
 
 class UsageError(Exception):
@@ -677,7 +641,7 @@ class Parser:
 def usage_error_text() -> str:
     """What `codex exec --approval-policy never hi` prints (mode usage_error)."""
     try:
-        Parser(EXEC_SPEC, ["--approval-policy", "never", "hi"]).parse()
+        Parser(spec("codex exec"), ["--approval-policy", "never", "hi"]).parse()
     except UsageError as exc:
         return str(exc)
     raise AssertionError("--approval-policy must be rejected")  # pragma: no cover
@@ -710,7 +674,7 @@ class Invocation:
 
 
 def parse_invocation(argv: list[str]) -> Invocation:
-    root = Parser(ROOT_SPEC, argv).parse()
+    root = Parser(spec("codex"), argv).parse()
     if root.sub == "help":
         raise Display(help_for_path(["codex", *root.rest]))
     if root.sub is None:
@@ -723,12 +687,14 @@ def parse_invocation(argv: list[str]) -> Invocation:
         raise Exit(debug_models(root.rest[1:]))
     if root.sub not in ("exec", "e"):
         fail(f"fake codex: `codex {root.sub}` is not supported by the fake", code=2)
-    exec_ = Parser(EXEC_SPEC, root.rest).parse()
+    exec_ = Parser(spec("codex exec"), root.rest).parse()
     if exec_.sub == "help":
         raise Display(help_for_path(["codex", "exec", *exec_.rest]))
     if exec_.sub in ("fork", "review"):
         fail(f"fake codex: `codex exec {exec_.sub}` is not supported by the fake", code=2)
-    resume = Parser(RESUME_SPEC, exec_.rest).parse() if exec_.sub == "resume" else None
+    if exec_.sub != "resume":
+        return Invocation(root, exec_, None)
+    resume = Parser(spec("codex exec resume"), exec_.rest).parse()
     return Invocation(root, exec_, resume)
 
 
@@ -759,9 +725,9 @@ def help_for_path(words: list[str]) -> str:
     names = [w for w in words[1:] if not w.startswith("-")]
     if names and names[0] == "e":
         names[0] = "exec"
-    if names and names[0] not in ROOT_SPEC.subcommands:
+    if names and names[0] not in spec("codex").subcommands:
         raise UsageError(
-            f"error: unrecognized subcommand '{names[0]}'\n\nUsage: {ROOT_SPEC.usage}\n\n"
+            f"error: unrecognized subcommand '{names[0]}'\n\nUsage: {spec('codex').usage}\n\n"
             "For more information, try '--help'.\n"
         )
     path = "codex"
@@ -996,7 +962,7 @@ class Settings:
     """The effective configuration of this run."""
 
     def __init__(self, inv: Invocation, config: dict[str, Any], cwd: str) -> None:
-        bypass = inv.flag("bypass")
+        bypass = inv.flag("dangerously_bypass_approvals_and_sandbox")
         model = inv.value("model") or config.get("model")
         sandbox = "danger-full-access" if bypass else inv.value("sandbox")
         effort = config.get("model_reasoning_effort")
