@@ -188,16 +188,16 @@ def run_ci(tmp_path: Path, **env: str) -> tuple[int, list[str]]:
     return done.returncode, calls.read_text().splitlines()
 
 
-def test_ci_makes_the_environment_while_npm_installs_and_waits_for_both(
+def test_ci_makes_the_environment_while_npm_installs_and_waits_for_all(
         tmp_path: Path) -> None:
     code, calls = run_ci(tmp_path)
     assert code == 0
     assert calls[0] == "python3 tests/run.py --prepare"  # beside the installs, not after
-    assert sorted(calls[1:3]) == ["npm .ci/node", "npm .ci/node197"]
-    assert calls[3:] == ["python3 tests/run.py"]  # the suite, once both are in
+    assert sorted(calls[1:4]) == ["npm .ci/node", "npm .ci/node131", "npm .ci/node197"]
+    assert calls[4:] == ["python3 tests/run.py"]  # the suite, once all are in
 
 
-@pytest.mark.parametrize("prefix", [".ci/node", ".ci/node197"])
+@pytest.mark.parametrize("prefix", [".ci/node", ".ci/node197", ".ci/node131"])
 def test_ci_stops_when_an_npm_install_fails(tmp_path: Path, prefix: str) -> None:
     code, calls = run_ci(tmp_path, FAIL_PREFIX=prefix)
     assert code != 0

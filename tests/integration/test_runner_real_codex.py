@@ -1,5 +1,6 @@
 """The runner drives the real Codex CLI (pinned npm package) against a loopback
-mock of the Responses API: a turn, a resumed turn, a rate limit, a hang."""
+mock of the Responses API: a turn, a resumed turn, a rate limit, a hang; and a codex too
+old to drive, refused."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from sparring import codex
+from support.binaries import CODEX_OLD_VERSION, CODEX_VERSION, find_codex, require_binary
 from support.responses_mock import ResponsesMock, Usage, hang, last_user_text, rate_limited, text
 
 FAKE_CODEX = Path(__file__).resolve().parents[1] / "support" / "bin" / "codex"
@@ -166,3 +169,36 @@ def test_the_prompt_limit_is_the_real_codexs_own(
     assert out["status"] == "completed", out
     [request] = responses_mock.responses_requests()
     assert len(last_user_text(request)) == MAX_PROMPT_CHARS
+
+
+def test_the_real_codex_below_the_oldest_sparring_drives_is_refused_by_doctor_and_start(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sparring: Any, repo: Path) -> None:
+    """codex 0.131.0, the last release before codex.MINIMUM_VERSION, refuses the command line
+    sparring resumes a thread with; so doctor is not ready with it and `start` refuses it
+    before any turn, each in one line naming the version and the upgrade command."""
+    old = require_binary(f"codex {CODEX_OLD_VERSION}", find_codex(CODEX_OLD_VERSION))
+    assert codex.too_old(CODEX_OLD_VERSION) and not codex.too_old(CODEX_VERSION)
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    resumed = subprocess.run([str(old), "exec", "resume", "--output-schema", "schema.json",
+                              "--json", "-"], capture_output=True, text=True, timeout=60,
+                             env={"CODEX_HOME": str(home), "HOME": str(home),
+                                  "PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL)
+    assert resumed.returncode == 2
+    assert "unexpected argument '--output-schema' found" in resumed.stderr
+    monkeypatch.setenv("SPARRING_CODEX", str(old))
+    monkeypatch.setenv("CODEX_HOME", str(home))
+
+    out = sparring("doctor").out
+    found = next(c for c in out["checks"] if c["name"] == "codex_version")
+    assert out["ready"] is False and found["level"] == "problem"
+    assert found["detail"] == (f"codex-cli {CODEX_OLD_VERSION} is older than "
+                               f"{codex.MINIMUM_VERSION}, the oldest release sparring drives")
+    assert out["hints"][0] == f"upgrade codex: `{codex.UPGRADE}`"
+    session = sparring("init", "--skill", "think-about").out["session"]
+    refused = sparring("start", session, input=b"Redis or SQLite?")
+    assert refused.error_code == "codex_too_old", refused.raw
+    assert refused.out["error"]["message"] == (
+        f"codex {CODEX_OLD_VERSION} ({old}) is older than {codex.MINIMUM_VERSION}, the oldest "
+        "release sparring drives")
+    assert list(home.rglob("*.jsonl")) == []  # no thread was started

@@ -1,10 +1,10 @@
 """Locating the real Codex CLI and Claude Code binaries for integration tests.
 
 Lookup order: the environment variable(s), then `<prefix>/node_modules/.bin/`
-under the repository root (`.ci/node`, and `.ci/node197` for Claude Code
-2.1.197), where `.ci/run` installs the pins. Never PATH: a user's machine may
-have any Claude Code or Codex installed globally, and a test drives the pinned
-one or skips. With a version, only a binary whose `--version` reports it is
+under the repository root (`.ci/node`, `.ci/node197` for Claude Code 2.1.197 and
+`.ci/node131` for codex 0.131.0), where `.ci/run` installs the pins. Never PATH: a
+user's machine may have any Claude Code or Codex installed globally, and a test drives
+the pinned one or skips. With a version, only a binary whose `--version` reports it is
 accepted (`claude --version` → `2.1.332 (Claude Code)`).
 """
 
@@ -22,6 +22,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CODEX_VERSION = "0.171.0"
+CODEX_OLD_VERSION = "0.131.0"  # the last release below the oldest sparring drives
 CLAUDE_VERSION = "2.1.332"
 CLAUDE_OLD_VERSION = "2.1.197"
 VERSION_PROBE_TIMEOUT_S = 30.0
@@ -61,6 +62,10 @@ class BinarySpec:
 CODEX = BinarySpec(
     "codex", "codex", ("SPARRING_TEST_CODEX",), f"@openai/codex@{CODEX_VERSION}", (".ci/node",)
 )
+CODEX_OLD = BinarySpec(
+    f"codex {CODEX_OLD_VERSION}", "codex", ("SPARRING_TEST_CODEX_131",),
+    f"@openai/codex@{CODEX_OLD_VERSION}", (".ci/node131",), version=CODEX_OLD_VERSION,
+)
 CLAUDE = BinarySpec(
     "claude",
     "claude",
@@ -76,7 +81,8 @@ CLAUDE_OLD = BinarySpec(
     (".ci/node197", ".ci/node"),
     version=CLAUDE_OLD_VERSION,
 )
-SPECS: dict[str, BinarySpec] = {spec.label: spec for spec in (CODEX, CLAUDE, CLAUDE_OLD)}
+SPECS: dict[str, BinarySpec] = {spec.label: spec
+                                 for spec in (CODEX, CODEX_OLD, CLAUDE, CLAUDE_OLD)}
 
 
 def _is_executable(path: Path) -> bool:
@@ -101,9 +107,10 @@ def binary_version(path: Path) -> str | None:
     return words[0] if proc.returncode == 0 and words else None
 
 
-def find_codex() -> Path | None:
-    """The real `codex` (SPARRING_TEST_CODEX, .ci/node), or None."""
-    return CODEX.find()
+def find_codex(version: str | None = None) -> Path | None:
+    """The real `codex` (SPARRING_TEST_CODEX, .ci/node), or None; with CODEX_OLD_VERSION,
+    codex 0.131.0 (SPARRING_TEST_CODEX_131, .ci/node131)."""
+    return CODEX_OLD.find() if version == CODEX_OLD_VERSION else CODEX.find()
 
 
 def find_claude(version: str | None = None) -> Path | None:
