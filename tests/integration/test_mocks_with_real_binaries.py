@@ -386,7 +386,8 @@ def test_the_fake_codex_says_what_the_pinned_codex_says(
         argv: list[str], codex_bin: Path, tmp_path: Path) -> None:
     """The unit tests drive a fake codex that models the real one's surface: its version and
     its help, option for option, are the pinned binary's (a new pin that adds an option
-    fails here until the fake knows it)."""
+    fails here until its help is recorded again, support/codex_streams.py, and the fake,
+    which reads its options from that help, takes it)."""
     import os
     import subprocess
     import sys

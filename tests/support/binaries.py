@@ -142,7 +142,7 @@ def missing_reason(name: str) -> str:
 def require_binary(name: str, path: Path | None, *, required_in_ci: bool = True) -> Path:
     """Return `path`; if it is None skip the test, or fail it when CI=true.
 
-    `name` is a label of SPECS (`codex`, `claude`, `claude 2.1.197`), used for the
+    `name` is a label of SPECS (`codex`, `codex 0.131.0`, `claude`, `claude 2.1.197`), used for the
     reason. `required_in_ci=False` keeps an optional binary a skip even on CI.
     """
     if path is not None:

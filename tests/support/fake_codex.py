@@ -26,7 +26,8 @@ stdin bytes); `read_calls` reads them back. Stdlib only; Python 3.10+.
 What a turn prints and writes is the real codex's: every event and every rollout line is the
 pinned recording's line of its kind (tests/fixtures/codex/<version>/<scenario>.json), this
 run's values put in (Recorded). A mode only chooses which recorded lines to play, with which
-text, and which fault to meet; usage is the recorded turn's unless a script entry sets it.
+text, and which fault to meet; usage is the recorded answer's unless a script entry sets
+it.
 
 The suite starts the fake a few thousand times, so its start is kept short: it writes JSON with
 `to_json` and imports `json` only where it reads JSON (a script, a schema, a rollout, the
@@ -326,7 +327,9 @@ class Opt:
 
 # What the recorded help cannot show: hidden aliases, the options clap lets repeat (a Vec),
 # value delimiters, and which levels list the arguments used in their usage lines (clap
-# without override_usage). Everything else about an option is read from the help.
+# without override_usage). The rest is read from the help, but for the values of an option
+# whose help describes each one (`Possible values:`, then `- value: ...`): only the root's
+# --ask-for-approval, which sparring never passes, so the fake takes any value there.
 HIDDEN_ALIASES = {"dangerously-bypass-approvals-and-sandbox": ("yolo",),
                   "json": ("experimental-json",), "approve-for-me": ("not-so-yolo",)}
 REPEATABLE = ("config", "enable", "disable", "image", "add-dir")
@@ -343,7 +346,7 @@ class CommandSpec:
     """One command level as the pinned codex's help shows it (HELP_FILES, held to the real
     binary by tests/integration/test_mocks_with_real_binaries.py): its usage, subcommands
     (with their aliases), positionals and options, each option's short, long, value name,
-    `...` (takes values until the next argument) and possible values."""
+    `...` (takes values until the next argument) and `[possible values: ...]`."""
 
     def __init__(self, name: str) -> None:
         self.name = name
