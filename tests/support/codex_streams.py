@@ -299,34 +299,34 @@ def _kept(path: Path) -> list[str]:
     return kept
 
 
+def said(codex: Path, *args: str) -> str:
+    """What `codex ARGS` prints on stdout, run in an empty home of its own."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="codex-said-") as home:
+        done = subprocess.run([str(codex), *args], capture_output=True, text=True, timeout=60,
+                              env={"CODEX_HOME": home, "HOME": home, "PATH": "/usr/bin:/bin"},
+                              check=True)
+    return done.stdout
+
+
 def record_help(codex: Path) -> None:
     """The pinned codex's help at each level the fake models, into the files the fake
     shows and reads its options from (fake_codex.HELP_FILES)."""
-    import tempfile
-
     from support.fake_codex import HELP_FILES
 
-    with tempfile.TemporaryDirectory(prefix="codex-help-") as home:
-        for level, name in HELP_FILES.items():
-            done = subprocess.run([str(codex), *level.split()[1:], "--help"],
-                                  capture_output=True, text=True, timeout=60, check=True,
-                                  env={"CODEX_HOME": home, "HOME": home, "PATH": "/usr/bin:/bin"})
-            (HERE / name).write_text(done.stdout, encoding="utf-8")
+    for level, name in HELP_FILES.items():
+        (HERE / name).write_text(said(codex, *level.split()[1:], "--help"), encoding="utf-8")
 
 
 def catalog(codex: Path) -> dict[str, Any]:
     """`codex debug models --bundled` (the models shipped with the binary), cut to what
     sparring reads of it: each model's slug, its efforts and its default."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="codex-models-") as home:
-        done = subprocess.run([str(codex), "debug", "models", "--bundled"], capture_output=True,
-                              env={"CODEX_HOME": home, "HOME": home, "PATH": "/usr/bin:/bin"},
-                              timeout=60, check=True)
     kept = ("slug", "default_reasoning_level", "supported_reasoning_levels", "visibility",
             "priority")
     return {"models": [{key: model[key] for key in kept if key in model}
-                       for model in json.loads(done.stdout)["models"]]}
+                       for model in json.loads(said(codex, "debug", "models", "--bundled"))
+                       ["models"]]}
 
 
 # -- reading -------------------------------------------------------------------------------

@@ -391,7 +391,8 @@ class CommandSpec:
                 append=long in REPEATABLE, greedy=greedy, delimiter=DELIMITERS.get(long, ""),
                 aliases=HIDDEN_ALIASES.get(long, ()), action=action))
         elif text.startswith("[possible values: "):
-            self.options[-1].choices = tuple(text[18:-1].split(", "))
+            self.options[-1].choices = tuple(
+                text.removeprefix("[possible values: ").removesuffix("]").split(", "))
 
     def find_long(self, name: str) -> Opt | None:
         for opt in self.options:
@@ -695,9 +696,9 @@ def parse_invocation(argv: list[str]) -> Invocation:
         raise Display(help_for_path(["codex", "exec", *exec_.rest]))
     if exec_.sub in ("fork", "review"):
         fail(f"fake codex: `codex exec {exec_.sub}` is not supported by the fake", code=2)
-    if exec_.sub != "resume":
-        return Invocation(root, exec_, None)
-    resume = Parser(spec("codex exec resume"), exec_.rest).parse()
+    resume = None
+    if exec_.sub == "resume":
+        resume = Parser(spec("codex exec resume"), exec_.rest).parse()
     return Invocation(root, exec_, resume)
 
 
@@ -1336,31 +1337,31 @@ class Recorded:
     def __init__(self, places: dict[str, str], turn_id: str) -> None:
         self.places = places
         self.turn_id = turn_id
-        self._lines: dict[str, str] = {}
-        self._loaded: set[str] = set()
+        self._scenarios: dict[str, dict[str, str]] = {}  # scenario -> "event:<kind>" -> line
 
     def event(self, kind: str, scenario: str) -> dict[str, Any]:
         """The first event of `kind` (its type, `item.completed:<item type>` for an item)
         that codex printed in `scenario`."""
-        return self._first(f"{scenario}:event:{kind}", scenario)
+        return self._first(f"event:{kind}", scenario)
 
     def rollout(self, kind: str, scenario: str) -> dict[str, Any]:
         """The first line of `kind` (its type, or its payload's for events and items) that
         codex wrote to the thread's rollout in `scenario`."""
-        return self._first(f"{scenario}:rollout:{kind}", scenario)
+        return self._first(f"rollout:{kind}", scenario)
 
     def _first(self, key: str, scenario: str) -> dict[str, Any]:
         import json
 
-        if scenario not in self._loaded:
-            self._load(scenario)
-        if key not in self._lines:
-            fail(f"fake codex: the {scenario} recording holds no {key.split(':', 2)[2]}",
+        if scenario not in self._scenarios:
+            self._scenarios[scenario] = self._load(scenario)
+        lines = self._scenarios[scenario]
+        if key not in lines:
+            fail(f"fake codex: the {scenario} recording holds no {key.partition(':')[2]}",
                  code=99)
-        line: dict[str, Any] = json.loads(self._lines[key])
+        line: dict[str, Any] = json.loads(lines[key])
         return line
 
-    def _load(self, scenario: str) -> None:
+    def _load(self, scenario: str) -> dict[str, str]:
         import json
 
         fixture = load_fixture(scenario)
@@ -1370,14 +1371,15 @@ class Recorded:
                  else s["type"] for s in said]
         turn = said[kinds.index("task_started")]["payload"]["turn_id"]
         places = {**self.places, turn: self.turn_id}
+        found: dict[str, str] = {}
         for kind, line in zip(kinds, lines, strict=True):
-            self._lines.setdefault(f"{scenario}:rollout:{kind}", placed(line, places))
+            found.setdefault(f"rollout:{kind}", placed(line, places))
         for line in fixture["events"]:
             event = json.loads(line)
             item = event.get("item")
             kind = event["type"] + (f":{item['type']}" if isinstance(item, dict) else "")
-            self._lines.setdefault(f"{scenario}:event:{kind}", placed(line, places))
-        self._loaded.add(scenario)
+            found.setdefault(f"event:{kind}", placed(line, places))
+        return found
 
 
 def run_places(thread: Thread, settings: Settings) -> dict[str, str]:
@@ -1654,11 +1656,16 @@ class Turn:
 
     # -- building blocks: each event the recorded one, with this turn's values ------------
 
-    def emit(self, kind: str, scenario: str, **values: Any) -> dict[str, Any]:
+    def said(self, kind: str, scenario: str, **values: Any) -> dict[str, Any]:
         """The event of `kind` as codex printed it in `scenario`, with `values` in it (in
         its item, for an item)."""
         event = self.recorded.event(kind, scenario)
         event.get("item", event).update(values)
+        return event
+
+    def emit(self, kind: str, scenario: str, **values: Any) -> dict[str, Any]:
+        """The event `said` makes, printed."""
+        event = self.said(kind, scenario, **values)
         self.out.event(event)
         return event
 
@@ -1710,11 +1717,11 @@ class Turn:
         """A command as codex ran it in the `command` recording (`failed_command` for a
         failed one): the recorded command and output, or these."""
         scenario = "failed_command" if failed else "command"
-        ran = {k: v for k, v in (("command", command), ("aggregated_output", output),
-                                 ("exit_code", exit_code)) if v is not None}
-        item_id = self.item("item.started:command_execution", scenario,
-                            **{k: v for k, v in ran.items() if k == "command"})
-        self.item("item.completed:command_execution", scenario, item_id, **ran)
+        started = {} if command is None else {"command": command}
+        ended = {k: v for k, v in (("aggregated_output", output), ("exit_code", exit_code))
+                 if v is not None}
+        item_id = self.item("item.started:command_execution", scenario, **started)
+        self.item("item.completed:command_execution", scenario, item_id, **started, **ended)
 
     def reply_text(self) -> str:
         if self.scenario.reply is not None:
@@ -2028,9 +2035,8 @@ class Turn:
 
     def mode_partial_then_hang(self) -> int:
         self.start()
-        said = self.recorded.event("item.completed:agent_message", "answer")
-        said["item"].update(id=self.out.next_item_id(), text=self.reply_text())
-        line = to_json(said)
+        line = to_json(self.said("item.completed:agent_message", "answer",
+                                 id=self.out.next_item_id(), text=self.reply_text()))
         self.out.write_raw(line[: len(line) // 2])
         sleep_forever()
 
